@@ -1,0 +1,418 @@
+/* The open family: virtual /proc and /sys files for the set (cpuinfo,
+ * stat, status, online/possible/present), all from one snapshot.
+ *
+ * A virtual file is a sealed memfd reopened read-only, so read, pread,
+ * lseek, fstat, mmap, stdio and O_CLOEXEC behave as on a regular file.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/shim.h"
+#include "src/views.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+enum vkind { V_NONE, V_CPUINFO, V_STAT, V_STATUS_PROC, V_STATUS_THREAD, V_RANGE };
+
+static bool env_off(const char *name)
+{
+	const char *s = getenv(name);
+	return s && s[0] == '0' && s[1] == 0;
+}
+
+/* Cheap first test on the hot path of every open. */
+bool shim_view_path_candidate(const char *p)
+{
+	if (!p)
+		return false;
+	if (p[0] == '/')
+		return (p[1] == 'p' && !strncmp(p, "/proc/", 6)) ||
+		       (p[1] == 's' && !strncmp(p, "/sys/devices/system/cpu/", 24));
+	/* relative names we may need to check against the directory fd */
+	return !strcmp(p, "cpuinfo") || !strcmp(p, "stat") || !strcmp(p, "online") ||
+	       !strcmp(p, "possible") || !strcmp(p, "present") || !strncmp(p, "self/", 5) ||
+	       !strncmp(p, "thread-self/", 12) || !strcmp(p, "status") ||
+	       (p[0] >= '0' && p[0] <= '9');
+}
+
+static bool is_own_pid(const char *s, size_t len)
+{
+	char buf[16];
+	int n = snprintf(buf, sizeof(buf), "%d", (int)getpid());
+	return (size_t)n == len && !memcmp(buf, s, len);
+}
+
+static enum vkind classify_proc(const char *r)
+{
+	/* r: the path below /proc/ */
+	if (!strcmp(r, "cpuinfo"))
+		return env_off("CPUSETSHIM_VIEW_CPUINFO") ? V_NONE : V_CPUINFO;
+	if (!strcmp(r, "stat"))
+		return env_off("CPUSETSHIM_VIEW_STAT") ? V_NONE : V_STAT;
+	if (!strcmp(r, "self/status"))
+		return V_STATUS_PROC;
+	if (!strcmp(r, "thread-self/status"))
+		return V_STATUS_THREAD;
+	const char *slash = strchr(r, '/');
+	if (slash && is_own_pid(r, (size_t)(slash - r))) {
+		if (!strcmp(slash, "/status"))
+			return V_STATUS_PROC;
+		char tb[32];
+		snprintf(tb, sizeof(tb), "/task/%d/status", (int)syscall(SYS_gettid));
+		if (!strcmp(slash, tb))
+			return V_STATUS_THREAD;
+	}
+	if (!strncmp(r, "self/task/", 10)) {
+		char tb[32];
+		snprintf(tb, sizeof(tb), "%d/status", (int)syscall(SYS_gettid));
+		if (!strcmp(r + 10, tb))
+			return V_STATUS_THREAD;
+	}
+	return V_NONE;
+}
+
+static enum vkind classify(int dirfd, const char *path, char *real, size_t rlen)
+{
+	char base[256];
+	const char *abs = path;
+	if (path[0] != '/') {
+		if (dirfd == AT_FDCWD)
+			return V_NONE;
+		/* relative to a directory fd: where does it point? */
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+		ssize_t n = readlink(link, base, sizeof(base) - 1);
+		if (n <= 0)
+			return V_NONE;
+		base[n] = 0;
+		size_t bl = (size_t)n, pl = strlen(path);
+		if (bl + 1 + pl + 1 > sizeof(base))
+			return V_NONE;
+		base[bl] = '/';
+		memcpy(base + bl + 1, path, pl + 1);
+		abs = base;
+	}
+	size_t al = strlen(abs);
+	if (al + 1 > rlen)
+		return V_NONE;
+	memcpy(real, abs, al + 1);
+	if (!strncmp(abs, "/proc/", 6))
+		return classify_proc(abs + 6);
+	if (!strncmp(abs, "/sys/devices/system/cpu/", 24)) {
+		const char *r = abs + 24;
+		if (!strcmp(r, "online") || !strcmp(r, "possible") || !strcmp(r, "present"))
+			return V_RANGE;
+	}
+	return V_NONE;
+}
+
+static int slurp(const char *path, char **out, size_t *len)
+{
+	int fd = shim_real.open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t cap = 16384, n = 0;
+	char *b = malloc(cap);
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (n == cap) {
+			char *nb = realloc(b, cap * 2);
+			if (!nb) {
+				free(b);
+				close(fd);
+				return -ENOMEM;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(b);
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	*out = b;
+	*len = n;
+	return 0;
+}
+
+static int make_fd(const char *data, size_t len, int flags)
+{
+	int mfd = memfd_create("cpusetshim-view", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0)
+		return -1;
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(mfd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(mfd);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+	/* Reopen read-only with the caller's flags, like the real file. */
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", mfd);
+	int fd = shim_real.open(p, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME)));
+	close(mfd);
+	return fd;
+}
+
+int shim_view_open(int dirfd, const char *path, int flags)
+{
+	char real[512];
+	struct shim_view v;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_DIRECTORY | O_PATH | O_CREAT)))
+		return -1;
+	enum vkind k = classify(dirfd, path, real, sizeof(real));
+	if (k == V_NONE || !shim_view(&v))
+		return -1;
+
+	int saved = errno;
+	uint64_t vallowed[CPS_MAX_WORDS];
+	struct cps_view_snap s = { v.cpus, v.nw, v.n, vallowed, v.nw };
+	struct cps_buf out = { 0 };
+	char *in = NULL;
+	size_t inlen = 0;
+	int r = 0, fd = -1;
+	if (k != V_RANGE && (r = slurp(real, &in, &inlen)) < 0)
+		goto pass;
+	switch (k) {
+	case V_CPUINFO: r = cps_view_cpuinfo(&out, in, inlen, &s); break;
+	case V_STAT: r = cps_view_stat(&out, in, inlen, &s); break;
+	case V_STATUS_PROC:
+	case V_STATUS_THREAD:
+		if (!shim_thread_vmask(k == V_STATUS_PROC ? getpid() : 0, &v, vallowed, v.nw)) {
+			r = -EINVAL;
+			break;
+		}
+		r = cps_view_status(&out, in, inlen, &s);
+		break;
+	case V_RANGE: r = cps_view_cpurange(&out, &s); break;
+	default: r = -EINVAL;
+	}
+	if (r == 0)
+		fd = make_fd(out.p, out.len, flags);
+pass:
+	free(in);
+	cps_buf_free(&out);
+	errno = saved;
+	if (fd < 0)
+		shim_debug("view of %s failed; passing the real file through", real);
+	return fd;
+}
+
+/* ---- the interposers ---- */
+
+static int mode_of(int flags, va_list ap)
+{
+	if (flags & (O_CREAT | __O_TMPFILE))
+		return va_arg(ap, int);
+	return 0;
+}
+
+#define VIEW_OR(dirfd, path, flags)                                                   \
+	do {                                                                          \
+		if (CPS_UNLIKELY(shim_view_path_candidate(path)) && shim_ready()) {    \
+			int vfd_ = shim_view_open((dirfd), (path), (flags));          \
+			if (vfd_ >= 0)                                                 \
+				return vfd_;                                           \
+		}                                                                     \
+	} while (0)
+
+static int ensure(void *f)
+{
+	if (!f) {
+		shim_ready();
+		errno = ENOSYS;
+	}
+	return f != NULL;
+}
+
+EXPORT int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = mode_of(flags, ap);
+	va_end(ap);
+	VIEW_OR(AT_FDCWD, path, flags);
+	if (!shim_real.open && (shim_ready(), !ensure(shim_real.open)))
+		return -1;
+	return shim_real.open(path, flags, mode);
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = mode_of(flags, ap);
+	va_end(ap);
+	VIEW_OR(AT_FDCWD, path, flags);
+	if (!shim_real.open64 && (shim_ready(), !ensure(shim_real.open64)))
+		return -1;
+	return shim_real.open64(path, flags, mode);
+}
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = mode_of(flags, ap);
+	va_end(ap);
+	VIEW_OR(dirfd, path, flags);
+	if (!shim_real.openat && (shim_ready(), !ensure(shim_real.openat)))
+		return -1;
+	return shim_real.openat(dirfd, path, flags, mode);
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = mode_of(flags, ap);
+	va_end(ap);
+	VIEW_OR(dirfd, path, flags);
+	if (!shim_real.openat64 && (shim_ready(), !ensure(shim_real.openat64)))
+		return -1;
+	return shim_real.openat64(dirfd, path, flags, mode);
+}
+
+EXPORT int __open_2(const char *path, int flags)
+{
+	VIEW_OR(AT_FDCWD, path, flags);
+	if (!shim_real.__open_2 && (shim_ready(), !ensure(shim_real.__open_2)))
+		return -1;
+	return shim_real.__open_2(path, flags);
+}
+
+EXPORT int __open64_2(const char *path, int flags)
+{
+	VIEW_OR(AT_FDCWD, path, flags);
+	if (!shim_real.__open64_2 && (shim_ready(), !ensure(shim_real.__open64_2)))
+		return -1;
+	return shim_real.__open64_2(path, flags);
+}
+
+EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	VIEW_OR(dirfd, path, flags);
+	if (!shim_real.__openat_2 && (shim_ready(), !ensure(shim_real.__openat_2)))
+		return -1;
+	return shim_real.__openat_2(dirfd, path, flags);
+}
+
+EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	VIEW_OR(dirfd, path, flags);
+	if (!shim_real.__openat64_2 && (shim_ready(), !ensure(shim_real.__openat64_2)))
+		return -1;
+	return shim_real.__openat64_2(dirfd, path, flags);
+}
+
+/* stdio: only plain reading modes can be virtual ("r", "rb", "re", "rm"...). */
+static int read_mode_flags(const char *mode)
+{
+	if (!mode || mode[0] != 'r')
+		return -1;
+	int fl = O_RDONLY;
+	for (const char *m = mode + 1; *m && *m != ','; m++) {
+		if (*m == '+' )
+			return -1;
+		if (*m == 'e')
+			fl |= O_CLOEXEC;
+	}
+	return fl;
+}
+
+static FILE *view_fopen(const char *path, const char *mode)
+{
+	int fl = read_mode_flags(mode);
+	if (fl < 0 || !shim_view_path_candidate(path) || path[0] != '/' || !shim_ready())
+		return NULL;
+	int fd = shim_view_open(AT_FDCWD, path, fl);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, mode);
+	if (!f) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
+EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	FILE *f = view_fopen(path, mode);
+	if (f)
+		return f;
+	if (!shim_real.fopen && (shim_ready(), !ensure(shim_real.fopen)))
+		return NULL;
+	return shim_real.fopen(path, mode);
+}
+
+EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	FILE *f = view_fopen(path, mode);
+	if (f)
+		return f;
+	if (!shim_real.fopen64 && (shim_ready(), !ensure(shim_real.fopen64)))
+		return NULL;
+	return shim_real.fopen64(path, mode);
+}
+
+static FILE *view_freopen(FILE *(*real)(const char *, const char *, FILE *), const char *path,
+			  const char *mode, FILE *stream)
+{
+	int fl = read_mode_flags(mode);
+	if (fl < 0 || !path || !shim_view_path_candidate(path) || path[0] != '/' || !shim_ready())
+		return real(path, mode, stream);
+	int fd = shim_view_open(AT_FDCWD, path, fl);
+	if (fd < 0)
+		return real(path, mode, stream);
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	FILE *f = real(p, mode, stream);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return f;
+}
+
+EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+	if (!shim_real.freopen && (shim_ready(), !ensure(shim_real.freopen)))
+		return NULL;
+	return view_freopen(shim_real.freopen, path, mode, stream);
+}
+
+EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+	if (!shim_real.freopen64 && (shim_ready(), !ensure(shim_real.freopen64)))
+		return NULL;
+	return view_freopen(shim_real.freopen64, path, mode, stream);
+}

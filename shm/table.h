@@ -1,0 +1,237 @@
+/* shm/ — storage of the set table in POSIX shared memory.
+ *
+ * This floor knows bytes and words: the segment's layout, its header and
+ * validation, the writers' robust mutex, the readers' sequence counter, the
+ * undo journal that makes every write transaction atomic against SIGKILL,
+ * and the registry slots (shm/registry.h). It knows nothing of set rules.
+ *
+ * Convention: functions return 0 (or a non-negative value) on success and a
+ * negative errno on failure. Nothing here prints.
+ */
+#ifndef CPS_SHM_TABLE_H
+#define CPS_SHM_TABLE_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "src/compiler.h"
+
+/* Bytes "CPSHIM\x01\x02": read with the other byte order it is a different
+ * number, so a mismatch shows as a bad magic, never as a misread table. */
+#define SHM_MAGIC 0x02014d4948535043ULL
+#define SHM_LAYOUT 1u
+/* The format number also encodes the sizes the layout depends on. */
+#define SHM_VERSION                                                         \
+	((SHM_LAYOUT << 24) | ((uint32_t)sizeof(pthread_mutex_t) << 8) |    \
+	 (uint32_t)sizeof(long))
+
+#define SHM_NAME_MAX 48     /* a set's name, NUL included */
+#define SHM_TABLE_NAME_MAX 200
+
+/* Capacities, fixed when the table is made. */
+struct shm_caps {
+	uint32_t max_sets;
+	uint32_t max_procs;
+	uint32_t max_threads;
+	uint32_t mask_bits; /* width of every mask, a multiple of 64 */
+};
+/* Defaults fit for a 1,024-CPU machine. */
+#define SHM_DEFAULT_SETS 1024u
+#define SHM_DEFAULT_PROCS 8192u
+#define SHM_DEFAULT_THREADS 32768u
+#define SHM_MIN_MASK_BITS 1024u
+#define SHM_MAX_MASK_BITS 8192u
+#define SHM_MAX_SETS (1u << 22)
+#define SHM_MAX_PROCS (1u << 22)
+#define SHM_MAX_THREADS (1u << 24)
+
+/* A set slot. masks[] holds three masks of mask_words each: the set's CPUs,
+ * the CPUs its children hold, the CPUs its strict children hold. A slot is
+ * free when id is 0; the slot of id is id % set_slots. */
+struct shm_set {
+	uint32_t id;
+	uint32_t parent;    /* 0 for the root */
+	uint32_t flags;
+	uint32_t uid;       /* owner */
+	uint32_t nchildren;
+	uint32_t nmembers;  /* registered member processes */
+	uint32_t attached;  /* has ever had a member (AUTOCLEAN) */
+	uint32_t pad;
+	char name[SHM_NAME_MAX];
+	uint64_t masks[];
+};
+enum { SHM_MASK_CPUS = 0, SHM_MASK_RESERVED = 1, SHM_MASK_SRESERVED = 2 };
+
+/* A member process. Keyed by pid (0: free slot) in an open-addressed hash.
+ * start is the process's start time (field 22 of /proc/PID/stat), so a
+ * reused pid is never taken for the member. */
+struct shm_proc {
+	int32_t pid;
+	uint32_t set;
+	uint64_t start;
+	int32_t ppid;
+	uint32_t uid;
+	uint32_t flags;
+	uint32_t pad;
+};
+
+/* A thread that asked for a mask: its wanted virtual mask. Keyed by tid. */
+struct shm_thread {
+	int32_t tid;
+	int32_t pid;
+	uint64_t pstart; /* start time of the process it belongs to */
+	uint64_t wanted[];
+};
+
+struct shm_header {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t header_size;
+	uint64_t total_size;
+	struct shm_caps caps;
+	uint32_t mask_words;
+	uint32_t set_slots, proc_slots, thread_slots;
+	uint32_t set_rsz, proc_rsz, thread_rsz; /* record sizes in bytes */
+	uint64_t off_sets, off_procs, off_threads, off_journal;
+	uint64_t journal_size;
+	uint32_t mode;        /* permission bits it was made with */
+	uint32_t gid;         /* group of a shared table, or (uint32_t)-1 */
+	uint32_t creator_uid;
+	uint32_t root_id;
+	uint64_t created;     /* time(2) at creation */
+	/* --- mutable part, below --- */
+	_Alignas(64) uint64_t seq; /* odd while a writer is inside */
+	uint64_t writes;           /* completed write transactions */
+	uint64_t repairs;          /* times a dead writer was repaired */
+	uint32_t next_id;
+	uint32_t nsets, nprocs, nthreads;
+	uint32_t pad2;
+	_Alignas(64) pthread_mutex_t lock;
+	/* undo journal state: entries live at off_journal */
+	_Alignas(64) uint32_t jcount; /* committed undo entries */
+	uint32_t jlast;               /* offset of the newest entry */
+	uint64_t jused;               /* bytes of entries */
+};
+
+/* An open table. Sizes and offsets are copied from the header once, when
+ * it is validated, and every later access is bounded by these copies: the
+ * table's contents are untrusted input. */
+struct shm_table {
+	unsigned char *base;
+	size_t size;
+	struct shm_header *h;
+	unsigned char *sets, *procs, *threads, *journal;
+	uint32_t set_slots, proc_slots, thread_slots;
+	size_t set_rsz, proc_rsz, thread_rsz;
+	size_t journal_size;
+	uint32_t mask_words;
+	uint32_t root_id;
+	bool writable;
+	bool in_write;
+	char name[SHM_TABLE_NAME_MAX];
+};
+
+/* The table's name: explicit, else $CPUSETSHIM_TABLE, else
+ * "cpusetshim.<euid>". -EINVAL for a name that is not a plain shm name. */
+int shm_table_name(char *buf, size_t len, const char *explicit_name);
+
+#define SHM_OPEN_RDONLY 0
+#define SHM_OPEN_RDWR 1
+/* Open and validate. Errors: -ENOENT (no table), -EACCES (permissions,
+ * or owned by another user, or writable by others when it should not be),
+ * -EBADMSG (bad magic: not a table, or the other byte order),
+ * -EPROTONOSUPPORT (another layout version), -EUCLEAN (inconsistent
+ * sizes), other errnos of open/mmap. *why, if given, gets a static English
+ * reason for a failure. */
+int shm_table_open(struct shm_table *t, const char *name, int how, const char **why);
+void shm_table_close(struct shm_table *t);
+
+/* Create a new table named name and populate it (populate runs with the
+ * table writable, before anyone can see it; it returns 0 or -errno). The
+ * table appears under its name whole or not at all: -EEXIST if it already
+ * exists. mode is the permission bits (0600 by default); gid (gid_t)-1
+ * keeps the creator's group. t is left open on success. */
+int shm_table_create(struct shm_table *t, const char *name, const struct shm_caps *caps,
+		     mode_t mode, gid_t gid,
+		     int (*populate)(struct shm_table *, void *), void *arg, const char **why);
+int shm_table_unlink(const char *name);
+/* Fill caps with the defaults for this machine. */
+void shm_caps_default(struct shm_caps *caps);
+/* Compute the layout for caps into a header (no memory touched);
+ * -EINVAL for capacities out of range, -EOVERFLOW for a size too large. */
+int shm_layout(struct shm_header *h, const struct shm_caps *caps);
+
+/* Writers. begin takes the lock (repairing after a dead writer: the
+ * journal is rolled back, so the table is as before that writer's
+ * transaction) and opens a transaction; returns 0, 1 if a repair was done,
+ * or -errno. commit makes the transaction's writes final; abort rolls them
+ * back. Both release the lock. */
+int shm_write_begin(struct shm_table *t);
+void shm_write_commit(struct shm_table *t);
+void shm_write_abort(struct shm_table *t);
+/* Before changing len bytes at p (inside the table), save them in the
+ * journal. -ENOSPC when the journal is full (the caller aborts). Each call
+ * is one write step and a fault point. */
+int shm_undo(struct shm_table *t, const void *p, size_t len);
+/* Convenience: save then copy. */
+int shm_write(struct shm_table *t, void *dst, const void *src, size_t len);
+int shm_write_u32(struct shm_table *t, uint32_t *dst, uint32_t v);
+
+/* Readers: a sequence counter, no lock. read_begin returns 0 and the
+ * sequence in *seq, or -EAGAIN when a writer stays inside (or died) beyond
+ * a bounded wait. read_retry says whether what was read since is torn. */
+static inline int shm_read_begin(const struct shm_table *t, uint64_t *seq)
+{
+	for (unsigned i = 0; i < 20000; i++) {
+		uint64_t s = __atomic_load_n(&t->h->seq, __ATOMIC_ACQUIRE);
+		if (CPS_LIKELY(!(s & 1))) {
+			*seq = s;
+			return 0;
+		}
+		cps_cpu_relax();
+	}
+	return -EAGAIN;
+}
+static inline bool shm_read_retry(const struct shm_table *t, uint64_t seq)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&t->h->seq, __ATOMIC_RELAXED) != seq;
+}
+static inline uint64_t shm_seq(const struct shm_table *t)
+{
+	return __atomic_load_n(&t->h->seq, __ATOMIC_ACQUIRE);
+}
+
+/* Slots. */
+static inline struct shm_set *shm_set_at(const struct shm_table *t, uint32_t slot)
+{
+	return (struct shm_set *)(t->sets + (size_t)slot * t->set_rsz);
+}
+static inline uint64_t *shm_set_mask(const struct shm_table *t, struct shm_set *s, int which)
+{
+	return s->masks + (size_t)which * t->mask_words;
+}
+/* The set with this id, or NULL. Safe for readers (may be torn: recheck
+ * under the sequence counter). */
+static inline struct shm_set *shm_set_by_id(const struct shm_table *t, uint32_t id)
+{
+	if (id == 0 || t->set_slots == 0)
+		return NULL;
+	struct shm_set *s = shm_set_at(t, id % t->set_slots);
+	return __atomic_load_n(&s->id, __ATOMIC_RELAXED) == id ? s : NULL;
+}
+/* A free id whose slot is free (writer); 0 when the table is full. */
+uint32_t shm_set_new_id(struct shm_table *t);
+
+/* Test-only fault points (CPS_FAULT_INJECTION builds). With
+ * CPUSETSHIM_FAULT_STEP=N in the environment, the process SIGKILLs itself
+ * at its N-th write step; with CPUSETSHIM_FAULT_REPORT=FILE it appends the
+ * number of steps it took to FILE at exit. */
+void shm_fault_point(void);
+unsigned long shm_fault_steps(void);
+
+#endif

@@ -1,0 +1,217 @@
+/* The public C API: the set rules of src/sets.c on the process's chosen
+ * table, with the system-call convention (-1 and errno). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "include/cpusetctl.h"
+#include "src/compiler.h"
+#include "src/mask.h"
+#include "src/sets.h"
+
+static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
+static char table_name[SHM_TABLE_NAME_MAX];
+static bool table_chosen;
+
+static int fail(int e)
+{
+	errno = e;
+	return -1;
+}
+
+/* Each call opens the table afresh: cheap (one mmap), and a table
+ * replaced by `cpuset init --force` is picked up. */
+static int ctx_open(struct cps_ctx *c, int how)
+{
+	pthread_mutex_lock(&api_lock);
+	char name[SHM_TABLE_NAME_MAX];
+	memcpy(name, table_name, sizeof(name));
+	bool chosen = table_chosen;
+	pthread_mutex_unlock(&api_lock);
+	return cps_open(c, chosen ? name : NULL, how);
+}
+
+CPS_PUBLIC int cpuset_use_table(const char *name)
+{
+	char n[SHM_TABLE_NAME_MAX];
+	if (name && shm_table_name(n, sizeof(n), name) < 0)
+		return fail(EINVAL);
+	pthread_mutex_lock(&api_lock);
+	table_chosen = name != NULL;
+	if (name)
+		memcpy(table_name, n, sizeof(n));
+	pthread_mutex_unlock(&api_lock);
+	return 0;
+}
+
+static int to_mask(uint64_t *m, size_t mw, size_t setsize, const cpu_set_t *set)
+{
+	if (!set)
+		return -EFAULT;
+	/* a CPU beyond the table's width cannot be present */
+	return cps_mask_from_cpuset(m, mw, set, setsize) ? -EINVAL : 0;
+}
+
+CPS_PUBLIC int cpuset_create_in(cpuset_t parent, int flags, const char *name, size_t setsize,
+				const cpu_set_t *mask, cpuset_t *id)
+{
+	struct cps_ctx c;
+	uint64_t m[CPS_MAX_WORDS];
+	uint32_t nid = 0;
+	if (!id)
+		return fail(EFAULT);
+	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	if (r < 0)
+		return fail(r == -EROFS ? EACCES : -r);
+	if (mask && (r = to_mask(m, c.t.mask_words, setsize, mask)) < 0)
+		goto out;
+	r = cps_create(&c, parent, (unsigned)flags, name, mask ? m : NULL, &nid);
+	if (r == 0)
+		*id = nid;
+out:
+	cps_close(&c);
+	return r < 0 ? fail(-r) : 0;
+}
+
+CPS_PUBLIC int cpuset_create(cpuset_t *id, int flags)
+{
+	return cpuset_create_in(0, flags, NULL, 0, NULL, id);
+}
+
+CPS_PUBLIC int cpuset_destroy(cpuset_t id)
+{
+	struct cps_ctx c;
+	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	if (r < 0)
+		return fail(-r);
+	r = cps_destroy(&c, id);
+	cps_close(&c);
+	return r < 0 ? fail(-r) : 0;
+}
+
+CPS_PUBLIC int cpuset_alloc(cpuset_t id, size_t setsize, const cpu_set_t *mask)
+{
+	struct cps_ctx c;
+	uint64_t m[CPS_MAX_WORDS];
+	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	if (r < 0)
+		return fail(-r);
+	if ((r = to_mask(m, c.t.mask_words, setsize, mask)) == 0)
+		r = cps_alloc(&c, id, m);
+	cps_close(&c);
+	return r < 0 ? fail(-r) : 0;
+}
+
+CPS_PUBLIC int cpuset_attach(cpuset_t id, pid_t pid)
+{
+	struct cps_ctx c;
+	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	if (r < 0)
+		return fail(-r);
+	r = cps_attach(&c, id, pid);
+	cps_close(&c);
+	return r < 0 ? fail(-r) : 0;
+}
+
+CPS_PUBLIC int cpuset_getfreecpus(int flags, size_t setsize, cpu_set_t *mask)
+{
+	struct cps_ctx c;
+	uint64_t m[CPS_MAX_WORDS];
+	if (!mask)
+		return fail(EFAULT);
+	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	if (r < 0)
+		return fail(-r);
+	r = cps_getfreecpus(&c, 0, (unsigned)flags, m);
+	if (r == 0 && (size_t)cps_mask_last(m, c.t.mask_words) >= setsize * 8 &&
+	    cps_mask_last(m, c.t.mask_words) >= 0)
+		r = -EINVAL; /* too small to hold the answer, as sched_getaffinity */
+	if (r == 0)
+		cps_mask_to_cpuset(mask, setsize, m, c.t.mask_words);
+	cps_close(&c);
+	return r < 0 ? fail(-r) : (int)setsize;
+}
+
+CPS_PUBLIC int cpuset_mask_bits(void)
+{
+	struct cps_ctx c;
+	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	if (r < 0)
+		return fail(-r);
+	r = (int)c.t.mask_words * 64;
+	cps_close(&c);
+	return r;
+}
+
+CPS_PUBLIC int cpuset_find(const char *what, cpuset_t *id)
+{
+	struct cps_ctx c;
+	uint32_t v;
+	if (!what || !id)
+		return fail(EFAULT);
+	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	if (r < 0)
+		return fail(-r);
+	r = cps_find(&c, what, &v);
+	if (r == 0)
+		*id = v;
+	cps_close(&c);
+	return r < 0 ? fail(-r) : 0;
+}
+
+CPS_PUBLIC int cpuset_which(pid_t pid, cpuset_t *id)
+{
+	struct cps_ctx c;
+	uint32_t v;
+	if (!id)
+		return fail(EFAULT);
+	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	if (r < 0)
+		return fail(-r);
+	r = cps_which(&c, pid, &v);
+	if (r == 0)
+		*id = v;
+	cps_close(&c);
+	return r < 0 ? fail(-r) : 0;
+}
+
+CPS_PUBLIC int cpuset_list(cpuset_t *ids, size_t max)
+{
+	struct cps_ctx c;
+	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	if (r < 0)
+		return fail(-r);
+	long n = cps_set_list(&c, ids, ids ? max : 0);
+	cps_close(&c);
+	return n < 0 ? fail((int)-n) : (int)n;
+}
+
+CPS_PUBLIC int cpuset_get(cpuset_t id, struct cpuset_info *info, size_t setsize, cpu_set_t *cpus)
+{
+	struct cps_ctx c;
+	struct cps_setinfo si;
+	if (!info)
+		return fail(EFAULT);
+	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	if (r < 0)
+		return fail(-r);
+	r = cps_set_get(&c, id, &si);
+	if (r == 0) {
+		memset(info, 0, sizeof(*info));
+		info->id = si.id;
+		info->parent = si.parent;
+		info->flags = (int)si.flags;
+		info->owner = si.uid;
+		info->nchildren = si.nchildren;
+		info->nmembers = si.nmembers;
+		memcpy(info->name, si.name, sizeof(info->name));
+		if (cpus)
+			cps_mask_to_cpuset(cpus, setsize, si.cpus, c.t.mask_words);
+	}
+	cps_close(&c);
+	return r < 0 ? fail(-r) : 0;
+}

@@ -1,0 +1,30 @@
+/* Facts about processes, read from /proc: start time, parent, owner,
+ * threads. Functions return 0 or a negative errno (-ESRCH: no such
+ * process). */
+#ifndef CPS_PROCFS_H
+#define CPS_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cps_procinfo {
+	pid_t pid, ppid;
+	uid_t uid;         /* real uid */
+	uint64_t start;    /* start time, clock ticks after boot (stat field 22) */
+	int last_cpu;      /* stat field 39 */
+};
+
+int cps_proc_info(pid_t pid, struct cps_procinfo *pi);
+/* True if pid is alive and has this start time (not a reused pid). */
+bool cps_proc_alive(pid_t pid, uint64_t start);
+/* True if thread tid of process pid exists. */
+bool cps_thread_alive(pid_t pid, pid_t tid);
+/* Calls fn for every thread of pid; stops early when fn returns non-zero
+ * and returns that value; -ESRCH if the process is gone. */
+int cps_proc_each_thread(pid_t pid, int (*fn)(pid_t tid, void *arg), void *arg);
+/* Calls fn for every process on the machine. */
+int cps_proc_each(int (*fn)(pid_t pid, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,128 @@
+/* src/ — the meaning of the table: the set rules, membership, the
+ * snapshot the shim reads, and migration of member threads.
+ *
+ * Convention: functions return 0 (or a non-negative value) on success and a
+ * negative errno on failure, with exactly the errors of DESIGN.md's table.
+ * They never print.
+ */
+#ifndef CPS_SETS_H
+#define CPS_SETS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "src/mask.h"
+#include "shm/table.h"
+#include "shm/registry.h"
+
+#define CPS_STRICT 0x1u
+#define CPS_AUTOCLEAN 0x2u
+#define CPS_FLAGS_ALL (CPS_STRICT | CPS_AUTOCLEAN)
+
+/* A caller's handle on a table. */
+struct cps_ctx {
+	struct shm_table t;
+	uid_t uid;     /* effective uid used for owner checks (test seam) */
+	pid_t self;
+	const char *why; /* static English reason of the last failure, or NULL */
+};
+
+#define CPS_OPEN_READ 0
+#define CPS_OPEN_WRITE 1
+#define CPS_OPEN_CREATE 2 /* write; make the table with defaults if missing */
+/* Open a table (name NULL: $CPUSETSHIM_TABLE or the user's default). The
+ * uid test seam: when the real effective uid is 0, $CPUSETSHIM_TEST_UID
+ * names the uid the owner checks use (root can already do anything, so this
+ * grants nothing). */
+int cps_open(struct cps_ctx *c, const char *name, int how);
+void cps_close(struct cps_ctx *c);
+
+struct cps_init_opts {
+	struct shm_caps caps;
+	mode_t mode;         /* 0600 by default */
+	gid_t gid;           /* (gid_t)-1: the creator's */
+	const uint64_t *cpus; /* root CPUs (caps.mask_bits wide), NULL: online & allowed */
+	bool force;          /* replace an existing table */
+};
+void cps_init_opts_default(struct cps_init_opts *o);
+int cps_init(struct cps_ctx *c, const char *name, const struct cps_init_opts *o);
+
+/* The set a process is in: its registry entry, else its nearest registered
+ * ancestor's, else the root (0 = the caller). */
+int cps_which(struct cps_ctx *c, pid_t pid, uint32_t *id);
+/* The caller's current set for create/getfreecpus. */
+uint32_t cps_current(struct cps_ctx *c);
+
+/* The five operations. mask arguments are mask_words wide.
+ * create: parent 0 = the caller's current set; cpus NULL = none yet. name
+ * may be NULL (-EEXIST if taken, -EINVAL if malformed). */
+int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
+	       const uint64_t *cpus, uint32_t *id);
+int cps_destroy(struct cps_ctx *c, uint32_t id);
+int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus);
+int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid);
+int cps_getfreecpus(struct cps_ctx *c, uint32_t parent, unsigned flags, uint64_t *out);
+
+/* Look-ups. find: an id ("3") or a name. */
+int cps_find(struct cps_ctx *c, const char *id_or_name, uint32_t *id);
+
+/* A consistent copy of one set (lock-free read). */
+struct cps_setinfo {
+	uint32_t id, parent, flags, uid, nchildren, nmembers, attached;
+	char name[SHM_NAME_MAX];
+	uint64_t cpus[CPS_MAX_WORDS], reserved[CPS_MAX_WORDS],
+		sreserved[CPS_MAX_WORDS];
+};
+int cps_set_get(struct cps_ctx *c, uint32_t id, struct cps_setinfo *out);
+/* Ids of all sets in id order; returns how many there are (may exceed max). */
+long cps_set_list(struct cps_ctx *c, uint32_t *ids, size_t max);
+
+/* Registered members (lock-free read): calls fn for each member record
+ * of set (0: every set). Returns how many. */
+struct cps_member {
+	pid_t pid, ppid;
+	uint32_t set;
+	uid_t uid;
+	uint64_t start;
+};
+long cps_members(struct cps_ctx *c, uint32_t set, struct cps_member *out, size_t max);
+
+/* Remove dead members (and their threads), autoclean what that empties.
+ * Runs inside every write; callable alone. Returns how many were removed. */
+int cps_sweep(struct cps_ctx *c);
+
+/* Record a process as member of a set without moving it (the shim at start,
+ * after fork, after exec): set 0 = keep its current registration or take its
+ * ancestor's. */
+int cps_register(struct cps_ctx *c, pid_t pid, uint32_t set);
+/* Record a thread's wanted virtual mask (vnw words) and apply it: the
+ * thread's kernel mask becomes wanted mapped onto its set. */
+int cps_thread_want(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *wanted, size_t vnw);
+
+/* Move every thread of pid onto set's CPUs through each thread's wanted
+ * mask, repeating until no new thread appears. Returns threads moved. */
+int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set);
+/* Every member of set, and every process whose nearest registered ancestor
+ * is a member. Returns threads moved. */
+int cps_migrate_set(struct cps_ctx *c, uint32_t set);
+
+/* What the shim keeps: one consistent snapshot of the caller's set. */
+struct cps_snap {
+	uint64_t seq;     /* table sequence it was taken at */
+	uint32_t set;
+	uint32_t n;       /* CPUs in the set */
+	uint32_t nw;      /* words of cpus */
+	uint64_t cpus[CPS_MAX_WORDS];
+};
+/* Lock-free: the set of pid (its registry entry if its start time matches
+ * (start 0: any), else fallback, else the root). -EAGAIN if the table stayed busy. */
+int cps_snapshot(const struct shm_table *t, pid_t pid, uint64_t start, uint32_t fallback,
+		 struct cps_snap *s);
+/* Lock-free: a thread's wanted mask, if recorded (1), else 0. */
+int cps_thread_wanted(const struct shm_table *t, pid_t tid, uint64_t *wanted, size_t vnw);
+
+/* The wrap rule (DESIGN.md): true unless $CPUSETSHIM_WRAP=0. */
+bool cps_wrap_enabled(void);
+
+#endif

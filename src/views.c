@@ -1,0 +1,552 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/views.h"
+#include "src/mask.h"
+#include "src/cpulist.h"
+
+/*
+ * The views append to out. On failure they truncate out back to the length
+ * it had on entry, so a caller that falls back to the real file never sends
+ * half a view. The input is not NUL-terminated: every scan is bounded by len.
+ */
+
+#define BUF_MIN_CAP 256u
+
+/* ---- growable buffer ---- */
+
+void cps_buf_free(struct cps_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = 0;
+	b->cap = 0;
+}
+
+/* Room for extra more bytes plus the NUL. */
+static int buf_reserve(struct cps_buf *b, size_t extra)
+{
+	size_t need, cap;
+	char *p;
+
+	if (extra > SIZE_MAX - 1 - b->len)
+		return -ENOMEM;
+	need = b->len + extra + 1;
+	if (b->p && need <= b->cap)
+		return 0;
+	cap = b->cap >= BUF_MIN_CAP ? b->cap : BUF_MIN_CAP;
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2) {
+			cap = need;
+			break;
+		}
+		cap *= 2;
+	}
+	p = realloc(b->p, cap);
+	if (!p)
+		return -ENOMEM;
+	if (!b->p)
+		p[b->len] = '\0';
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+int cps_buf_append(struct cps_buf *b, const char *s, size_t n)
+{
+	int r = buf_reserve(b, n);
+
+	if (r)
+		return r;
+	if (n)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+int cps_buf_printf(struct cps_buf *b, const char *fmt, ...)
+{
+	va_list ap, aq;
+	size_t avail;
+	int n, r;
+
+	r = buf_reserve(b, 0);
+	if (r)
+		return r;
+	avail = b->cap - b->len;
+	va_start(ap, fmt);
+	va_copy(aq, ap);
+	n = vsnprintf(b->p + b->len, avail, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n >= avail) {
+		r = buf_reserve(b, (size_t)n);
+		if (!r)
+			n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, aq);
+	}
+	va_end(aq);
+	if (r || n < 0) {
+		/* a truncated first attempt wrote over the NUL */
+		b->p[b->len] = '\0';
+		return r ? r : -EINVAL;
+	}
+	b->len += (size_t)n;
+	return 0;
+}
+
+static void buf_truncate(struct cps_buf *b, size_t len)
+{
+	b->len = len;
+	if (b->p)
+		b->p[len] = '\0';
+}
+
+/*
+ * The formatters of cpulist.h follow snprintf's convention: format straight
+ * into the buffer's free space, grow once if that was too small.
+ */
+typedef size_t (*mask_fmt_fn)(char *buf, size_t len, const uint64_t *m, size_t nw,
+			      unsigned ngroups);
+
+static size_t fmt_list(char *buf, size_t len, const uint64_t *m, size_t nw, unsigned ngroups)
+{
+	(void)ngroups;
+	return cps_cpulist_format(buf, len, m, nw);
+}
+
+static int buf_put_mask(struct cps_buf *b, mask_fmt_fn fn, const uint64_t *m, size_t nw,
+			unsigned ngroups)
+{
+	size_t need;
+	int r;
+
+	r = buf_reserve(b, 64);
+	if (r)
+		return r;
+	need = fn(b->p + b->len, b->cap - b->len, m, nw, ngroups);
+	if (need >= b->cap - b->len) {
+		r = buf_reserve(b, need);
+		if (r) {
+			b->p[b->len] = '\0';
+			return r;
+		}
+		need = fn(b->p + b->len, b->cap - b->len, m, nw, ngroups);
+		if (need >= b->cap - b->len) {
+			b->p[b->len] = '\0';
+			return -EINVAL;
+		}
+	}
+	b->len += need;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+/* A view that produced nothing still hands back a valid, empty string;
+ * a failed one leaves out as it found it. */
+static int view_done(struct cps_buf *out, size_t start_len, int r)
+{
+	if (!r && !out->p)
+		r = cps_buf_append(out, "", 0);
+	if (r)
+		buf_truncate(out, start_len);
+	return r;
+}
+
+/* ---- bounded scanning ---- */
+
+/* A line is [start, eol); next is where the following one starts. */
+struct line {
+	size_t start, eol, next;
+};
+
+static bool next_line(const char *s, size_t len, size_t pos, struct line *l)
+{
+	const char *nl;
+
+	if (pos >= len)
+		return false;
+	nl = memchr(s + pos, '\n', len - pos);
+	l->start = pos;
+	l->eol = nl ? (size_t)(nl - s) : len;
+	l->next = nl ? l->eol + 1 : len;
+	return true;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool has_prefix(const char *s, size_t pos, size_t end, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return end - pos >= n && memcmp(s + pos, lit, n) == 0;
+}
+
+static size_t skip_blanks(const char *s, size_t pos, size_t end)
+{
+	while (pos < end && is_blank(s[pos]))
+		pos++;
+	return pos;
+}
+
+/* Trailing spaces and a CR are tolerated at the end of a line. */
+static bool only_blanks(const char *s, size_t pos, size_t end)
+{
+	while (pos < end && (is_blank(s[pos]) || s[pos] == '\r'))
+		pos++;
+	return pos == end;
+}
+
+/* Decimal digits at pos; *end_pos is past them. Returns -1 when there are
+ * none, -2 on overflow. */
+static int parse_uint(const char *s, size_t pos, size_t end, unsigned *v, size_t *end_pos)
+{
+	unsigned x = 0;
+	size_t p = pos;
+
+	while (p < end && is_digit(s[p])) {
+		unsigned d = (unsigned)(s[p] - '0');
+
+		if (x > (UINT_MAX - d) / 10)
+			return -2;
+		x = x * 10 + d;
+		p++;
+	}
+	if (p == pos)
+		return -1;
+	*v = x;
+	*end_pos = p;
+	return 0;
+}
+
+/* ---- /proc/cpuinfo ---- */
+
+/*
+ * "processor<blanks>:<blanks>N" alone on its line. Architectures print the
+ * separator differently (x86 one tab, MIPS two), so blanks are free and the
+ * original bytes around N are copied back. Returns 1 and the span of N for
+ * such a line, 0 for any other line, -EINVAL when N does not fit.
+ */
+static int processor_line(const char *s, const struct line *l, unsigned *cpu,
+			  size_t *num_start, size_t *num_end)
+{
+	size_t p = l->start;
+	int r;
+
+	if (!has_prefix(s, p, l->eol, "processor"))
+		return 0;
+	p = skip_blanks(s, p + strlen("processor"), l->eol);
+	if (p >= l->eol || s[p] != ':')
+		return 0;
+	p = skip_blanks(s, p + 1, l->eol);
+	*num_start = p;
+	r = parse_uint(s, p, l->eol, cpu, num_end);
+	if (r == -2)
+		return -EINVAL;
+	if (r < 0 || !only_blanks(s, *num_end, l->eol))
+		return 0;
+	return 1;
+}
+
+static bool blank_line(const char *s, const struct line *l)
+{
+	return only_blanks(s, l->start, l->eol);
+}
+
+int cps_view_cpuinfo(struct cps_buf *out, const char *real, size_t len,
+		     const struct cps_view_snap *s)
+{
+	size_t start_len = out->len, pos = 0;
+	bool in_block = false, keep = false, found = false;
+	unsigned v = 0;
+	struct line l;
+	int r = 0;
+
+	/*
+	 * A processor line opens a block that runs to the next blank line or
+	 * processor line; the blank line belongs to the block before it, so a
+	 * dropped block takes its separator along. Lines outside any block
+	 * (a header before the first processor, a trailer after the last blank
+	 * line as on arm or powerpc) describe the whole machine and are kept.
+	 */
+	while (!r && next_line(real, len, pos, &l)) {
+		unsigned cpu;
+		size_t ns, ne;
+		int pl = processor_line(real, &l, &cpu, &ns, &ne);
+
+		pos = l.next;
+		if (pl < 0) {
+			r = pl;
+			break;
+		}
+		if (pl > 0) {
+			found = true;
+			in_block = true;
+			keep = cps_mask_test(s->set, s->nw, cpu);
+			if (!keep)
+				continue;
+			r = cps_buf_append(out, real + l.start, ns - l.start);
+			if (!r)
+				r = cps_buf_printf(out, "%u", v++);
+			if (!r)
+				r = cps_buf_append(out, real + ne, l.next - ne);
+			continue;
+		}
+		if (!in_block || keep)
+			r = cps_buf_append(out, real + l.start, l.next - l.start);
+		if (in_block && blank_line(real, &l))
+			in_block = false;
+	}
+	if (!r && !found)
+		r = -EINVAL;
+	return view_done(out, start_len, r);
+}
+
+/* ---- /proc/stat ---- */
+
+enum stat_kind { STAT_OTHER, STAT_TOTAL, STAT_CPU };
+
+struct stat_line {
+	enum stat_kind kind;
+	unsigned cpu;      /* STAT_CPU */
+	size_t fields;     /* where the fields start (after the name) */
+	unsigned nfields;
+};
+
+/*
+ * Counts (and with sum, adds up the first nsum of) the blank-separated
+ * unsigned fields in [pos, end). -EINVAL if anything else is there.
+ */
+static int stat_fields(const char *s, size_t pos, size_t end, unsigned *count,
+		       unsigned long long *sum, unsigned nsum)
+{
+	unsigned n = 0;
+
+	for (;;) {
+		unsigned long long x = 0;
+		size_t p = skip_blanks(s, pos, end);
+
+		if (p == pos && n > 0)
+			break;
+		if (p >= end || !is_digit(s[p])) {
+			pos = p;
+			break;
+		}
+		while (p < end && is_digit(s[p])) {
+			unsigned d = (unsigned)(s[p] - '0');
+
+			if (x > (ULLONG_MAX - d) / 10)
+				return -EINVAL;
+			x = x * 10 + d;
+			p++;
+		}
+		if (n == UINT_MAX)
+			return -EINVAL;
+		if (sum && n < nsum)
+			sum[n] += x;
+		n++;
+		pos = p;
+	}
+	if (n == 0 || !only_blanks(s, pos, end))
+		return -EINVAL;
+	*count = n;
+	return 0;
+}
+
+/* Classifies a line; -EINVAL for a cpu line whose fields do not parse. */
+static int stat_classify(const char *s, const struct line *l, struct stat_line *sl)
+{
+	size_t p = l->start + 3;
+	int r;
+
+	sl->kind = STAT_OTHER;
+	if (!has_prefix(s, l->start, l->eol, "cpu") || p >= l->eol)
+		return 0;
+	if (is_blank(s[p])) {
+		sl->kind = STAT_TOTAL;
+	} else if (is_digit(s[p])) {
+		size_t e;
+
+		r = parse_uint(s, p, l->eol, &sl->cpu, &e);
+		if (r)
+			return -EINVAL;
+		if (e >= l->eol || !is_blank(s[e]))
+			return 0;
+		sl->kind = STAT_CPU;
+		p = e;
+	} else {
+		return 0;
+	}
+	sl->fields = p;
+	return stat_fields(s, p, l->eol, &sl->nfields, NULL, 0);
+}
+
+int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
+		  const struct cps_view_snap *s)
+{
+	size_t start_len = out->len, pos;
+	unsigned long long *sum = NULL;
+	unsigned maxf = 0, v = 0, nf;
+	bool found = false;
+	struct stat_line sl;
+	struct line l;
+	int r = 0;
+
+	/* The total comes first but is the sum of what follows: check and
+	 * measure every cpu line, add up the kept ones, then write. */
+	for (pos = 0; next_line(real, len, pos, &l); pos = l.next) {
+		r = stat_classify(real, &l, &sl);
+		if (r)
+			return r;
+		if (sl.kind == STAT_OTHER)
+			continue;
+		found = true;
+		if (sl.nfields > maxf)
+			maxf = sl.nfields;
+	}
+	if (!found)
+		return -EINVAL;
+	sum = calloc(maxf, sizeof(*sum));
+	if (!sum)
+		return -ENOMEM;
+	for (pos = 0; next_line(real, len, pos, &l); pos = l.next) {
+		stat_classify(real, &l, &sl);
+		if (sl.kind == STAT_CPU && cps_mask_test(s->set, s->nw, sl.cpu))
+			stat_fields(real, sl.fields, l.eol, &nf, sum, maxf);
+	}
+
+	for (pos = 0; !r && next_line(real, len, pos, &l); pos = l.next) {
+		stat_classify(real, &l, &sl);
+		switch (sl.kind) {
+		case STAT_TOTAL:
+			r = cps_buf_append(out, "cpu ", 4);
+			for (unsigned i = 0; !r && i < sl.nfields; i++)
+				r = cps_buf_printf(out, " %llu", sum[i]);
+			if (!r)
+				r = cps_buf_append(out, real + l.eol, l.next - l.eol);
+			break;
+		case STAT_CPU:
+			if (!cps_mask_test(s->set, s->nw, sl.cpu))
+				break;
+			r = cps_buf_printf(out, "cpu%u", v++);
+			if (!r)
+				r = cps_buf_append(out, real + sl.fields, l.next - sl.fields);
+			break;
+		default:
+			r = cps_buf_append(out, real + l.start, l.next - l.start);
+			break;
+		}
+	}
+	free(sum);
+	return view_done(out, start_len, r);
+}
+
+/* ---- /proc/<pid>/status ---- */
+
+/* Groups in a "ffffffff,ffffffff" value; 0 if it is not one. */
+static unsigned hex_groups(const char *s, size_t pos, size_t end)
+{
+	unsigned groups = 1, digits = 0;
+
+	if (pos >= end)
+		return 0;
+	for (; pos < end; pos++) {
+		char c = s[pos];
+
+		if (c == ',') {
+			if (!digits)
+				return 0;
+			groups++;
+			digits = 0;
+		} else if (is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
+			if (++digits > 8)
+				return 0;
+		} else {
+			break;
+		}
+	}
+	if (!digits || !only_blanks(s, pos, end))
+		return 0;
+	return groups;
+}
+
+/* Where the value of "Name:<blanks>value" starts. */
+static size_t status_value(const char *s, const struct line *l, const char *name)
+{
+	return skip_blanks(s, l->start + strlen(name), l->eol);
+}
+
+int cps_view_status(struct cps_buf *out, const char *real, size_t len,
+		    const struct cps_view_snap *s)
+{
+	static const char hex_name[] = "Cpus_allowed:";
+	static const char list_name[] = "Cpus_allowed_list:";
+	size_t start_len = out->len, pos, val;
+	struct line l;
+	int r = 0;
+
+	for (pos = 0; !r && next_line(real, len, pos, &l); pos = l.next) {
+		if (has_prefix(real, l.start, l.eol, hex_name)) {
+			unsigned groups;
+
+			val = status_value(real, &l, hex_name);
+			groups = hex_groups(real, val, l.eol);
+			/* the group count is the only width we know the reader
+			 * expects; without it the line cannot be rewritten */
+			if (!groups) {
+				r = -EINVAL;
+				break;
+			}
+			r = cps_buf_append(out, real + l.start, val - l.start);
+			if (!r)
+				r = buf_put_mask(out, cps_hexmask_format, s->vallowed, s->vnw,
+						 groups);
+		} else if (has_prefix(real, l.start, l.eol, list_name)) {
+			val = status_value(real, &l, list_name);
+			r = cps_buf_append(out, real + l.start, val - l.start);
+			if (!r)
+				r = buf_put_mask(out, fmt_list, s->vallowed, s->vnw, 0);
+		} else {
+			r = cps_buf_append(out, real + l.start, l.next - l.start);
+			continue;
+		}
+		if (!r)
+			r = cps_buf_append(out, real + l.eol, l.next - l.eol);
+	}
+	return view_done(out, start_len, r);
+}
+
+/* ---- /sys/devices/system/cpu/{online,possible,present} ---- */
+
+int cps_view_cpurange(struct cps_buf *out, const struct cps_view_snap *s)
+{
+	size_t start_len = out->len;
+	int r;
+
+	if (s->n == 0)
+		return -EINVAL;
+	if (s->n == 1)
+		r = cps_buf_append(out, "0\n", 2);
+	else
+		r = cps_buf_printf(out, "0-%u\n", s->n - 1);
+	if (r)
+		buf_truncate(out, start_len);
+	return r;
+}

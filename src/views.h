@@ -1,0 +1,61 @@
+/* Virtual views of /proc and /sys files: pure text transforms.
+ *
+ * Each takes the real file's contents and one snapshot of the caller's set
+ * and produces what a program inside the set must see. They never read
+ * files themselves (the shim and the tests do), so they can be tested
+ * against captures of bigger machines.
+ *
+ * Output goes to a growable buffer (malloc'd). Functions return 0, or
+ * -ENOMEM / -EINVAL (unparseable input: the caller then passes the real
+ * file through untouched).
+ */
+#ifndef CPS_VIEWS_H
+#define CPS_VIEWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cps_buf {
+	char *p;
+	size_t len, cap;
+};
+void cps_buf_free(struct cps_buf *b);
+int cps_buf_append(struct cps_buf *b, const char *s, size_t n);
+int cps_buf_printf(struct cps_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* What one snapshot of a set says. set is the set's physical CPUs (nw
+ * words); vallowed is the virtual image of the calling thread's kernel
+ * mask (vnw words, bits 0..n-1). */
+struct cps_view_snap {
+	const uint64_t *set;
+	size_t nw;
+	unsigned n; /* CPUs in set */
+	const uint64_t *vallowed;
+	size_t vnw;
+};
+
+/* /proc/cpuinfo: keep only the blocks of "processor : P" with P in set,
+ * in order, renumbering processor to 0..n-1; everything else in a block is
+ * kept. On x86 blocks are separated by blank lines; architectures whose
+ * file has a global header (lines before the first processor) keep it. */
+int cps_view_cpuinfo(struct cps_buf *out, const char *real, size_t len,
+		     const struct cps_view_snap *s);
+
+/* /proc/stat: the "cpu " total line is replaced by the sum, field by field,
+ * of the cpuP lines of CPUs in set; cpuP lines of CPUs in set are kept,
+ * renumbered cpu0..cpu(n-1); other cpuP lines dropped; every other line is
+ * untouched. */
+int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
+		  const struct cps_view_snap *s);
+
+/* /proc/<pid>/status: Cpus_allowed (hex, as many 32-bit groups as the real
+ * line had) and Cpus_allowed_list from vallowed; other lines untouched. */
+int cps_view_status(struct cps_buf *out, const char *real, size_t len,
+		    const struct cps_view_snap *s);
+
+/* /sys/devices/system/cpu/{online,possible,present}: "0-(n-1)\n" ("0\n"
+ * for one CPU). */
+int cps_view_cpurange(struct cps_buf *out, const struct cps_view_snap *s);
+
+#endif

@@ -1,0 +1,173 @@
+/* Shared helpers of the command-line tools. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/cpulist.h"
+#include "src/mask.h"
+#include "tools/cli.h"
+
+const char *cli_prog = "cpuset";
+extern int cps_fault_points_enabled;
+
+void cli_init(const char *argv0)
+{
+	const char *s = strrchr(argv0, '/');
+	cli_prog = s ? s + 1 : argv0;
+	/* strip libtool's wrapper prefix in the build tree */
+	if (!strncmp(cli_prog, "lt-", 3))
+		cli_prog += 3;
+	/* test-only fault points (only honoured when compiled in) */
+	cps_fault_points_enabled = getenv("CPUSETSHIM_FAULT_STEP") || getenv("CPUSETSHIM_FAULT_REPORT");
+}
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+const char *cli_errname(int err)
+{
+	switch (err) {
+	case EINVAL: return "EINVAL";
+	case EPERM: return "EPERM";
+	case EBUSY: return "EBUSY";
+	case EACCES: return "EACCES";
+	case ENOSPC: return "ENOSPC";
+	case ESRCH: return "ESRCH";
+	case EEXIST: return "EEXIST";
+	case ENOENT: return "ENOENT";
+	case EAGAIN: return "EAGAIN";
+	default: return "error";
+	}
+}
+
+int cli_refused(int err, const char *why, const char *fmt, ...)
+{
+	va_list ap;
+	if (err < 0)
+		err = -err;
+	fprintf(stderr, "%s: ", cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s (%s)\n", why ? why : strerror(err), cli_errname(err));
+	switch (err) {
+	case EINVAL: case EPERM: case EBUSY: case EACCES: case ENOSPC: case ESRCH:
+	case EEXIST: case ENOENT:
+		return CLI_REFUSED;
+	default:
+		return CLI_TABLE;
+	}
+}
+
+int cli_open(struct cps_ctx *c, const char *table, int how)
+{
+	int r = cps_open(c, table, how);
+	if (r == 0)
+		return CLI_OK;
+	char name[SHM_TABLE_NAME_MAX];
+	if (shm_table_name(name, sizeof(name), table) < 0) {
+		cli_err("invalid table name '%s' (a name without '/')", table ? table : "");
+		return CLI_USAGE;
+	}
+	if (r == -ENOENT)
+		cli_err("table %s: no such table (make one with '%s init' or any write command)",
+			name, "cpuset");
+	else
+		cli_err("table %s: %s; refusing to use it", name, c->why ? c->why : strerror(-r));
+	return CLI_TABLE;
+}
+
+int cli_cpus(const char *s, uint64_t *m, size_t nw)
+{
+	struct cps_parse_error e;
+	if (cps_cpulist_parse(s, m, nw, &e) == 0)
+		return CLI_OK;
+	cli_err("bad CPU list '%s': %s at position %zu", s, e.msg, e.pos + 1);
+	fprintf(stderr, "%*s%s\n%*s^\n", (int)strlen(cli_prog) + 2, "", s,
+		(int)(strlen(cli_prog) + 2 + e.pos), "");
+	return CLI_USAGE;
+}
+
+int cli_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_set(struct cps_ctx *c, const char *what, uint32_t *id)
+{
+	int r = cps_find(c, what, id);
+	if (r == 0)
+		return CLI_OK;
+	if (r == -ENOENT)
+		return cli_refused(EINVAL, "no such set", "set '%s'", what);
+	if (r == -EINVAL) {
+		cli_err("'%s' is neither a set id nor a set name", what);
+		return CLI_USAGE;
+	}
+	return cli_refused(-r, NULL, "set '%s'", what);
+}
+
+void cli_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+char *cli_cpulist(const uint64_t *m, size_t nw)
+{
+	static char buf[CPS_MAX_CPUS * 6];
+	cps_cpulist_format(buf, sizeof(buf), m, nw);
+	return buf;
+}
+
+const char *cli_flags(unsigned flags)
+{
+	if ((flags & CPS_FLAGS_ALL) == CPS_FLAGS_ALL)
+		return "strict,autoclean";
+	if (flags & CPS_STRICT)
+		return "strict";
+	if (flags & CPS_AUTOCLEAN)
+		return "autoclean";
+	return "-";
+}
+
+const char *cli_user(uid_t uid)
+{
+	static char buf[64];
+	struct passwd *pw = getpwuid(uid);
+	if (pw)
+		snprintf(buf, sizeof(buf), "%s", pw->pw_name);
+	else
+		snprintf(buf, sizeof(buf), "%u", (unsigned)uid);
+	return buf;
+}

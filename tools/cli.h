@@ -1,0 +1,39 @@
+/* Shared helpers of the command-line tools: messages, exit codes, option
+ * values, JSON strings. */
+#ifndef CPS_TOOLS_CLI_H
+#define CPS_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "src/sets.h"
+
+/* Exit codes shared by cpuset and cpuset-inspect. */
+enum {
+	CLI_OK = 0,
+	CLI_REFUSED = 1, /* the set rules said no */
+	CLI_USAGE = 2,   /* bad command line or input */
+	CLI_TABLE = 3,   /* the table cannot be used (missing, foreign, corrupt) */
+};
+
+extern const char *cli_prog;
+void cli_init(const char *argv0);
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: what: reason (ENAME)"; returns the exit code for err. */
+int cli_refused(int err, const char *why, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *cli_errname(int err);
+/* Open a table; on failure prints why and returns CLI_TABLE (or CLI_USAGE). */
+int cli_open(struct cps_ctx *c, const char *table, int how);
+/* Parse a CPU list for the table; prints a pointed error; CLI_USAGE. */
+int cli_cpus(const char *s, uint64_t *m, size_t nw);
+int cli_uint(const char *s, unsigned long max, unsigned long *out);
+/* Resolve an id or a name; prints and returns an exit code on failure. */
+int cli_set(struct cps_ctx *c, const char *what, uint32_t *id);
+void cli_json_str(FILE *f, const char *s);
+char *cli_cpulist(const uint64_t *m, size_t nw); /* static buffer */
+const char *cli_flags(unsigned flags);              /* "strict,autoclean" or "-" */
+const char *cli_user(uid_t uid);                    /* static buffer */
+
+#endif

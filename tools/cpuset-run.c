@@ -1,0 +1,197 @@
+/* cpuset-run — run a program inside a CPU set, with the shim preloaded.
+ * It attaches itself and execs the program in place: no extra process. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/mask.h"
+#include "src/sets.h"
+#include "tools/cli.h"
+
+/* Exit codes, as env(1): 125 our own trouble, 126 not executable,
+ * 127 not found; 1 when the set rules refuse. */
+enum { RUN_REFUSED = 1, RUN_FAIL = 125, RUN_NOEXEC = 126, RUN_NOTFOUND = 127 };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: cpuset-run [--table NAME] [--set SET | --cpus LIST [--strict]]\n"
+"                  [--] PROGRAM [ARGS...]\n"
+"\n"
+"Run PROGRAM inside a CPU set: it sees only the set's CPUs, numbered 0..n-1.\n"
+"\n"
+"  --set SET      run in this existing set (an id or a name)\n"
+"  --cpus LIST    make a new set of these physical CPUs, a child of the\n"
+"                 caller's set, destroyed when its last process ends\n"
+"  --strict       with --cpus: the new set shares no CPU with its siblings\n"
+"  --name NAME    with --cpus: name the new set\n"
+"  --table NAME   the shared-memory table (default $CPUSETSHIM_TABLE, else\n"
+"                 cpusetshim.<uid>)\n"
+"  -h, --help     this text\n"
+"  -V, --version  the version\n"
+"\n"
+"With neither --set nor --cpus, PROGRAM runs in the caller's set.\n"
+"cpuset-run attaches itself, prepends libcpusetshim.so to LD_PRELOAD (once),\n"
+"sets CPUSETSHIM_SET and CPUSETSHIM_TABLE, and execs PROGRAM in its place.\n"
+"\n"
+"Exit status: PROGRAM's; 1 the set was refused; 125 cpuset-run failed\n"
+"(bad usage, unusable table, shim not found); 126 PROGRAM is not\n"
+"executable; 127 PROGRAM was not found.\n");
+}
+
+static bool file_ok(const char *p)
+{
+	return access(p, R_OK) == 0;
+}
+
+/* The shim: $CPUSETSHIM_LIB, else the build tree's when we run from the
+ * build tree, else the installed one. */
+static int find_shim(char *out, size_t len)
+{
+	const char *e = getenv("CPUSETSHIM_LIB");
+	if (e && *e) {
+		snprintf(out, len, "%s", e);
+		return file_ok(out) ? 0 : -1;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		size_t bl = strlen(CPS_BUILDDIR);
+		if (!strncmp(exe, CPS_BUILDDIR "/", bl + 1)) {
+			snprintf(out, len, "%s/.libs/libcpusetshim.so", CPS_BUILDDIR);
+			if (file_ok(out))
+				return 0;
+		}
+		/* installed next to bin/: <prefix>/lib/libcpusetshim.so */
+	}
+	snprintf(out, len, "%s/libcpusetshim.so", CPS_PKGLIBDIR);
+	if (file_ok(out))
+		return 0;
+	snprintf(out, len, "%s/.libs/libcpusetshim.so", CPS_BUILDDIR);
+	return file_ok(out) ? 0 : -1;
+}
+
+/* LD_PRELOAD with the shim first, once, keeping what is there. */
+static int set_preload(const char *shim)
+{
+	const char *old = getenv("LD_PRELOAD");
+	if (!old || !*old)
+		return setenv("LD_PRELOAD", shim, 1);
+	size_t sl = strlen(shim), ol = strlen(old);
+	char *buf = malloc(sl + ol + 2);
+	if (!buf)
+		return -1;
+	memcpy(buf, shim, sl);
+	size_t n = sl;
+	/* entries are separated by spaces or colons */
+	const char *p = old;
+	while (*p) {
+		size_t l = strcspn(p, ": ");
+		bool is_shim = l > 0 && ((l == sl && !memcmp(p, shim, l)) ||
+					 (l >= 17 && !memcmp(p + l - 17, "libcpusetshim.so", 16) &&
+					  p[l - 17] == '/') ||
+					 (l >= 16 && !memcmp(p + l - 16, "libcpusetshim.so", 16)));
+		if (l && !is_shim) {
+			buf[n++] = ':';
+			memcpy(buf + n, p, l);
+			n += l;
+		}
+		p += l;
+		if (*p)
+			p++;
+	}
+	buf[n] = 0;
+	int r = setenv("LD_PRELOAD", buf, 1);
+	free(buf);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "table", required_argument, 0, 'T' }, { "set", required_argument, 0, 's' },
+		{ "cpus", required_argument, 0, 'c' },  { "strict", no_argument, 0, 'S' },
+		{ "name", required_argument, 0, 'n' },  { "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' },     { 0, 0, 0, 0 }
+	};
+	const char *table = NULL, *set = NULL, *cpus = NULL, *name = NULL;
+	bool strict = false;
+	int ch, r;
+	cli_init(argv[0]);
+	while ((ch = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'T': table = optarg; break;
+		case 's': set = optarg; break;
+		case 'c': cpus = optarg; break;
+		case 'S': strict = true; break;
+		case 'n': name = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("cpuset-run (cpusetshim) %s\n", PACKAGE_VERSION); return 0;
+		default: fprintf(stderr, "Try 'cpuset-run --help'.\n"); return RUN_FAIL;
+		}
+	}
+	if (optind >= argc) {
+		cli_err("no program to run");
+		fprintf(stderr, "Try 'cpuset-run --help'.\n");
+		return RUN_FAIL;
+	}
+	if (set && cpus) {
+		cli_err("--set and --cpus exclude each other");
+		return RUN_FAIL;
+	}
+	if ((strict || name) && !cpus) {
+		cli_err("--strict and --name go with --cpus");
+		return RUN_FAIL;
+	}
+	char shim[PATH_MAX];
+	if (find_shim(shim, sizeof(shim)) < 0) {
+		cli_err("cannot find libcpusetshim.so (looked in %s and the build tree; "
+			"set CPUSETSHIM_LIB)", CPS_PKGLIBDIR);
+		return RUN_FAIL;
+	}
+	struct cps_ctx c;
+	if ((r = cli_open(&c, table, CPS_OPEN_CREATE)) != 0)
+		return RUN_FAIL;
+	uint32_t id = 0;
+	if (set) {
+		if ((r = cli_set(&c, set, &id)) != 0)
+			return r == CLI_REFUSED ? RUN_REFUSED : RUN_FAIL;
+	} else if (cpus) {
+		uint64_t m[CPS_MAX_WORDS];
+		if (cli_cpus(cpus, m, c.t.mask_words) != 0)
+			return RUN_FAIL;
+		r = cps_create(&c, 0, CPS_AUTOCLEAN | (strict ? CPS_STRICT : 0), name, m, &id);
+		if (r < 0)
+			return cli_refused(r, c.why, "new set of CPUs %s", cpus) == CLI_REFUSED
+				       ? RUN_REFUSED
+				       : RUN_FAIL;
+	} else {
+		id = cps_current(&c);
+	}
+	if (id != c.t.root_id && (r = cps_attach(&c, id, 0)) < 0)
+		return cli_refused(r, c.why, "attach to set %u", id) == CLI_REFUSED ? RUN_REFUSED
+										     : RUN_FAIL;
+	char ids[16];
+	snprintf(ids, sizeof(ids), "%u", id);
+	if (set_preload(shim) < 0 || setenv("CPUSETSHIM_SET", ids, 1) < 0 ||
+	    setenv("CPUSETSHIM_TABLE", c.t.name, 1) < 0) {
+		cli_err("cannot set the environment: %s", strerror(errno));
+		return RUN_FAIL;
+	}
+	execvp(argv[optind], argv + optind);
+	int e = errno;
+	cli_err("%s: %s", argv[optind], strerror(e));
+	/* leave the set we made or joined, so an autoclean one goes now */
+	if (id != c.t.root_id)
+		cps_attach(&c, c.t.root_id, 0);
+	cps_close(&c);
+	return e == ENOENT || e == ENOTDIR ? RUN_NOTFOUND : RUN_NOEXEC;
+}

@@ -1,0 +1,473 @@
+/* cpuset — create, destroy, allocate CPUs to and attach processes to
+ * hierarchical CPU sets (the seed's system calls, from the shell). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/cpulist.h"
+#include "src/mask.h"
+#include "src/sets.h"
+#include "tools/cli.h"
+
+static const char *table;
+static bool json;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: cpuset [--table NAME] [--json] COMMAND [ARGS]\n"
+"\n"
+"Hierarchical CPU sets in user space. Programs run in a set with the\n"
+"cpusetshim preload see only its CPUs, numbered 0..n-1.\n"
+"\n"
+"Commands:\n"
+"  init [--cpus LIST] [--mode MODE] [--group GROUP] [--max-sets N]\n"
+"       [--max-procs N] [--max-threads N] [--mask-bits N] [--force]\n"
+"                           make the table (any write command makes a\n"
+"                           default one when there is none)\n"
+"  create [--cpus LIST] [--strict] [--autoclean] [--name NAME] [--parent SET]\n"
+"                           make a child set (of the caller's set by default)\n"
+"                           with LIST, or what 'free' offers; prints its id\n"
+"  destroy SET              remove an empty, unused set\n"
+"  alloc SET LIST           give SET these CPUs, moving every member thread\n"
+"  attach SET PID...        move processes (all their threads) into SET\n"
+"  free [--strict] [--parent SET]\n"
+"                           CPUs a new child could take\n"
+"  list                     every set\n"
+"  show SET                 one set and its members\n"
+"  which [PID]              the set a process is in (default: the caller)\n"
+"  sweep                    forget dead members now\n"
+"\n"
+"SET is an id or a name. LIST is a CPU list (0-3,8 or 0-31:2) or a hex\n"
+"mask (0xff). Physical CPU numbers throughout.\n"
+"\n"
+"Options:\n"
+"  --table NAME   the shared-memory table (default $CPUSETSHIM_TABLE, else\n"
+"                 cpusetshim.<uid>)\n"
+"  --json         machine-readable output for list, show and which\n"
+"  -h, --help     this text\n"
+"  -V, --version  the version\n"
+"\n"
+"Exit status: 0 done, 1 refused by the set rules, 2 bad usage,\n"
+"3 the table cannot be used.\n");
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", cli_prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'cpuset --help'.\n");
+	return CLI_USAGE;
+}
+
+/* ---- init ---- */
+
+static int cmd_init(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cpus", required_argument, 0, 'c' }, { "mode", required_argument, 0, 'm' },
+		{ "group", required_argument, 0, 'g' }, { "max-sets", required_argument, 0, 's' },
+		{ "max-procs", required_argument, 0, 'p' },
+		{ "max-threads", required_argument, 0, 't' },
+		{ "mask-bits", required_argument, 0, 'b' }, { "force", no_argument, 0, 'f' },
+		{ 0, 0, 0, 0 }
+	};
+	struct cps_init_opts o;
+	const char *cpus = NULL;
+	unsigned long v;
+	int ch;
+	cps_init_opts_default(&o);
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': cpus = optarg; break;
+		case 'm':
+			if (cli_uint(optarg, 07777, &v) < 0 || optarg[0] != '0')
+				return bad_usage("--mode wants an octal mode like 0660, not '%s'", optarg);
+			o.mode = (mode_t)v;
+			break;
+		case 'g': {
+			struct group *g = getgrnam(optarg);
+			if (g)
+				o.gid = g->gr_gid;
+			else if (cli_uint(optarg, 0xfffffffe, &v) == 0)
+				o.gid = (gid_t)v;
+			else
+				return bad_usage("no such group '%s'", optarg);
+			break;
+		}
+		case 's': case 'p': case 't': case 'b':
+			if (cli_uint(optarg, 1ul << 24, &v) < 0)
+				return bad_usage("'%s' is not a number", optarg);
+			if (ch == 's') o.caps.max_sets = (uint32_t)v;
+			if (ch == 'p') o.caps.max_procs = (uint32_t)v;
+			if (ch == 't') o.caps.max_threads = (uint32_t)v;
+			if (ch == 'b') o.caps.mask_bits = (uint32_t)((v + 63) / 64 * 64);
+			break;
+		case 'f': o.force = true; break;
+		default: return CLI_USAGE;
+		}
+	}
+	if (optind != argc)
+		return bad_usage("init: unexpected argument '%s'", argv[optind]);
+	struct shm_header lay;
+	if (shm_layout(&lay, &o.caps) < 0) {
+		cli_err("init: capacities out of range (sets 2-%u, procs 1-%u, threads 1-%u, "
+			"mask bits 64-%u)", SHM_MAX_SETS, SHM_MAX_PROCS, SHM_MAX_THREADS,
+			SHM_MAX_MASK_BITS);
+		return CLI_USAGE;
+	}
+	uint64_t m[CPS_MAX_WORDS];
+	if (cpus) {
+		int r = cli_cpus(cpus, m, o.caps.mask_bits / 64);
+		if (r)
+			return r;
+		if (cps_mask_empty(m, o.caps.mask_bits / 64)) {
+			cli_err("init: the root set needs at least one CPU");
+			return CLI_USAGE;
+		}
+		o.cpus = m;
+	}
+	if ((o.mode & 0066) && o.gid == (gid_t)-1 && (o.mode & 0006) == 0)
+		o.gid = getegid();
+	struct cps_ctx c;
+	int r = cps_init(&c, table, &o);
+	if (r == -EEXIST) {
+		cli_err("init: the table exists already (use --force to replace it)");
+		return CLI_REFUSED;
+	}
+	if (r < 0) {
+		cli_err("init: %s: %s", c.why ? c.why : "cannot make the table", strerror(-r));
+		return CLI_TABLE;
+	}
+	printf("%s\n", c.t.name);
+	cps_close(&c);
+	return CLI_OK;
+}
+
+/* ---- create / destroy / alloc / attach / free ---- */
+
+static int cmd_create(struct cps_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cpus", required_argument, 0, 'c' }, { "strict", no_argument, 0, 's' },
+		{ "autoclean", no_argument, 0, 'a' }, { "name", required_argument, 0, 'n' },
+		{ "parent", required_argument, 0, 'p' }, { 0, 0, 0, 0 }
+	};
+	const char *cpus = NULL, *name = NULL, *parent = NULL;
+	unsigned flags = 0;
+	int ch, r;
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': cpus = optarg; break;
+		case 's': flags |= CPS_STRICT; break;
+		case 'a': flags |= CPS_AUTOCLEAN; break;
+		case 'n': name = optarg; break;
+		case 'p': parent = optarg; break;
+		default: return CLI_USAGE;
+		}
+	}
+	if (optind != argc)
+		return bad_usage("create: unexpected argument '%s'", argv[optind]);
+	size_t mw = c->t.mask_words;
+	uint64_t m[CPS_MAX_WORDS];
+	uint32_t pid = 0, id;
+	if (parent && (r = cli_set(c, parent, &pid)))
+		return r;
+	if (cpus) {
+		if ((r = cli_cpus(cpus, m, mw)))
+			return r;
+	} else {
+		/* the article's "same processors as the parent": what is free */
+		if ((r = cps_getfreecpus(c, pid, flags, m)) < 0)
+			return cli_refused(r, c->why, "create");
+		if (cps_mask_empty(m, mw))
+			return cli_refused(EBUSY, "the parent has no free CPU for such a set",
+					   "create");
+	}
+	r = cps_create(c, pid, flags, name, m, &id);
+	if (r < 0) {
+		if (r == -EINVAL && name && !c->why)
+			c->why = "bad name";
+		return cli_refused(r, c->why, "create%s%s", name ? " " : "", name ? name : "");
+	}
+	printf("%u\n", id);
+	return CLI_OK;
+}
+
+static int cmd_destroy(struct cps_ctx *c, int argc, char **argv)
+{
+	uint32_t id;
+	int r;
+	if (argc != 2)
+		return bad_usage("destroy wants exactly one SET%s", "");
+	if ((r = cli_set(c, argv[1], &id)))
+		return r;
+	if ((r = cps_destroy(c, id)) < 0)
+		return cli_refused(r, c->why, "destroy %s", argv[1]);
+	return CLI_OK;
+}
+
+static int cmd_alloc(struct cps_ctx *c, int argc, char **argv)
+{
+	uint32_t id;
+	uint64_t m[CPS_MAX_WORDS];
+	int r;
+	if (argc != 3)
+		return bad_usage("alloc wants SET and a CPU LIST%s", "");
+	if ((r = cli_set(c, argv[1], &id)) || (r = cli_cpus(argv[2], m, c->t.mask_words)))
+		return r;
+	if ((r = cps_alloc(c, id, m)) < 0)
+		return cli_refused(r, c->why, "alloc %s %s", argv[1], argv[2]);
+	return CLI_OK;
+}
+
+static int cmd_attach(struct cps_ctx *c, int argc, char **argv)
+{
+	uint32_t id;
+	unsigned long pid;
+	int r, ret = CLI_OK;
+	if (argc < 3)
+		return bad_usage("attach wants SET and at least one PID%s", "");
+	for (int i = 2; i < argc; i++)
+		if (cli_uint(argv[i], 0x7fffffff, &pid) < 0)
+			return bad_usage("'%s' is not a process id", argv[i]);
+	if ((r = cli_set(c, argv[1], &id)))
+		return r;
+	for (int i = 2; i < argc; i++) {
+		cli_uint(argv[i], 0x7fffffff, &pid);
+		if ((r = cps_attach(c, id, (pid_t)pid)) < 0)
+			ret = cli_refused(r, c->why, "attach %s %s", argv[1], argv[i]);
+	}
+	return ret;
+}
+
+static int cmd_free(struct cps_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = { { "strict", no_argument, 0, 's' },
+					      { "parent", required_argument, 0, 'p' },
+					      { 0, 0, 0, 0 } };
+	unsigned flags = 0;
+	uint32_t parent = 0;
+	uint64_t m[CPS_MAX_WORDS];
+	int ch, r;
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (ch == 's')
+			flags |= CPS_STRICT;
+		else if (ch == 'p') {
+			if ((r = cli_set(c, optarg, &parent)))
+				return r;
+		} else
+			return CLI_USAGE;
+	}
+	if (optind != argc)
+		return bad_usage("free: unexpected argument '%s'", argv[optind]);
+	if ((r = cps_getfreecpus(c, parent, flags, m)) < 0)
+		return cli_refused(r, c->why, "free");
+	if (json) {
+		printf("{\"cpus\":");
+		cli_json_str(stdout, cli_cpulist(m, c->t.mask_words));
+		printf("}\n");
+	} else {
+		printf("%s\n", cli_cpulist(m, c->t.mask_words));
+	}
+	return CLI_OK;
+}
+
+/* ---- list / show / which ---- */
+
+static void print_set_json(struct cps_ctx *c, const struct cps_setinfo *s)
+{
+	size_t mw = c->t.mask_words;
+	printf("{\"id\":%u,\"parent\":%u,\"name\":", s->id, s->parent);
+	cli_json_str(stdout, s->name);
+	printf(",\"flags\":[%s%s%s],\"owner\":%u,\"cpus\":",
+	       (s->flags & CPS_STRICT) ? "\"strict\"" : "",
+	       (s->flags & CPS_FLAGS_ALL) == CPS_FLAGS_ALL ? "," : "",
+	       (s->flags & CPS_AUTOCLEAN) ? "\"autoclean\"" : "", s->uid);
+	cli_json_str(stdout, cli_cpulist(s->cpus, mw));
+	printf(",\"ncpus\":%u,\"reserved\":", cps_mask_count(s->cpus, mw));
+	cli_json_str(stdout, cli_cpulist(s->reserved, mw));
+	printf(",\"strictly_reserved\":");
+	cli_json_str(stdout, cli_cpulist(s->sreserved, mw));
+	printf(",\"members\":%u,\"children\":%u}", s->nmembers, s->nchildren);
+}
+
+static int cmd_list(struct cps_ctx *c, int argc, char **argv)
+{
+	if (argc != 1)
+		return bad_usage("list: unexpected argument '%s'", argv[1]);
+	long n = cps_set_list(c, NULL, 0);
+	if (n < 0)
+		return cli_refused((int)n, NULL, "list");
+	uint32_t *ids = calloc((size_t)n + 1, sizeof(*ids));
+	if (!ids)
+		return CLI_TABLE;
+	n = cps_set_list(c, ids, (size_t)n + 1);
+	if (json)
+		printf("[");
+	else
+		printf("%-6s %-6s %-16s %-16s %-10s %7s %8s  %s\n", "ID", "PARENT", "NAME", "FLAGS",
+		       "OWNER", "MEMBERS", "CHILDREN", "CPUS");
+	int first = 1;
+	for (long i = 0; i < n; i++) {
+		struct cps_setinfo s;
+		if (cps_set_get(c, ids[i], &s) < 0)
+			continue; /* destroyed meanwhile */
+		if (json) {
+			printf("%s", first ? "" : ",");
+			print_set_json(c, &s);
+		} else {
+			char parent[16];
+			snprintf(parent, sizeof(parent), s.parent ? "%u" : "-", s.parent);
+			printf("%-6u %-6s %-16s %-16s %-10s %7u %8u  %s\n", s.id, parent,
+			       s.name[0] ? s.name : "-", cli_flags(s.flags), cli_user(s.uid),
+			       s.nmembers, s.nchildren, cli_cpulist(s.cpus, c->t.mask_words));
+		}
+		first = 0;
+	}
+	if (json)
+		printf("]\n");
+	free(ids);
+	return CLI_OK;
+}
+
+static int cmd_show(struct cps_ctx *c, int argc, char **argv)
+{
+	uint32_t id;
+	struct cps_setinfo s;
+	int r;
+	if (argc != 2)
+		return bad_usage("show wants exactly one SET%s", "");
+	if ((r = cli_set(c, argv[1], &id)))
+		return r;
+	if ((r = cps_set_get(c, id, &s)) < 0)
+		return cli_refused(r, "no such set", "show %s", argv[1]);
+	long n = cps_members(c, id, NULL, 0);
+	struct cps_member *m = calloc(n > 0 ? (size_t)n : 1, sizeof(*m));
+	if (!m)
+		return CLI_TABLE;
+	n = cps_members(c, id, m, n > 0 ? (size_t)n : 0);
+	size_t mw = c->t.mask_words;
+	if (json) {
+		printf("{\"set\":");
+		print_set_json(c, &s);
+		printf(",\"members\":[");
+		for (long i = 0; i < n; i++)
+			printf("%s{\"pid\":%d,\"ppid\":%d,\"uid\":%u}", i ? "," : "", m[i].pid,
+			       m[i].ppid, (unsigned)m[i].uid);
+		printf("]}\n");
+	} else {
+		printf("id:                 %u\n", s.id);
+		printf("name:               %s\n", s.name[0] ? s.name : "-");
+		printf(s.parent ? "parent:             %u\n" : "parent:             -\n", s.parent);
+		printf("flags:              %s\n", cli_flags(s.flags));
+		printf("owner:              %s\n", cli_user(s.uid));
+		printf("cpus:               %s (%u)\n", cli_cpulist(s.cpus, mw), cps_mask_count(s.cpus, mw));
+		printf("reserved:           %s\n", cli_cpulist(s.reserved, mw));
+		printf("strictly reserved:  %s\n", cli_cpulist(s.sreserved, mw));
+		printf("children:           %u\n", s.nchildren);
+		printf("members:            %u\n", s.nmembers);
+		for (long i = 0; i < n && i < (long)s.nmembers + 64; i++)
+			printf("  pid %d (parent %d, uid %u)\n", m[i].pid, m[i].ppid, (unsigned)m[i].uid);
+	}
+	free(m);
+	return CLI_OK;
+}
+
+static int cmd_which(struct cps_ctx *c, int argc, char **argv)
+{
+	unsigned long pid = 0;
+	uint32_t id;
+	struct cps_setinfo s;
+	int r;
+	if (argc > 2)
+		return bad_usage("which wants at most one PID%s", "");
+	if (argc == 2 && cli_uint(argv[1], 0x7fffffff, &pid) < 0)
+		return bad_usage("'%s' is not a process id", argv[1]);
+	if (pid == 0)
+		pid = (unsigned long)getpid(); /* by ancestry, the caller's set */
+	if ((r = cps_which(c, (pid_t)pid, &id)) < 0)
+		return cli_refused(r, r == -ESRCH ? "no such process" : NULL, "which %lu", pid);
+	if ((r = cps_set_get(c, id, &s)) < 0)
+		return cli_refused(r, NULL, "which %lu", pid);
+	if (json) {
+		printf("{\"pid\":%lu,\"set\":", pid);
+		print_set_json(c, &s);
+		printf("}\n");
+	} else {
+		printf("%u%s%s\n", s.id, s.name[0] ? " " : "", s.name);
+	}
+	return CLI_OK;
+}
+
+static int cmd_sweep(struct cps_ctx *c, int argc, char **argv)
+{
+	if (argc != 1)
+		return bad_usage("sweep: unexpected argument '%s'", argv[1]);
+	int r = cps_sweep(c);
+	if (r < 0)
+		return cli_refused(r, NULL, "sweep");
+	printf("%d\n", r);
+	return CLI_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "table", required_argument, 0, 'T' }, { "json", no_argument, 0, 'j' },
+		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' },
+		{ 0, 0, 0, 0 }
+	};
+	int ch;
+	cli_init(argv[0]);
+	while ((ch = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'T': table = optarg; break;
+		case 'j': json = true; break;
+		case 'h': usage(stdout); return CLI_OK;
+		case 'V': printf("cpuset (cpusetshim) %s\n", PACKAGE_VERSION); return CLI_OK;
+		default: fprintf(stderr, "Try 'cpuset --help'.\n"); return CLI_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	const char *cmd = argv[optind];
+	int cargc = argc - optind;
+	char **cargv = argv + optind;
+	optind = 1; /* each command parses its own options */
+	if (!strcmp(cmd, "init"))
+		return cmd_init(cargc, cargv);
+	static const struct {
+		const char *name;
+		int how;
+		int (*fn)(struct cps_ctx *, int, char **);
+	} cmds[] = {
+		{ "create", CPS_OPEN_CREATE, cmd_create }, { "destroy", CPS_OPEN_CREATE, cmd_destroy },
+		{ "alloc", CPS_OPEN_CREATE, cmd_alloc },   { "attach", CPS_OPEN_CREATE, cmd_attach },
+		{ "free", CPS_OPEN_CREATE, cmd_free },     { "list", CPS_OPEN_CREATE, cmd_list },
+		{ "show", CPS_OPEN_CREATE, cmd_show },     { "which", CPS_OPEN_CREATE, cmd_which },
+		{ "sweep", CPS_OPEN_WRITE, cmd_sweep },
+	};
+	for (size_t i = 0; i < CPS_ARRAY_SIZE(cmds); i++) {
+		if (strcmp(cmd, cmds[i].name))
+			continue;
+		struct cps_ctx c;
+		int r = cli_open(&c, table, cmds[i].how);
+		if (r)
+			return r;
+		r = cmds[i].fn(&c, cargc, cargv);
+		cps_close(&c);
+		fflush(stdout);
+		return r;
+	}
+	return bad_usage("unknown command '%s'", cmd);
+}
