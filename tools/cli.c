@@ -147,7 +147,7 @@ char *cli_cpulist(const uint64_t *m, size_t nw)
 {
 	static char buf[CPS_MAX_CPUS * 6];
 	cps_cpulist_format(buf, sizeof(buf), m, nw);
-	return buf;
+	return buf[0] ? buf : "-";
 }
 
 const char *cli_flags(unsigned flags)

@@ -89,10 +89,21 @@ static int set_preload(const char *shim)
 	char *buf = malloc(sl + ol + 2);
 	if (!buf)
 		return -1;
-	memcpy(buf, shim, sl);
-	size_t n = sl;
-	/* entries are separated by spaces or colons */
+	size_t n = 0;
 	const char *p = old;
+	/* A sanitizer runtime must stay first in the list: keep it there. */
+	size_t fl = strcspn(old, ": ");
+	if (fl && (memmem(old, fl, "libasan.so", 10) || memmem(old, fl, "libtsan.so", 10))) {
+		memcpy(buf, old, fl);
+		n = fl;
+		buf[n++] = ':';
+		p = old + fl;
+		if (*p)
+			p++;
+	}
+	memcpy(buf + n, shim, sl);
+	n += sl;
+	/* entries are separated by spaces or colons */
 	while (*p) {
 		size_t l = strcspn(p, ": ");
 		bool is_shim = l > 0 && ((l == sl && !memcmp(p, shim, l)) ||

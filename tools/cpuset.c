@@ -444,6 +444,26 @@ int main(int argc, char **argv)
 	int cargc = argc - optind;
 	char **cargv = argv + optind;
 	optind = 1; /* each command parses its own options */
+	/* the global options are also taken after the command */
+	int k = 1;
+	for (int i = 1; i < cargc; i++) {
+		if (!strcmp(cargv[i], "--")) {
+			while (i < cargc)
+				cargv[k++] = cargv[i++];
+			break;
+		}
+		if (!strcmp(cargv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(cargv[i], "--table") && i + 1 < cargc) {
+			table = cargv[++i];
+		} else if (!strncmp(cargv[i], "--table=", 8)) {
+			table = cargv[i] + 8;
+		} else {
+			cargv[k++] = cargv[i];
+		}
+	}
+	cargc = k;
+	cargv[k] = NULL;
 	if (!strcmp(cmd, "init"))
 		return cmd_init(cargc, cargv);
 	static const struct {
