@@ -467,6 +467,17 @@ static int end(struct cps_ctx *c, int r)
 	return r;
 }
 
+int cps_repair(struct cps_ctx *c)
+{
+	if (!c->t.writable)
+		return -EACCES;
+	int r = shm_write_begin(&c->t);
+	if (r < 0)
+		return r;
+	shm_write_commit(&c->t);
+	return r;
+}
+
 int cps_sweep(struct cps_ctx *c)
 {
 	int r = begin(c, false);

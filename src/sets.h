@@ -92,6 +92,10 @@ long cps_members(struct cps_ctx *c, uint32_t set, struct cps_member *out, size_t
  * Runs inside every write; callable alone. Returns how many were removed. */
 int cps_sweep(struct cps_ctx *c);
 
+/* Take the writers' lock once and let it go: repairs the table after a
+ * writer died inside (returns 1 then, else 0). Changes nothing else. */
+int cps_repair(struct cps_ctx *c);
+
 /* Record a process as member of a set without moving it (the shim at start,
  * after fork, after exec): set 0 = keep its current registration or take its
  * ancestor's. */

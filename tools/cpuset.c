@@ -44,6 +44,8 @@ static void usage(FILE *f)
 "  show SET                 one set and its members\n"
 "  which [PID]              the set a process is in (default: the caller)\n"
 "  sweep                    forget dead members now\n"
+"  repair                   roll back what a writer killed mid-write left\n"
+"                           (any write does this too; this changes nothing else)\n"
 "\n"
 "SET is an id or a name. LIST is a CPU list (0-3,8 or 0-31:2) or a hex\n"
 "mask (0xff). Physical CPU numbers throughout.\n"
@@ -407,6 +409,17 @@ static int cmd_which(struct cps_ctx *c, int argc, char **argv)
 	return CLI_OK;
 }
 
+static int cmd_repair(struct cps_ctx *c, int argc, char **argv)
+{
+	if (argc != 1)
+		return bad_usage("repair: unexpected argument '%s'", argv[1]);
+	int r = cps_repair(c);
+	if (r < 0)
+		return cli_refused(r, NULL, "repair");
+	printf("%s\n", r ? "repaired: a dead writer's transaction was rolled back" : "nothing to repair");
+	return CLI_OK;
+}
+
 static int cmd_sweep(struct cps_ctx *c, int argc, char **argv)
 {
 	if (argc != 1)
@@ -475,7 +488,7 @@ int main(int argc, char **argv)
 		{ "alloc", CPS_OPEN_CREATE, cmd_alloc },   { "attach", CPS_OPEN_CREATE, cmd_attach },
 		{ "free", CPS_OPEN_CREATE, cmd_free },     { "list", CPS_OPEN_CREATE, cmd_list },
 		{ "show", CPS_OPEN_CREATE, cmd_show },     { "which", CPS_OPEN_CREATE, cmd_which },
-		{ "sweep", CPS_OPEN_WRITE, cmd_sweep },
+		{ "sweep", CPS_OPEN_WRITE, cmd_sweep },    { "repair", CPS_OPEN_WRITE, cmd_repair },
 	};
 	for (size_t i = 0; i < CPS_ARRAY_SIZE(cmds); i++) {
 		if (strcmp(cmd, cmds[i].name))

@@ -1,0 +1,25 @@
+#!/bin/sh
+# The main job, end to end: install the build dependencies, build, and run
+# a real OpenMP program inside a one-CPU set. It reports one CPU, numbered
+# 0, while it runs on physical CPU 1.
+set -e
+cd "$(dirname "$0")/.."
+sh scripts/deps.sh
+sh scripts/build.sh
+make -s tests/integration/prog_omp
+
+export CPUSETSHIM_TABLE=cpusetshim-demo.$$
+trap 'rm -f /dev/shm/$CPUSETSHIM_TABLE' EXIT
+./cpuset init >/dev/null
+echo "# the machine: $(nproc) CPUs"
+echo "\$ cpuset create --cpus 1 --name demo"
+./cpuset create --cpus 1 --name demo
+echo "\$ cpuset-run --set demo nproc"
+./cpuset-run --set demo nproc
+echo "\$ cpuset-run --set demo grep processor /proc/cpuinfo"
+./cpuset-run --set demo grep processor /proc/cpuinfo
+echo "\$ OMP_PLACES=threads OMP_PROC_BIND=close cpuset-run --set demo prog_omp"
+echo "#   (vcpu: what the program sees; pcpu: the physical CPU, read with a raw system call)"
+OMP_PLACES=threads OMP_PROC_BIND=close ./cpuset-run --set demo tests/integration/prog_omp
+echo "\$ cpuset-inspect --tree"
+./cpuset-inspect --tree

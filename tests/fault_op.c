@@ -1,0 +1,41 @@
+/* Runs one of the shim's own table writes with the test-only fault points
+ * on, so tests/crash.sh can kill it at every write step:
+ *   fault_op register PID SET      (what the shim does at start, fork, exec)
+ *   fault_op want PID TID LIST     (what it does on sched_setaffinity)
+ * The table is $CPUSETSHIM_TABLE. Exit 0 done, 1 refused, 2 usage. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/cpulist.h"
+#include "src/sets.h"
+
+extern int cps_fault_points_enabled;
+
+int main(int argc, char **argv)
+{
+	struct cps_ctx c;
+	struct cps_parse_error e;
+	uint64_t m[CPS_MAX_WORDS] = { 0 };
+	cps_fault_points_enabled = 1;
+	if (cps_open(&c, NULL, CPS_OPEN_WRITE) < 0) {
+		fprintf(stderr, "fault_op: cannot open the table\n");
+		return 2;
+	}
+	int r;
+	if (argc == 4 && !strcmp(argv[1], "register")) {
+		r = cps_register(&c, atoi(argv[2]), (uint32_t)atoi(argv[3]));
+	} else if (argc == 5 && !strcmp(argv[1], "want")) {
+		if (cps_cpulist_parse(argv[4], m, c.t.mask_words, &e) < 0)
+			return 2;
+		r = cps_thread_want(&c, atoi(argv[2]), atoi(argv[3]), m, c.t.mask_words);
+	} else {
+		fprintf(stderr, "usage: fault_op register PID SET | want PID TID LIST\n");
+		return 2;
+	}
+	if (r < 0) {
+		fprintf(stderr, "fault_op: %s\n", strerror(-r));
+		return 1;
+	}
+	return 0;
+}
