@@ -641,7 +641,7 @@ int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus)
 	return r;
 }
 
-int cps_register(struct cps_ctx *c, pid_t pid, uint32_t set)
+static int register_txn(struct cps_ctx *c, pid_t pid, uint32_t set, bool sweep)
 {
 	struct cps_procinfo pi;
 	if (pid == 0)
@@ -652,7 +652,7 @@ int cps_register(struct cps_ctx *c, pid_t pid, uint32_t set)
 	uint32_t cur = registered_set(&c->t, pid, pi.start);
 	if (cur && (set == 0 || cur == set))
 		return 0; /* already recorded: no write */
-	if ((r = begin(c, false)) < 0)
+	if ((r = begin(c, sweep)) < 0)
 		return r;
 	long i = shm_proc_find(&c->t, pid);
 	struct shm_proc *p = i >= 0 ? shm_proc_at(&c->t, (uint32_t)i) : NULL;
@@ -696,6 +696,11 @@ int cps_register(struct cps_ctx *c, pid_t pid, uint32_t set)
 	return end(c, 0);
 }
 
+int cps_register(struct cps_ctx *c, pid_t pid, uint32_t set)
+{
+	return register_txn(c, pid, set, false);
+}
+
 int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 {
 	struct cps_setinfo si;
@@ -737,10 +742,8 @@ int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 		}
 		end(c, 0);
 	} else {
-		if ((r = begin(c, true)) < 0)
-			return r;
-		end(c, 0);
-		if ((r = cps_register(c, pid, id)) < 0)
+		/* one transaction: the sweep and the move */
+		if ((r = register_txn(c, pid, id, true)) < 0)
 			return r;
 	}
 	r = cps_migrate_process(c, pid, id);

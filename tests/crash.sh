@@ -7,15 +7,19 @@
 . "$(dirname "$0")/common.sh"
 FAULT_OP=$B/tests/fault_op
 
-# The table's state, without the counters that writes and repairs move.
+# The table's state, without the counters that writes and repairs move,
+# and with the pid of the dead member (new at each setup) replaced.
 state() {
-	"$INSPECT" --json | python3 -c '
-import json, sys
+	"$INSPECT" --json | DEAD=$dead python3 -c '
+import json, os, sys
 d = json.load(sys.stdin)
 for k in ("seq", "writes", "repairs"):
     d.pop(k)
 for m in d["members"]:
     m.pop("alive")
+    if str(m["pid"]) == os.environ["DEAD"]:
+        m["pid"] = "dead"
+d["members"].sort(key=lambda m: json.dumps(m, sort_keys=True))
 print(json.dumps(d, sort_keys=True))'
 }
 
