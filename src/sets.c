@@ -110,6 +110,10 @@ int cps_open(struct cps_ctx *c, const char *name, int how)
 	c->self = getpid();
 	int r = shm_table_open(&c->t, name, how == CPS_OPEN_READ ? SHM_OPEN_RDONLY : SHM_OPEN_RDWR,
 			       &c->why);
+	if (r == -EACCES && !c->why && how != CPS_OPEN_READ) {
+		/* readable but not writable by us: reads work, writes say EACCES */
+		r = shm_table_open(&c->t, name, SHM_OPEN_RDONLY, &c->why);
+	}
 	if (r == -ENOENT && how == CPS_OPEN_CREATE) {
 		struct cps_init_opts o;
 		cps_init_opts_default(&o);
@@ -446,8 +450,10 @@ static int begin(struct cps_ctx *c, bool sweep)
 {
 	if (!c->t.base)
 		return -EINVAL;
-	if (!c->t.writable)
+	if (!c->t.writable) {
+		c->why = "the table is not writable by this user";
 		return -EACCES;
+	}
 	int r = shm_write_begin(&c->t);
 	if (r < 0)
 		return r;
