@@ -146,32 +146,39 @@ static int parse_list(const char *s, size_t end, uint64_t *m, size_t nw,
  * Hex digits in s[start..end). grouped: comma-separated 32-bit groups of up
  * to 8 digits, most significant first; otherwise one plain number of any
  * length. Zero digits above the width are fine (a mask printed by a kernel
- * with more CPUs), set bits there are not.
+ * with more CPUs), set bits there are not. The syntax is checked all through
+ * before any value: where a digit lands depends on the groups after it.
  */
 static int parse_hex(const char *s, size_t start, size_t end, bool grouped, uint64_t *m,
 		     size_t nw, struct cps_parse_error *err)
 {
 	uint64_t width = (uint64_t)nw * CPS_WORD_BITS;
-	size_t ngroups = 1;
-	size_t i = start;
+	size_t ngroups = 1, gs = start;
 
-	if (grouped)
-		for (size_t q = start; q < end; q++)
-			ngroups += s[q] == ',';
-	for (size_t g = 0;; g++) {
-		size_t gs = i;
-		for (; i < end && s[i] != ','; i++) {
-			if (hex_value(s[i]) < 0)
-				return fail(err, i, "bad hex digit");
-			if (grouped && i - gs >= 8)
-				return fail(err, i, "hex group longer than 8 digits");
+	for (size_t i = start;; i++) {
+		if (i == end || (grouped && s[i] == ',')) {
+			if (i == gs)
+				return fail(err, i, "empty item");
+			if (i == end)
+				break;
+			ngroups++;
+			gs = i + 1;
+		} else if (hex_value(s[i]) < 0) {
+			return fail(err, i, "bad hex digit");
+		} else if (grouped && i - gs >= 8) {
+			return fail(err, i, "hex group longer than 8 digits");
 		}
-		if (i == gs)
-			return fail(err, i, "empty item");
-		uint64_t gbase = grouped ? (uint64_t)32 * (ngroups - 1 - g) : 0;
-		for (size_t q = gs; q < i; q++) {
+	}
+
+	gs = start;
+	for (size_t g = 0; g < ngroups; g++) {
+		size_t ge = gs;
+		while (ge < end && s[ge] != ',')
+			ge++;
+		uint64_t gbase = (uint64_t)32 * (ngroups - 1 - g);
+		for (size_t q = gs; q < ge; q++) {
 			uint64_t v = (uint64_t)hex_value(s[q]);
-			uint64_t bit = gbase + (uint64_t)4 * (i - 1 - q);
+			uint64_t bit = gbase + (uint64_t)4 * (ge - 1 - q);
 			if (!v)
 				continue;
 			/* the width is a multiple of 64: a digit is all in or all out */
@@ -179,10 +186,9 @@ static int parse_hex(const char *s, size_t start, size_t end, bool grouped, uint
 				return fail(err, q, "hex mask wider than the width");
 			m[bit / CPS_WORD_BITS] |= v << (bit % CPS_WORD_BITS);
 		}
-		if (i == end)
-			return 0;
-		i++; /* the comma */
+		gs = ge + 1;
 	}
+	return 0;
 }
 
 int cps_cpulist_parse(const char *s, uint64_t *m, size_t nw, struct cps_parse_error *err)

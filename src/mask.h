@@ -57,7 +57,8 @@ bool cps_mask_to_cpuset(void *set, size_t setsize, const uint64_t *m, size_t nw)
  * when wrap is true; without wrap, virtual CPUs >= n are ignored.
  * virt_to_phys: returns the number of CPUs in phys (0 when none mapped:
  * an empty set or, without wrap, no virtual CPU below n).
- * vbits is the width of the virtual mask in bits (vnw words). */
+ * virt is vnw words wide. phys must not overlap set or virt (it is used
+ * as scratch). */
 unsigned cps_virt_to_phys(uint64_t *phys, const uint64_t *set, size_t nw,
 			  const uint64_t *virt, size_t vnw, bool wrap);
 /* phys_to_virt: the virtual image of a physical mask: each CPU of phys that

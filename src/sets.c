@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,6 +371,7 @@ static int rebuild_reserved(struct cps_ctx *c, struct shm_set *p)
 }
 
 static int remove_set(struct cps_ctx *c, struct shm_set *s);
+static int migrate_tree(struct cps_ctx *c, pid_t pid, uint32_t set, int depth);
 
 static bool autoclean_due(const struct shm_set *s)
 {
@@ -752,7 +754,10 @@ int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 		if ((r = register_txn(c, pid, id, true)) < 0)
 			return r;
 	}
-	r = cps_migrate_process(c, pid, id);
+	/* the process and its descendants that are in no set of their own */
+	r = id == c->t.root_id ? cps_migrate_process(c, pid, id) : migrate_tree(c, pid, id, 0);
+	if (r == -ENOENT)
+		r = cps_migrate_set(c, id);
 	return r < 0 && r != -ESRCH ? r : 0;
 }
 
@@ -945,6 +950,67 @@ out:
 	return r < 0 ? r : moved;
 }
 
+/* Children of pid, from /proc/PID/task/TID/children (every thread may
+ * have forked). -ENOENT if the kernel lacks that file. */
+static int children_of(pid_t pid, struct tidlist *kids)
+{
+	struct tidlist tids = { 0 };
+	int r = cps_proc_each_thread(pid, collect_tid, &tids);
+	kids->n = 0;
+	for (size_t i = 0; r >= 0 && i < tids.n; i++) {
+		char path[96], buf[4096];
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tids.v[i]);
+		FILE *f = fopen(path, "re");
+		if (!f) {
+			r = errno == ENOENT && i == 0 ? -ENOENT : 0;
+			continue;
+		}
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		for (char *p = buf, *end; *p; p = end) {
+			long v = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (v > 0 && (r = collect_tid((pid_t)v, kids)) < 0)
+				break;
+		}
+	}
+	free(tids.v);
+	return r;
+}
+
+/* pid and every descendant that is not registered in a set of its own,
+ * depth first. Returns threads moved, or -ENOENT without children files. */
+static int migrate_tree(struct cps_ctx *c, pid_t pid, uint32_t set, int depth)
+{
+	struct tidlist kids = { 0 };
+	int total = 0;
+	int r = cps_migrate_process(c, pid, set);
+	if (r > 0)
+		total += r;
+	if (depth > 64)
+		return total;
+	r = children_of(pid, &kids);
+	if (r == -ENOENT) {
+		free(kids.v);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < kids.n; i++) {
+		long k = shm_proc_find(&c->t, kids.v[i]);
+		if (k >= 0 && shm_proc_at(&c->t, (uint32_t)k)->set != set)
+			continue; /* a member of another set, with its subtree */
+		r = migrate_tree(c, kids.v[i], set, depth + 1);
+		if (r == -ENOENT) {
+			total = -ENOENT;
+			break;
+		}
+		total += r;
+	}
+	free(kids.v);
+	return total;
+}
+
 struct pmap {
 	pid_t *pid, *ppid;
 	size_t n, cap;
@@ -988,7 +1054,33 @@ static pid_t ppid_of(const struct pmap *m, pid_t pid)
 	return lo < m->n && m->pid[lo] == pid ? m->ppid[lo] : 0;
 }
 
+static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set);
+
 int cps_migrate_set(struct cps_ctx *c, uint32_t set)
+{
+	long n = cps_members(c, set, NULL, 0);
+	if (n < 0)
+		return (int)n;
+	struct cps_member *m = calloc((size_t)n + 1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	n = cps_members(c, set, m, (size_t)n + 1);
+	int total = 0;
+	for (long i = 0; n > 0 && i < n; i++) {
+		int r = migrate_tree(c, m[i].pid, set, 0);
+		if (r == -ENOENT) {
+			free(m);
+			return migrate_set_by_scan(c, set);
+		}
+		total += r;
+	}
+	free(m);
+	return total;
+}
+
+/* Without /proc/.../children: every process, by its nearest registered
+ * ancestor. */
+static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set)
 {
 	struct pmap m = { 0 };
 	int total = 0, r;

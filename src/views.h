@@ -5,9 +5,11 @@
  * files themselves (the shim and the tests do), so they can be tested
  * against captures of bigger machines.
  *
- * Output goes to a growable buffer (malloc'd). Functions return 0, or
+ * Output is appended to a growable buffer (malloc'd); on failure the
+ * buffer is cut back to its length before the call. Functions return 0, or
  * -ENOMEM / -EINVAL (unparseable input: the caller then passes the real
- * file through untouched).
+ * file through untouched). The set mask is authoritative; n must equal its
+ * count (the shim takes both from one snapshot).
  */
 #ifndef CPS_VIEWS_H
 #define CPS_VIEWS_H
@@ -26,7 +28,8 @@ int cps_buf_printf(struct cps_buf *b, const char *fmt, ...)
 
 /* What one snapshot of a set says. set is the set's physical CPUs (nw
  * words); vallowed is the virtual image of the calling thread's kernel
- * mask (vnw words, bits 0..n-1). */
+ * mask (vnw words, bits 0..n-1): the thread-group leader's for
+ * /proc/PID/status, the calling thread's for /proc/thread-self/status. */
 struct cps_view_snap {
 	const uint64_t *set;
 	size_t nw;
@@ -42,7 +45,7 @@ struct cps_view_snap {
 int cps_view_cpuinfo(struct cps_buf *out, const char *real, size_t len,
 		     const struct cps_view_snap *s);
 
-/* /proc/stat: the "cpu " total line is replaced by the sum, field by field,
+/* /proc/stat: the "cpu  " total line is replaced by the sum, field by field,
  * of the cpuP lines of CPUs in set; cpuP lines of CPUs in set are kept,
  * renumbered cpu0..cpu(n-1); other cpuP lines dropped; every other line is
  * untouched. */

@@ -97,7 +97,7 @@ START_TEST(test_parse_hex_valid)
 	free(m);
 	m = parse_ok("0xff00000000000000ff", 2, false);
 	ck_assert_uint_eq(m[0], 0xff);
-	ck_assert_uint_eq(m[1], 0xff0);
+	ck_assert_uint_eq(m[1], 0xff);
 	free(m);
 	m = parse_ok("0x3,00000001", 2, false);
 	ck_assert_uint_eq(m[0], 0x300000001ull);
@@ -183,7 +183,8 @@ static const struct bad bad[] = {
 	{ "0x1,123456789", 1, false, "hex group longer than 8 digits", 12 },
 	{ "0x10000000000000000", 1, false, "hex mask wider than the width", 2 },
 	{ "0x1,00000000,00000000", 1, false, "hex mask wider than the width", 2 },
-	{ "0x2,00000000,00000000,00000000", 2, false, "hex mask wider than the width", 2 },
+	{ "0x1,00000000,00000000,00000000,00000000", 2, false, "hex mask wider than the width", 2 },
+	{ "0x3,00000000,00000000,00000000,0000000g", 2, false, "bad hex digit", 38 },
 	{ "", 1, true, "empty CPU list", 0 },
 	{ "\n", 1, true, "empty CPU list", 0 },
 	{ "0x3", 1, true, "bad hex digit", 1 },

@@ -509,16 +509,21 @@ START_TEST(test_v2p_empty)
 }
 END_TEST
 
-/* The definition, one bit at a time. */
+/* The definition, one bit at a time, through the list of the set's CPUs. */
 static unsigned ref_v2p(uint64_t *phys, const uint64_t *set, size_t nw, const uint64_t *virt,
 			size_t vnw, bool wrap)
 {
-	unsigned n = cps_mask_count(set, nw);
+	static unsigned cpus[CPS_MAX_CPUS];
+	unsigned n = 0;
+	for (int c = cps_mask_next(set, nw, -1); c >= 0; c = cps_mask_next(set, nw, c))
+		cpus[n++] = (unsigned)c;
 	cps_mask_zero(phys, nw);
-	for (unsigned v = 0; n && v < vnw * 64; v++) {
-		if (!cps_mask_test(virt, vnw, v) || (!wrap && v >= n))
-			continue;
-		cps_mask_set(phys, nw, (unsigned)cps_mask_nth(set, nw, v % n));
+	if (!n)
+		return 0;
+	for (int v = cps_mask_next(virt, vnw, -1); v >= 0; v = cps_mask_next(virt, vnw, v)) {
+		if (!wrap && (unsigned)v >= n)
+			break;
+		cps_mask_set(phys, nw, cpus[(unsigned)v % n]);
 	}
 	return cps_mask_count(phys, nw);
 }
@@ -540,7 +545,7 @@ START_TEST(test_v2p_random)
 	uint64_t *set = mk(nw), *virt = mk(nw), *phys = mk(nw), *want = mk(nw), *back = mk(nw);
 
 	lcg_state = 7;
-	for (int t = 0; t < 200; t++) {
+	for (int t = 0; t < 100; t++) {
 		size_t snw = 1 + lcg() % nw, vnw = 1 + lcg() % nw;
 		random_mask(set, snw, (unsigned)(lcg() % 7));
 		random_mask(virt, vnw, (unsigned)(lcg() % 9));
@@ -558,8 +563,9 @@ START_TEST(test_v2p_random)
 		unsigned g = cps_virt_to_phys(phys, set, snw, virt, vnw, false);
 		unsigned k = cps_phys_to_virt(back, vnw, set, snw, phys);
 		ck_assert_uint_eq(k, g);
-		for (unsigned v = 0; v < vnw * 64; v++)
-			ck_assert(cps_mask_test(back, vnw, v) == (v < n && cps_mask_test(virt, vnw, v)));
+		cps_mask_fill(want, vnw, n);
+		cps_mask_and(want, want, virt, vnw);
+		ck_assert(cps_mask_equal(back, want, vnw));
 	}
 	free(set);
 	free(virt);

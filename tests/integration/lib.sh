@@ -156,6 +156,10 @@ CPUSETSHIM_TABLE="cpusetshim-itest.$$"
 export CPUSETSHIM_TABLE
 unset CPUSETSHIM_SET CPUSETSHIM_WRAP CPUSETSHIM_DEBUG CPUSETSHIM_LIB \
 	CPUSETSHIM_VIEW_CPUINFO CPUSETSHIM_VIEW_STAT
+# nproc and the OpenMP runtimes obey these before any CPU count: a CI
+# machine's settings must not decide what the programs report.
+unset OMP_NUM_THREADS OMP_THREAD_LIMIT OMP_PLACES OMP_PROC_BIND OMP_DYNAMIC \
+	GOMP_CPU_AFFINITY KMP_AFFINITY KMP_HW_SUBSET
 
 itest_cleanup()
 {

@@ -1,0 +1,984 @@
+/* Checks, from inside a CPU set, every way a program asks about or binds
+ * to CPUs (CLIENTS.md), against what the kernel really did.
+ *
+ *   prog_affinity N LIST [nowrap]
+ *       N: the set's size; LIST: its physical CPUs (e.g. "1" or "0-1");
+ *       nowrap: CPUSETSHIM_WRAP=0 is set, so a virtual CPU beyond the set
+ *       is refused instead of wrapped.
+ *   prog_affinity --hold FILE
+ *       print "pid P vmask L real_mask L real_cpu C" (lists of CPUs), then
+ *       wait (at most 60 s) until FILE exists, so the caller can look at
+ *       the process from outside.
+ *
+ * Prints one "ok: ..." or "FAIL: ..." line per check and exits 1 if any
+ * failed. The truth ("real") is always asked of the kernel with the system
+ * call instruction itself, since the shim interposes syscall() too.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAXCPU 1024
+#define SETSZ (MAXCPU / 8) /* bytes of a mask buffer */
+
+/* ---- the kernel, without libc ---- */
+
+#if defined(__x86_64__)
+#define NR_SCHED_GETAFFINITY 204
+#define NR_GETCPU 309
+static long raw_syscall3(long nr, long a, long b, long c)
+{
+	long r;
+	__asm__ __volatile__("syscall"
+			     : "=a"(r)
+			     : "0"(nr), "D"(a), "S"(b), "d"(c)
+			     : "rcx", "r11", "memory");
+	return r;
+}
+#elif defined(__aarch64__)
+#define NR_SCHED_GETAFFINITY SYS_sched_getaffinity
+static long raw_syscall3(long nr, long a, long b, long c)
+{
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	__asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	return x0;
+}
+#else
+#error "prog_affinity needs an inline system call for this architecture"
+#endif
+
+/* Real mask of thread tid (0: the caller) into m; the kernel's return
+ * value: its mask size in bytes, or -errno. */
+static long real_mask(pid_t tid, cpu_set_t *m, size_t size)
+{
+	memset(m, 0, size);
+	return raw_syscall3(NR_SCHED_GETAFFINITY, tid, (long)size, (long)m);
+}
+
+static int real_cpu(void)
+{
+#ifdef NR_GETCPU
+	unsigned cpu = 0;
+	if (raw_syscall3(NR_GETCPU, (long)&cpu, 0, 0) != 0)
+		return -1;
+	return (int)cpu;
+#else
+	/* Field 39 of /proc/thread-self/stat, opened by the system call: the
+	 * shim may one day virtualise that field. */
+	char buf[1024];
+	long fd = raw_syscall3(SYS_openat, AT_FDCWD, (long)"/proc/thread-self/stat", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	long n = raw_syscall3(SYS_read, fd, (long)buf, sizeof(buf) - 1);
+	raw_syscall3(SYS_close, fd, 0, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	int field = 2;
+	for (p++; *p && field < 39; p++)
+		if (*p == ' ')
+			field++;
+	return field == 39 ? atoi(p) : -1;
+#endif
+}
+
+/* ---- reporting ---- */
+
+static int failures, passes;
+
+__attribute__((format(printf, 2, 3))) static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+	fputs(ok ? "ok: " : "FAIL: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	if (ok)
+		passes++;
+	else
+		failures++;
+}
+
+/* A mask as a comma list ("" when empty); rotating static buffers so a
+ * message can hold several. */
+static const char *lst(const cpu_set_t *m, size_t size)
+{
+	static char bufs[4][MAXCPU * 5];
+	static int k;
+	char *b = bufs[k++ & 3];
+	size_t n = 0;
+	b[0] = 0;
+	for (unsigned c = 0; c < size * 8 && c < MAXCPU; c++) {
+		if (!CPU_ISSET_S(c, size, m))
+			continue;
+		n += (size_t)snprintf(b + n, sizeof(bufs[0]) - n, "%s%u", n ? "," : "", c);
+		if (n >= sizeof(bufs[0]) - 8)
+			break;
+	}
+	return b;
+}
+
+static int n;                   /* set size */
+static int phys[MAXCPU];        /* its physical CPUs, ascending */
+static bool wrap = true;
+
+/* The libc prototypes say nonnull, yet programs pass NULL and expect the
+ * kernel's EFAULT. Call through pointers the compiler cannot see through,
+ * so neither the optimiser nor -fsanitize=nonnull-attribute acts on it. */
+static void *volatile null_ptr;
+static int (*volatile sched_getaffinity_p)(pid_t, size_t, cpu_set_t *) = sched_getaffinity;
+static int (*volatile sched_setaffinity_p)(pid_t, size_t, const cpu_set_t *) = sched_setaffinity;
+static int (*volatile pthread_getaffinity_np_p)(pthread_t, size_t, cpu_set_t *) =
+	pthread_getaffinity_np;
+static int (*volatile pthread_setaffinity_np_p)(pthread_t, size_t, const cpu_set_t *) =
+	pthread_setaffinity_np;
+
+/* {0..k-1} */
+static void fill(cpu_set_t *m, int k)
+{
+	CPU_ZERO_S(SETSZ, m);
+	for (int i = 0; i < k; i++)
+		CPU_SET_S((unsigned)i, SETSZ, m);
+}
+
+static void one(cpu_set_t *m, int c)
+{
+	CPU_ZERO_S(SETSZ, m);
+	CPU_SET_S((unsigned)c, SETSZ, m);
+}
+
+static cpu_set_t *the_set(void)
+{
+	static cpu_set_t s[MAXCPU / CPU_SETSIZE + 1];
+	CPU_ZERO_S(SETSZ, s);
+	for (int i = 0; i < n; i++)
+		CPU_SET_S((unsigned)phys[i], SETSZ, s);
+	return s;
+}
+
+static int parse_list(const char *s)
+{
+	int k = 0;
+	while (*s) {
+		char *e;
+		long a = strtol(s, &e, 10), b = a;
+		if (e == s)
+			return -1;
+		if (*e == '-') {
+			s = e + 1;
+			b = strtol(s, &e, 10);
+			if (e == s)
+				return -1;
+		}
+		for (long c = a; c <= b && k < MAXCPU; c++)
+			phys[k++] = (int)c;
+		s = *e == ',' ? e + 1 : e;
+		if (*e && *e != ',')
+			return -1;
+	}
+	return k;
+}
+
+/* ---- counting ---- */
+
+static void test_counts(void)
+{
+	errno = 1234;
+	long on = sysconf(_SC_NPROCESSORS_ONLN);
+	check(on == n && errno == 1234, "sysconf(_SC_NPROCESSORS_ONLN) = %ld (want %d), errno %d",
+	      on, n, errno);
+	errno = 1234;
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+	check(conf == n && errno == 1234, "sysconf(_SC_NPROCESSORS_CONF) = %ld (want %d), errno %d",
+	      conf, n, errno);
+	errno = 1234;
+	int gn = get_nprocs();
+	check(gn == n && errno == 1234, "get_nprocs() = %d (want %d), errno %d", gn, n, errno);
+	errno = 1234;
+	int gc = get_nprocs_conf();
+	check(gc == n && errno == 1234, "get_nprocs_conf() = %d (want %d), errno %d", gc, n, errno);
+	/* other names must pass through untouched */
+	long pg = sysconf(_SC_PAGESIZE);
+	check(pg == getpagesize(), "sysconf(_SC_PAGESIZE) = %ld (want %d)", pg, getpagesize());
+}
+
+/* ---- reading the mask ---- */
+
+static void test_getaffinity(void)
+{
+	cpu_set_t want[SETSZ / sizeof(cpu_set_t) + 1], m[SETSZ / sizeof(cpu_set_t) + 1],
+		r[SETSZ / sizeof(cpu_set_t) + 1];
+	fill(want, n);
+
+	long kr = real_mask(0, r, SETSZ);
+	check(kr > 0 && CPU_EQUAL_S(SETSZ, r, the_set()),
+	      "real kernel mask (raw syscall) = {%s} (want {%s}), returned %ld", lst(r, SETSZ),
+	      lst(the_set(), SETSZ), kr);
+
+	memset(m, 0xff, SETSZ);
+	errno = 1234;
+	int rc = sched_getaffinity(0, SETSZ, m);
+	check(rc == 0 && errno == 1234 && CPU_EQUAL_S(SETSZ, m, want),
+	      "sched_getaffinity(0) = %d, {%s} (want {%s}), errno %d", rc, lst(m, SETSZ),
+	      lst(want, SETSZ), errno);
+
+	memset(m, 0xff, SETSZ);
+	errno = 1234;
+	rc = sched_getaffinity(getpid(), SETSZ, m);
+	check(rc == 0 && errno == 1234 && CPU_EQUAL_S(SETSZ, m, want),
+	      "sched_getaffinity(getpid()) = %d, {%s} (want {%s}), errno %d", rc, lst(m, SETSZ),
+	      lst(want, SETSZ), errno);
+
+	memset(m, 0xff, SETSZ);
+	errno = 1234;
+	rc = pthread_getaffinity_np(pthread_self(), SETSZ, m);
+	check(rc == 0 && errno == 1234 && CPU_EQUAL_S(SETSZ, m, want),
+	      "pthread_getaffinity_np(self) = %d, {%s} (want {%s}), errno %d", rc, lst(m, SETSZ),
+	      lst(want, SETSZ), errno);
+
+	/* syscall(): the kernel's byte count, virtual bits in those bytes */
+	memset(m, 0, SETSZ);
+	errno = 1234;
+	long sr = syscall(SYS_sched_getaffinity, 0, SETSZ, m);
+	int e = errno;
+	check(sr == kr && e == 1234, "syscall(SYS_sched_getaffinity, 0, %d) = %ld (raw: %ld), errno %d",
+	      SETSZ, sr, kr, e);
+	check(sr > 0 && CPU_EQUAL_S(SETSZ, m, want),
+	      "syscall(SYS_sched_getaffinity) mask {%s} (want {%s})", lst(m, SETSZ), lst(want, SETSZ));
+}
+
+/* Sizes the kernel refuses must be refused the same way (EINVAL: callers
+ * grow their buffer on it), sizes it takes must work. */
+static void test_sizes(void)
+{
+	cpu_set_t m[SETSZ / sizeof(cpu_set_t) + 1], want[SETSZ / sizeof(cpu_set_t) + 1];
+	size_t kmin = 0;
+	for (size_t s = 1; s <= SETSZ; s++) {
+		if (real_mask(0, m, s) > 0) {
+			kmin = s;
+			break;
+		}
+	}
+	check(kmin > 1, "the kernel's smallest accepted cpusetsize is %zu bytes (size 1: %ld)", kmin,
+	      real_mask(0, m, 1));
+	if (!kmin)
+		return;
+	fill(want, n);
+	int bad = 0;
+	for (size_t s = 1; s <= kmin + 16 && s <= SETSZ; s++) {
+		long kr = real_mask(0, m, s);
+		bool k_ok = kr > 0;
+
+		memset(m, 0, SETSZ);
+		errno = 1234;
+		int r1 = sched_getaffinity(0, s, m);
+		int e1 = errno;
+		bool ok1 = k_ok ? (r1 == 0 && e1 == 1234 && CPU_EQUAL_S(s, m, want))
+				: (r1 == -1 && e1 == EINVAL);
+		if (!ok1) {
+			bad++;
+			check(0, "sched_getaffinity(0, %zu) = %d errno %d {%s}; kernel says %ld", s, r1, e1,
+			      lst(m, s), kr);
+		}
+
+		memset(m, 0, SETSZ);
+		errno = 1234;
+		int r2 = pthread_getaffinity_np(pthread_self(), s, m);
+		bool ok2 = k_ok ? (r2 == 0 && errno == 1234 && CPU_EQUAL_S(s, m, want))
+				: (r2 == EINVAL);
+		if (!ok2) {
+			bad++;
+			check(0, "pthread_getaffinity_np(self, %zu) = %d {%s}; kernel says %ld", s, r2,
+			      lst(m, s), kr);
+		}
+
+		memset(m, 0, SETSZ);
+		errno = 1234;
+		long r3 = syscall(SYS_sched_getaffinity, 0, s, m);
+		int e3 = errno;
+		bool ok3 = k_ok ? (r3 == kr && e3 == 1234 && CPU_EQUAL_S((size_t)kr, m, want))
+				: (r3 == -1 && e3 == -kr);
+		if (!ok3) {
+			bad++;
+			check(0, "syscall(SYS_sched_getaffinity, 0, %zu) = %ld errno %d {%s}; kernel says %ld",
+			      s, r3, e3, lst(m, s), kr);
+		}
+	}
+	check(bad == 0, "cpusetsize 1..%zu: the shim refuses (EINVAL) and accepts the sizes the kernel does",
+	      kmin + 16);
+
+	errno = 0;
+	int r = sched_getaffinity(0, 1, m);
+	check(r == -1 && errno == EINVAL, "sched_getaffinity(0, 1 byte) = %d errno %d (want -1 EINVAL)",
+	      r, errno);
+	r = pthread_getaffinity_np(pthread_self(), 1, m);
+	check(r == EINVAL, "pthread_getaffinity_np(self, 1 byte) = %d (want EINVAL %d)", r, EINVAL);
+}
+
+static void test_null(void)
+{
+	errno = 0;
+	int r = sched_getaffinity_p(0, SETSZ, null_ptr);
+	check(r == -1 && errno == EFAULT, "sched_getaffinity(0, %d, NULL) = %d errno %d (want -1 EFAULT)",
+	      SETSZ, r, errno);
+	errno = 0;
+	r = sched_setaffinity_p(0, SETSZ, null_ptr);
+	check(r == -1 && errno == EFAULT, "sched_setaffinity(0, %d, NULL) = %d errno %d (want -1 EFAULT)",
+	      SETSZ, r, errno);
+	r = pthread_getaffinity_np_p(pthread_self(), SETSZ, null_ptr);
+	check(r == EFAULT, "pthread_getaffinity_np(self, %d, NULL) = %d (want EFAULT %d)", SETSZ, r,
+	      EFAULT);
+	r = pthread_setaffinity_np_p(pthread_self(), SETSZ, null_ptr);
+	check(r == EFAULT, "pthread_setaffinity_np(self, %d, NULL) = %d (want EFAULT %d)", SETSZ, r,
+	      EFAULT);
+	errno = 0;
+	long l = syscall(SYS_sched_getaffinity, 0, SETSZ, null_ptr);
+	check(l == -1 && errno == EFAULT, "syscall(SYS_sched_getaffinity, NULL) = %ld errno %d (want -1 EFAULT)",
+	      l, errno);
+	errno = 0;
+	l = syscall(SYS_sched_setaffinity, 0, SETSZ, null_ptr);
+	check(l == -1 && errno == EFAULT, "syscall(SYS_sched_setaffinity, NULL) = %ld errno %d (want -1 EFAULT)",
+	      l, errno);
+}
+
+/* ---- binding ---- */
+
+enum api { A_PTHREAD, A_SCHED, A_SYSCALL };
+static const char *const api_name[] = { "pthread_setaffinity_np", "sched_setaffinity(0)",
+					"syscall(SYS_sched_setaffinity)" };
+
+/* Sets mask m through api; returns 0 or the error number, errno kept in *e. */
+static int set_by(enum api a, const cpu_set_t *m, int *e)
+{
+	int r;
+	errno = 1234;
+	switch (a) {
+	case A_PTHREAD:
+		r = pthread_setaffinity_np(pthread_self(), SETSZ, m);
+		break;
+	case A_SCHED:
+		r = sched_setaffinity(0, SETSZ, m) == 0 ? 0 : errno;
+		break;
+	default:
+		r = syscall(SYS_sched_setaffinity, 0, SETSZ, m) == 0 ? 0 : errno;
+		break;
+	}
+	*e = errno;
+	return r;
+}
+
+static void test_pin(enum api a)
+{
+	cpu_set_t m[SETSZ / sizeof(cpu_set_t) + 1], g[SETSZ / sizeof(cpu_set_t) + 1],
+		r[SETSZ / sizeof(cpu_set_t) + 1], w[SETSZ / sizeof(cpu_set_t) + 1];
+	const char *an = api_name[a];
+	int e;
+
+	for (int v = 0; v <= n; v++) {
+		if (v == n && !wrap)
+			break;
+		int vv = v % n; /* where the seed's rule puts it */
+		one(m, v);
+		int rc = set_by(a, m, &e);
+		check(rc == 0 && e == 1234, "%s({%d}) = %d, errno %d", an, v, rc, e);
+		one(w, vv);
+		memset(g, 0, SETSZ);
+		int gr = pthread_getaffinity_np(pthread_self(), SETSZ, g);
+		check(gr == 0 && CPU_EQUAL_S(SETSZ, g, w),
+		      "%s({%d}): pthread_getaffinity_np gives {%s} (want {%s})", an, v, lst(g, SETSZ),
+		      lst(w, SETSZ));
+		memset(g, 0, SETSZ);
+		gr = sched_getaffinity(0, SETSZ, g);
+		check(gr == 0 && CPU_EQUAL_S(SETSZ, g, w),
+		      "%s({%d}): sched_getaffinity gives {%s} (want {%s})", an, v, lst(g, SETSZ),
+		      lst(w, SETSZ));
+		one(w, phys[vv]);
+		real_mask(0, r, SETSZ);
+		check(CPU_EQUAL_S(SETSZ, r, w), "%s({%d}): real kernel mask {%s} (want {%s})", an, v,
+		      lst(r, SETSZ), lst(w, SETSZ));
+		int vc = sched_getcpu(), pc = real_cpu();
+		check(vc == vv && pc == phys[vv],
+		      "%s({%d}): runs on virtual %d (want %d), physical %d (want %d)", an, v, vc, vv, pc,
+		      phys[vv]);
+	}
+
+	if (!wrap) {
+		/* the kernel's rule: CPUs beyond the set are ignored; none left
+		 * is EINVAL, and nothing changes */
+		real_mask(0, w, SETSZ);
+		one(m, n);
+		int rc = set_by(a, m, &e);
+		check(rc == EINVAL, "%s({%d}) beyond the set, no wrapping = %d (want EINVAL %d)", an, n,
+		      rc, EINVAL);
+		real_mask(0, r, SETSZ);
+		check(CPU_EQUAL_S(SETSZ, r, w), "%s({%d}) refused: real mask still {%s} (is {%s})", an, n,
+		      lst(w, SETSZ), lst(r, SETSZ));
+		one(m, 0);
+		CPU_SET_S((unsigned)n, SETSZ, m);
+		rc = set_by(a, m, &e);
+		one(w, phys[0]);
+		real_mask(0, r, SETSZ);
+		check(rc == 0 && CPU_EQUAL_S(SETSZ, r, w),
+		      "%s({0,%d}), no wrapping = %d, real mask {%s} (want {%s})", an, n, rc,
+		      lst(r, SETSZ), lst(w, SETSZ));
+	}
+
+	/* back to the whole set */
+	fill(m, n);
+	int rc = set_by(a, m, &e);
+	real_mask(0, r, SETSZ);
+	check(rc == 0 && CPU_EQUAL_S(SETSZ, r, the_set()),
+	      "%s({0..%d}) = %d: real mask {%s} (want {%s})", an, n - 1, rc, lst(r, SETSZ),
+	      lst(the_set(), SETSZ));
+}
+
+/* ---- where we run ---- */
+
+static void test_getcpu(void)
+{
+	int bad = -1, errbad = 0;
+	for (int i = 0; i < 2000; i++) {
+		errno = 1234;
+		int c = sched_getcpu();
+		if (errno != 1234)
+			errbad++;
+		if (c < 0 || c >= n)
+			bad = c;
+		if (i % 100 == 0)
+			sched_yield();
+	}
+	check(bad == -1 && !errbad, "sched_getcpu() < %d 2000 times (bad value %d, errno changed %d times)",
+	      n, bad, errbad);
+
+	unsigned c = 9999, node = 9999;
+	errno = 1234;
+	long r = syscall(SYS_getcpu, &c, NULL, NULL);
+	check(r == 0 && c < (unsigned)n && errno == 1234,
+	      "syscall(SYS_getcpu, &c, NULL, NULL) = %ld, c %u (want < %d), errno %d", r, c, n, errno);
+	c = 9999;
+	errno = 1234;
+	int ir = getcpu(&c, &node);
+	check(ir == 0 && c < (unsigned)n && errno == 1234, "getcpu(&c, &node) = %d, c %u (want < %d), errno %d",
+	      ir, c, n, errno);
+}
+
+/* ---- files ---- */
+
+static char *read_fd(int fd, size_t *len)
+{
+	size_t cap = 1 << 16, k = 0;
+	char *b = malloc(cap + 1);
+	for (;;) {
+		if (k == cap) {
+			cap *= 2;
+			b = realloc(b, cap + 1);
+		}
+		ssize_t r = read(fd, b + k, cap - k);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		k += (size_t)r;
+	}
+	b[k] = 0;
+	*len = k;
+	return b;
+}
+
+static int open_errno_changed; /* successful opens that touched errno */
+
+static char *read_path(const char *p, size_t *len)
+{
+	errno = 1234;
+	int fd = open(p, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	if (errno != 1234) {
+		open_errno_changed++;
+		printf("    open(%s) succeeded but changed errno to %d\n", p, errno);
+	}
+	char *b = read_fd(fd, len);
+	close(fd);
+	return b;
+}
+
+/* "0" or "0-(n-1)" */
+static const char *range(void)
+{
+	static char b[32];
+	if (n == 1)
+		snprintf(b, sizeof(b), "0");
+	else
+		snprintf(b, sizeof(b), "0-%d", n - 1);
+	return b;
+}
+
+/* Checks the processor lines of a cpuinfo text: 0..n-1 in order. */
+static void check_cpuinfo(const char *how, const char *t)
+{
+	int k = 0, order_ok = 1;
+	for (const char *p = t; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, "processor", 9))
+			continue;
+		const char *c = strchr(p, ':');
+		if (!c || atoi(c + 1) != k)
+			order_ok = 0;
+		k++;
+	}
+	check(k == n && order_ok, "%s /proc/cpuinfo: %d processor lines (want %d), numbered 0..%d: %s",
+	      how, k, n, n - 1, order_ok ? "yes" : "no");
+}
+
+static void check_stat(const char *how, const char *t)
+{
+	int k = 0, tot = 0, order_ok = 1;
+	for (const char *p = t; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, "cpu ", 4))
+			tot++;
+		else if (!strncmp(p, "cpu", 3) && p[3] >= '0' && p[3] <= '9') {
+			if (atoi(p + 3) != k)
+				order_ok = 0;
+			k++;
+		}
+	}
+	check(k == n && tot == 1 && order_ok,
+	      "%s /proc/stat: %d cpuN lines (want %d), numbered 0..%d: %s, %d total line(s)", how, k, n,
+	      n - 1, order_ok ? "yes" : "no", tot);
+}
+
+/* Cpus_allowed_list of a status file into out ("" if none). */
+static void status_list(const char *path, char *out, size_t len)
+{
+	size_t n_;
+	char *t = read_path(path, &n_);
+	char *l = t ? strstr(t, "Cpus_allowed_list:") : NULL;
+	out[0] = 0;
+	if (l) {
+		l += 18;
+		l += strspn(l, " \t");
+		size_t k = strcspn(l, "\n");
+		snprintf(out, len, "%.*s", (int)(k < len ? k : len - 1), l);
+	}
+	free(t);
+}
+
+static void check_status(const char *path)
+{
+	size_t len;
+	char *t = read_path(path, &len);
+	if (!t) {
+		check(0, "%s: cannot open: %s", path, strerror(errno));
+		return;
+	}
+	char *l = strstr(t, "Cpus_allowed_list:");
+	char got[64] = "";
+	if (l)
+		sscanf(l + 18, " %63s", got);
+	check(!strcmp(got, range()), "%s: Cpus_allowed_list '%s' (want '%s')", path, got, range());
+	/* Cpus_allowed: hex words separated by commas, lowest word last */
+	l = strstr(t, "Cpus_allowed:");
+	unsigned long long low = 0;
+	if (l) {
+		char *e = strchr(l, '\n'), *c = e;
+		while (c > l && c[-1] != ',' && c[-1] != '\t' && c[-1] != ' ')
+			c--;
+		low = strtoull(c, NULL, 16);
+	}
+	unsigned long long want = n >= 32 ? 0xffffffffull : (1ull << n) - 1;
+	check(low == want, "%s: Cpus_allowed lowest word %llx (want %llx)", path, low, want);
+	free(t);
+}
+
+static void check_range_file(const char *path)
+{
+	size_t len;
+	char *t = read_path(path, &len);
+	char want[40];
+	snprintf(want, sizeof(want), "%s\n", range());
+	check(t && !strcmp(t, want), "%s = '%.*s' (want '%s' and a newline)", path,
+	      t ? (int)strcspn(t, "\n") : 40, t ? t : strerror(errno), range());
+	free(t);
+}
+
+/* The properties of a regular file, on a virtual one. */
+static void check_fd_semantics(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		check(0, "%s: open: %s", path, strerror(errno));
+		return;
+	}
+	int fl = fcntl(fd, F_GETFD);
+	check(fl >= 0 && (fl & FD_CLOEXEC), "%s opened O_CLOEXEC: FD_CLOEXEC kept (flags %d)", path, fl);
+	size_t len;
+	char *t = read_fd(fd, &len);
+	struct stat st;
+	int sr = fstat(fd, &st);
+	check(sr == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len,
+	      "%s: fstat regular file of %lld bytes (read %zu, mode %o)", path, (long long)st.st_size,
+	      len, (unsigned)st.st_mode);
+	off_t end = lseek(fd, 0, SEEK_END);
+	off_t set = lseek(fd, 0, SEEK_SET);
+	size_t len2;
+	char *t2 = read_fd(fd, &len2);
+	check(end == (off_t)len && set == 0 && len2 == len && !memcmp(t, t2, len),
+	      "%s: lseek(SEEK_END) = %lld (want %zu), SEEK_SET then read again: same %zu bytes", path,
+	      (long long)end, len, len2);
+	size_t off = len / 2;
+	char *p = malloc(len + 1);
+	ssize_t pr = pread(fd, p, len - off, (off_t)off);
+	check(pr == (ssize_t)(len - off) && !memcmp(p, t + off, len - off),
+	      "%s: pread(%zu bytes at %zu) = %zd, same bytes as read", path, len - off, off, pr);
+	free(p);
+	free(t);
+	free(t2);
+	close(fd);
+
+	fd = open(path, O_RDONLY);
+	fl = fd >= 0 ? fcntl(fd, F_GETFD) : -1;
+	check(fl >= 0 && !(fl & FD_CLOEXEC), "%s opened without O_CLOEXEC: FD_CLOEXEC clear (flags %d)",
+	      path, fl);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void test_files(void)
+{
+	char path[64];
+	size_t len;
+	char *t;
+
+	check_status("/proc/self/status");
+	check_status("/proc/thread-self/status");
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)getpid());
+	check_status(path);
+	check_range_file("/sys/devices/system/cpu/online");
+	check_range_file("/sys/devices/system/cpu/possible");
+	check_range_file("/sys/devices/system/cpu/present");
+
+	errno = 1234;
+	int fd = open("/proc/cpuinfo", O_RDONLY);
+	check(fd >= 0 && errno == 1234, "open(/proc/cpuinfo) = %d, errno %d", fd, errno);
+	if (fd >= 0) {
+		t = read_fd(fd, &len);
+		close(fd);
+		check_cpuinfo("open+read", t);
+		free(t);
+	}
+	t = read_path("/proc/stat", &len);
+	check_stat("open+read", t ? t : "");
+	free(t);
+
+	/* stdio */
+	const char *const fp[] = { "/proc/cpuinfo", "/proc/stat" };
+	for (int i = 0; i < 2; i++) {
+		errno = 1234;
+		FILE *f = fopen(fp[i], "r");
+		check(f != NULL && errno == 1234, "fopen(%s) = %p, errno %d", fp[i], (void *)f, errno);
+		if (!f)
+			continue;
+		size_t cap = 1 << 20, k = 0;
+		char *b = malloc(cap), line[4096];
+		b[0] = 0;
+		while (fgets(line, sizeof(line), f) && k + strlen(line) < cap) {
+			strcpy(b + k, line);
+			k += strlen(line);
+		}
+		fclose(f);
+		if (i == 0)
+			check_cpuinfo("fopen+fgets", b);
+		else
+			check_stat("fopen+fgets", b);
+		free(b);
+	}
+
+	/* relative to a directory fd, and absolute with a bad dirfd */
+	int dfd = open("/proc", O_RDONLY | O_DIRECTORY);
+	fd = openat(dfd, "cpuinfo", O_RDONLY);
+	if (fd >= 0) {
+		t = read_fd(fd, &len);
+		close(fd);
+		check_cpuinfo("openat(dirfd of /proc, cpuinfo)", t);
+		free(t);
+	} else {
+		check(0, "openat(dirfd of /proc, cpuinfo): %s", strerror(errno));
+	}
+	fd = openat(dfd, "stat", O_RDONLY);
+	if (fd >= 0) {
+		t = read_fd(fd, &len);
+		close(fd);
+		check_stat("openat(dirfd of /proc, stat)", t);
+		free(t);
+	} else {
+		check(0, "openat(dirfd of /proc, stat): %s", strerror(errno));
+	}
+	close(dfd);
+	fd = openat(-1, "/proc/cpuinfo", O_RDONLY);
+	if (fd >= 0) {
+		t = read_fd(fd, &len);
+		close(fd);
+		check_cpuinfo("openat(-1, /proc/cpuinfo)", t);
+		free(t);
+	} else {
+		check(0, "openat(-1, /proc/cpuinfo): %s", strerror(errno));
+	}
+	dfd = open("/sys/devices/system/cpu", O_RDONLY | O_DIRECTORY);
+	fd = openat(dfd, "online", O_RDONLY);
+	t = fd >= 0 ? read_fd(fd, &len) : NULL;
+	char want[40];
+	snprintf(want, sizeof(want), "%s\n", range());
+	check(t && !strcmp(t, want),
+	      "openat(dirfd of /sys/devices/system/cpu, online) = '%.*s' (want '%s' and a newline)",
+	      t ? (int)strcspn(t, "\n") : 40, t ? t : strerror(errno), range());
+	free(t);
+	if (fd >= 0)
+		close(fd);
+	close(dfd);
+
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	int fl = f ? fcntl(fileno(f), F_GETFD) : -1;
+	check(f && fl >= 0 && (fl & FD_CLOEXEC), "fopen(/proc/cpuinfo, \"re\"): FD_CLOEXEC set (flags %d)",
+	      fl);
+	if (f)
+		fclose(f);
+	f = fopen("/etc/hostname", "r");
+	if (f) {
+		f = freopen("/proc/cpuinfo", "r", f);
+		if (f) {
+			size_t cap = 1 << 20, k = 0;
+			char *b = malloc(cap), line[4096];
+			b[0] = 0;
+			while (fgets(line, sizeof(line), f) && k + strlen(line) < cap) {
+				strcpy(b + k, line);
+				k += strlen(line);
+			}
+			check_cpuinfo("freopen+fgets", b);
+			free(b);
+			fclose(f);
+		} else {
+			check(0, "freopen(/proc/cpuinfo): %s", strerror(errno));
+		}
+	}
+
+	check_fd_semantics("/proc/cpuinfo");
+	check_fd_semantics("/proc/stat");
+	check_fd_semantics("/sys/devices/system/cpu/online");
+	check_fd_semantics("/proc/self/status");
+}
+
+/* ---- a thread created with an affinity attribute ---- */
+
+struct tinfo {
+	char self_status[64], thread_status[64], task_status[64];
+	cpu_set_t real[SETSZ / sizeof(cpu_set_t) + 1];
+	cpu_set_t virt[SETSZ / sizeof(cpu_set_t) + 1];
+	cpu_set_t attr[SETSZ / sizeof(cpu_set_t) + 1];
+	int cpu, vcpu, attr_rc;
+};
+
+static void *attr_thread(void *p)
+{
+	struct tinfo *ti = p;
+	pthread_attr_t at;
+	real_mask(0, ti->real, SETSZ);
+	ti->cpu = real_cpu();
+	ti->vcpu = sched_getcpu();
+	sched_getaffinity(0, SETSZ, ti->virt);
+	/* /proc/self/status is the process's (its main thread's) mask; the
+	 * thread's own files show this thread's */
+	char path[96];
+	status_list("/proc/self/status", ti->self_status, sizeof(ti->self_status));
+	status_list("/proc/thread-self/status", ti->thread_status, sizeof(ti->thread_status));
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)getpid(), (int)gettid());
+	status_list(path, ti->task_status, sizeof(ti->task_status));
+	ti->attr_rc = pthread_getattr_np(pthread_self(), &at);
+	if (ti->attr_rc == 0) {
+		ti->attr_rc = pthread_attr_getaffinity_np(&at, SETSZ, ti->attr);
+		pthread_attr_destroy(&at);
+	}
+	return NULL;
+}
+
+static void test_attr(void)
+{
+	pthread_attr_t a;
+	pthread_t th;
+	cpu_set_t m[SETSZ / sizeof(cpu_set_t) + 1], g[SETSZ / sizeof(cpu_set_t) + 1],
+		w[SETSZ / sizeof(cpu_set_t) + 1];
+	static struct tinfo ti;
+
+	pthread_attr_init(&a);
+	one(m, 0);
+	int r = pthread_attr_setaffinity_np(&a, SETSZ, m);
+	check(r == 0, "pthread_attr_setaffinity_np({0}) = %d", r);
+	memset(g, 0, SETSZ);
+	r = pthread_attr_getaffinity_np(&a, SETSZ, g);
+	check(r == 0 && CPU_EQUAL_S(SETSZ, g, m), "pthread_attr_getaffinity_np = %d, {%s} (want {0})", r,
+	      lst(g, SETSZ));
+	r = pthread_create(&th, &a, attr_thread, &ti);
+	check(r == 0, "pthread_create with the attribute = %d", r);
+	pthread_attr_destroy(&a);
+	if (r)
+		return;
+	pthread_join(th, NULL);
+	one(w, phys[0]);
+	check(CPU_EQUAL_S(SETSZ, ti.real, w) && ti.cpu == phys[0],
+	      "new thread: real mask {%s}, real cpu %d (want {%d} and %d)", lst(ti.real, SETSZ),
+	      ti.cpu, phys[0], phys[0]);
+	check(CPU_EQUAL_S(SETSZ, ti.virt, m) && ti.vcpu == 0,
+	      "new thread: sched_getaffinity {%s}, sched_getcpu %d (want {0} and 0)",
+	      lst(ti.virt, SETSZ), ti.vcpu);
+	check(!strcmp(ti.thread_status, "0"),
+	      "new thread: /proc/thread-self/status Cpus_allowed_list '%s' (want '0')",
+	      ti.thread_status);
+	check(!strcmp(ti.task_status, "0"),
+	      "new thread: /proc/<pid>/task/<tid>/status Cpus_allowed_list '%s' (want '0')",
+	      ti.task_status);
+	check(!strcmp(ti.self_status, range()),
+	      "new thread: /proc/self/status Cpus_allowed_list '%s' (want the process's '%s')",
+	      ti.self_status, range());
+	check(ti.attr_rc == 0 && CPU_EQUAL_S(SETSZ, ti.attr, m),
+	      "new thread: pthread_getattr_np + pthread_attr_getaffinity_np = %d, {%s} (want {0})",
+	      ti.attr_rc, lst(ti.attr, SETSZ));
+}
+
+/* ---- another thread, bound from outside itself ---- */
+
+static pthread_barrier_t other_bar;
+static cpu_set_t other_real[SETSZ / sizeof(cpu_set_t) + 1];
+static int other_cpu;
+static pid_t other_tid;
+
+static void *other_thread(void *p)
+{
+	other_tid = gettid();
+	pthread_barrier_wait(&other_bar); /* tid known */
+	pthread_barrier_wait(&other_bar); /* main has bound us */
+	real_mask(0, other_real, SETSZ);
+	other_cpu = real_cpu();
+	pthread_barrier_wait(&other_bar); /* looked */
+	pthread_barrier_wait(&other_bar); /* main bound us again */
+	real_mask(0, other_real, SETSZ);
+	other_cpu = real_cpu();
+	pthread_barrier_wait(&other_bar); /* looked */
+	pthread_barrier_wait(&other_bar); /* main is done asking about us */
+	return NULL;
+}
+
+static void test_other_thread(void)
+{
+	pthread_t th;
+	cpu_set_t m[SETSZ / sizeof(cpu_set_t) + 1], g[SETSZ / sizeof(cpu_set_t) + 1],
+		w[SETSZ / sizeof(cpu_set_t) + 1];
+	int last = n - 1;
+
+	pthread_barrier_init(&other_bar, NULL, 2);
+	if (pthread_create(&th, NULL, other_thread, NULL)) {
+		check(0, "pthread_create: %s", strerror(errno));
+		return;
+	}
+	pthread_barrier_wait(&other_bar);
+
+	one(m, last);
+	int r = pthread_setaffinity_np(th, SETSZ, m);
+	pthread_barrier_wait(&other_bar);
+	pthread_barrier_wait(&other_bar);
+	one(w, phys[last]);
+	check(r == 0 && CPU_EQUAL_S(SETSZ, other_real, w) && other_cpu == phys[last],
+	      "pthread_setaffinity_np(other thread, {%d}) = %d: its real mask {%s}, cpu %d (want {%d})",
+	      last, r, lst(other_real, SETSZ), other_cpu, phys[last]);
+	memset(g, 0, SETSZ);
+	r = pthread_getaffinity_np(th, SETSZ, g);
+	check(r == 0 && CPU_EQUAL_S(SETSZ, g, m),
+	      "pthread_getaffinity_np(other thread) = %d, {%s} (want {%d})", r, lst(g, SETSZ), last);
+	memset(g, 0, SETSZ);
+	r = sched_getaffinity(other_tid, SETSZ, g);
+	check(r == 0 && CPU_EQUAL_S(SETSZ, g, m),
+	      "sched_getaffinity(other thread's tid) = %d, {%s} (want {%d})", r, lst(g, SETSZ), last);
+
+	one(m, 0);
+	r = sched_setaffinity(other_tid, SETSZ, m);
+	pthread_barrier_wait(&other_bar);
+	pthread_barrier_wait(&other_bar);
+	one(w, phys[0]);
+	check(r == 0 && CPU_EQUAL_S(SETSZ, other_real, w) && other_cpu == phys[0],
+	      "sched_setaffinity(other thread's tid, {0}) = %d: its real mask {%s}, cpu %d (want {%d})",
+	      r, lst(other_real, SETSZ), other_cpu, phys[0]);
+	memset(g, 0, SETSZ);
+	r = pthread_getaffinity_np(th, SETSZ, g);
+	check(r == 0 && CPU_EQUAL_S(SETSZ, g, m),
+	      "pthread_getaffinity_np(other thread) = %d, {%s} (want {0})", r, lst(g, SETSZ));
+	pthread_barrier_wait(&other_bar);
+	pthread_join(th, NULL);
+	pthread_barrier_destroy(&other_bar);
+}
+
+/* ---- held for a look from outside ---- */
+
+static int hold(const char *file)
+{
+	cpu_set_t v[SETSZ / sizeof(cpu_set_t) + 1], r[SETSZ / sizeof(cpu_set_t) + 1];
+	memset(v, 0, SETSZ);
+	sched_getaffinity(0, SETSZ, v);
+	real_mask(0, r, SETSZ);
+	printf("pid %d vmask %s real_mask %s real_cpu %d\n", (int)getpid(), lst(v, SETSZ),
+	       lst(r, SETSZ), real_cpu());
+	fflush(stdout);
+	for (int i = 0; i < 6000 && access(file, F_OK) != 0; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--hold"))
+		return hold(argv[2]);
+	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "nowrap"))) {
+		fprintf(stderr, "usage: prog_affinity N LIST [nowrap] | --hold FILE\n");
+		return 2;
+	}
+	n = atoi(argv[1]);
+	if (n < 1 || parse_list(argv[2]) != n) {
+		fprintf(stderr, "prog_affinity: LIST '%s' does not hold N=%d CPUs\n", argv[2], n);
+		return 2;
+	}
+	wrap = argc == 3;
+
+	test_counts();
+	test_getaffinity();
+	test_sizes();
+	test_null();
+	test_pin(A_PTHREAD);
+	test_pin(A_SCHED);
+	test_pin(A_SYSCALL);
+	test_getcpu();
+	test_files();
+	test_attr();
+	test_other_thread();
+	check(open_errno_changed == 0, "successful opens of /proc and /sys files left errno alone (%d did not)",
+	      open_errno_changed);
+	printf("%d passed, %d failed\n", passes, failures);
+	return failures ? 1 : 0;
+}

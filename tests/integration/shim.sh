@@ -1,0 +1,347 @@
+#!/bin/sh
+# Real programs under the shim, in a one-CPU set {1} and a two-CPU set
+# {0,1}: coreutils, getconf, python3, util-linux taskset, an OpenMP program
+# built with gcc (libgomp) and with clang (LLVM libomp), a C program that
+# checks every interposed call against the kernel, and a library whose
+# constructor asks before the shim's constructor ran. Then cpuset-run's
+# exit codes and LD_PRELOAD handling, the shim with no table, and autoclean
+# sets. What a program says is always compared with what the kernel did,
+# read outside the shim.
+. "$(dirname "$0")/lib.sh"
+
+need timeout coreutils
+need nproc coreutils
+need getconf libc-bin
+need python3 python3
+need taskset util-linux
+need clang clang
+need_pkg libomp-dev
+
+PROG_OMP="$B/tests/integration/prog_omp"
+PROG_AFF="$B/tests/integration/prog_affinity"
+CTOR_LIB="$B/tests/integration/.libs/libctor.so"
+[ -x "$PROG_OMP" ] || die "no $PROG_OMP (make check builds it)"
+[ -x "$PROG_AFF" ] || die "no $PROG_AFF (make check builds it)"
+[ -f "$CTOR_LIB" ] || die "no $CTOR_LIB (make check builds it)"
+
+# The sets below need physical CPUs 0 and 1 usable by this process.
+real_mask=$(outside taskset -p $$ | sed 's/.*: //')
+[ $((0x$real_mask & 3)) -eq 3 ] ||
+	die "this test needs CPUs 0 and 1 (our real mask is $real_mask)"
+REAL_NPROC=$(outside nproc)
+REAL_CONF=$(outside getconf _NPROCESSORS_CONF)
+
+# The same OpenMP program on LLVM's runtime, which asks the kernel through
+# syscall(SYS_sched_getaffinity) rather than through libc's wrappers.
+PROG_OMP_CLANG="$T/prog_omp_clang"
+if outside clang -fopenmp -O2 -o "$PROG_OMP_CLANG" "$SRC/tests/integration/prog_omp.c" \
+	>"$T/clang.log" 2>&1; then
+	ok "clang -fopenmp builds prog_omp"
+	expect_match "the clang build runs on LLVM libomp" \
+		"$(outside ldd "$PROG_OMP_CLANG")" 'libomp\.so'
+else
+	sed 's/^/    | /' "$T/clang.log"
+	fail "clang -fopenmp cannot build prog_omp (libomp-dev installed?)"
+	PROG_OMP_CLANG=
+fi
+
+expect_status "cpuset init (private table $CPUSETSHIM_TABLE)" 0 "$CPUSET" init
+S1=$("$CPUSET" create --cpus 1 --name itest-one) || die "cpuset create --cpus 1 failed"
+S2=$("$CPUSET" create --cpus 0-1) || die "cpuset create --cpus 0-1 failed"
+echo "# set {1} is $S1, set {0,1} is $S2"
+
+# ---- helpers ----
+
+# seq_join FIRST LAST SEP
+seq_join()
+{
+	seq -s "$3" "$1" "$2"
+}
+
+# Relays the ok:/FAIL: lines of a checking program into our counters.
+relay()
+{
+	_pfx=$1 _file=$2
+	while IFS= read -r _l; do
+		case $_l in
+		"ok: "*) ok "$_pfx: ${_l#ok: }" ;;
+		"FAIL: "*) fail "$_pfx: ${_l#FAIL: }" ;;
+		*) echo "    | $_l" ;;
+		esac
+	done <"$_file"
+}
+
+# hold_check DESC SET WANT_VMASK WANT_REAL_LIST WANT_KERNEL_HEX [CMD...]
+# Runs "CMD prog_affinity --hold" in SET, looks at the process from outside
+# with taskset while it waits, then lets it go.
+hold_check()
+{
+	_d=$1 _s=$2 _vm=$3 _rl=$4 _kh=$5
+	shift 5
+	rm -f "$T/go" "$T/hold.out"
+	timeout 120 "$CPUSET_RUN" --set "$_s" "$@" "$PROG_AFF" --hold "$T/go" \
+		>"$T/hold.out" 2>&1 &
+	_bg=$!
+	_i=0
+	while ! grep -q '^pid ' "$T/hold.out" 2>/dev/null && [ $_i -lt 300 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	_line=$(grep '^pid ' "$T/hold.out")
+	_pid=$(echo "$_line" | awk '{ print $2 }')
+	if [ -n "$_pid" ]; then
+		_k=$(outside taskset -p "$_pid" | sed 's/.*: //')
+		expect_eq "$_d: real kernel mask (taskset -p outside the shim)" "$_k" "$_kh"
+	else
+		fail "$_d: the program never reported: $(cat "$T/hold.out")"
+	fi
+	touch "$T/go"
+	wait $_bg
+	expect_eq "$_d: exit status" "$?" 0
+	expect_eq "$_d: the program's virtual mask" \
+		"$(echo "$_line" | awk '{ print $4 }')" "$_vm"
+	expect_eq "$_d: the program's real mask (raw syscall)" \
+		"$(echo "$_line" | awk '{ print $6 }')" "$_rl"
+}
+
+# omp_check DESC SET N "PHYS..." BOUND PROG: BOUND=1 runs with
+# OMP_PLACES=threads OMP_PROC_BIND=close, where each thread has one CPU
+# of its own, so its physical CPU must be the vcpu-th of the set.
+omp_check()
+{
+	_d=$1 _s=$2 _n=$3 _phys=$4 _bound=$5 _prog=$6
+	if [ "$_bound" = 1 ]; then
+		_d="$_d, OMP_PLACES=threads OMP_PROC_BIND=close"
+		env OMP_PLACES=threads OMP_PROC_BIND=close \
+			timeout 120 "$CPUSET_RUN" --set "$_s" "$_prog" >"$T/omp.out" 2>&1
+	else
+		env -u OMP_PLACES -u OMP_PROC_BIND -u OMP_NUM_THREADS \
+			timeout 120 "$CPUSET_RUN" --set "$_s" "$_prog" >"$T/omp.out" 2>&1
+	fi
+	expect_eq "$_d: exit status" "$?" 0
+	sed 's/^/    | /' "$T/omp.out"
+	expect_eq "$_d: procs" "$(awk '$1 == "procs" { print $2 }' "$T/omp.out")" "$_n"
+	expect_eq "$_d: max_threads" "$(awk '$1 == "max_threads" { print $2 }' "$T/omp.out")" "$_n"
+	expect_eq "$_d: nthreads" "$(awk '$1 == "nthreads" { print $2 }' "$T/omp.out")" "$_n"
+	expect_eq "$_d: thread lines" "$(grep -c '^thread ' "$T/omp.out")" "$_n"
+	_bad=$(awk -v n="$_n" -v phys="$_phys" -v bound="$_bound" '
+		BEGIN { k = split(phys, p, " "); for (i = 1; i <= k; i++) inset[p[i]] = 1 }
+		$1 == "thread" {
+			v = $4; c = $6
+			if (v < 0 || v >= n) print "thread " $2 ": vcpu " v " not below " n
+			if (!(c in inset)) print "thread " $2 ": pcpu " c " not in {" phys "}"
+			if (bound && c != p[v + 1])
+				print "thread " $2 ": vcpu " v " but pcpu " c " (want " p[v + 1] ")"
+			if (bound && (v in seen)) print "thread " $2 ": vcpu " v " shared"
+			seen[v] = 1
+		}' "$T/omp.out")
+	expect_eq "$_d: every thread's vcpu below $_n and pcpu in {$_phys}" "$_bad" ""
+}
+
+# ---- one set ----
+
+# check_set SET N PHYS_COMMA_LIST
+check_set()
+{
+	s=$1 n=$2 list=$3
+	phys=$(echo "$list" | tr , ' ')
+	p0=${list%%,*}
+	vmask=$(printf '%x' $(((1 << n) - 1)))
+	kmask=0
+	for c in $phys; do
+		kmask=$((kmask | (1 << c)))
+	done
+	kmask=$(printf '%x' $kmask)
+	vrange=0
+	[ "$n" -gt 1 ] && vrange="0-$((n - 1))"
+	t="set {$list}"
+	echo "# ---- $t (id $s): $n CPU(s) ----"
+
+	expect_eq "$t: nproc" "$(in_set "$s" nproc)" "$n"
+	expect_eq "$t: nproc --all" "$(in_set "$s" nproc --all)" "$n"
+	expect_eq "$t: getconf _NPROCESSORS_ONLN" "$(in_set "$s" getconf _NPROCESSORS_ONLN)" "$n"
+	expect_eq "$t: getconf _NPROCESSORS_CONF" "$(in_set "$s" getconf _NPROCESSORS_CONF)" "$n"
+	expect_eq "$t: python3 os.cpu_count()" \
+		"$(in_set "$s" python3 -c 'import os; print(os.cpu_count())')" "$n"
+	expect_eq "$t: python3 os.sched_getaffinity(0)" \
+		"$(in_set "$s" python3 -c 'import os; print(sorted(os.sched_getaffinity(0)))')" \
+		"[$(seq_join 0 $((n - 1)) ', ')]"
+
+	expect_eq "$t: cpuset which, inside" \
+		"$(in_set "$s" "$CPUSET" which | awk '{ print $1 }')" "$s"
+	# children, forked with and without exec, stay in the set
+	expect_eq "$t: sh forking nproc twice" "$(in_set "$s" sh -c 'nproc; nproc; :' | tr '\n' ' ')" \
+		"$n $n "
+	expect_eq "$t: python3 os.fork() child" "$(in_set "$s" python3 -c '
+import os
+pid = os.fork()
+if pid == 0:
+    print(os.cpu_count(), sorted(os.sched_getaffinity(0)))
+    os._exit(0)
+os.waitpid(pid, 0)')" "$n [$(seq_join 0 $((n - 1)) ', ')]"
+
+	# util-linux taskset asks through syscall(SYS_sched_getaffinity)
+	expect_eq "$t: taskset -p \$\$ inside" \
+		"$(in_set "$s" sh -c 'taskset -p $$' | sed 's/.*: //')" "$vmask"
+	hold_check "$t: a member" "$s" "$(seq_join 0 $((n - 1)) ,)" "$list" "$kmask"
+	hold_check "$t: taskset -c 0 PROG" "$s" 0 "$p0" "$(printf '%x' $((1 << p0)))" \
+		taskset -c 0
+
+	# /proc and /sys as cat reads them, parsed outside the shim
+	in_set "$s" cat /proc/cpuinfo >"$T/cpuinfo"
+	expect_eq "$t: /proc/cpuinfo processor numbers" \
+		"$(awk -F': *' '/^processor/ { printf "%s ", $2 }' "$T/cpuinfo")" \
+		"$(seq_join 0 $((n - 1)) ' ') "
+	if grep -q '^apicid' /proc/cpuinfo; then
+		# the blocks kept must be those of the set's physical CPUs
+		want_apic=$(outside awk -F': *' -v phys="$phys" '
+			BEGIN { k = split(phys, p, " "); for (i = 1; i <= k; i++) inset[p[i]] = 1 }
+			/^processor/ { cpu = $2 }
+			/^apicid/ && (cpu in inset) { printf "%s ", $2 }' /proc/cpuinfo)
+		expect_eq "$t: /proc/cpuinfo apicids are the set's CPUs'" \
+			"$(awk -F': *' '/^apicid/ { printf "%s ", $2 }' "$T/cpuinfo")" "$want_apic"
+	fi
+	in_set "$s" cat /proc/stat >"$T/stat"
+	expect_eq "$t: /proc/stat cpuN lines" \
+		"$(awk '/^cpu[0-9]/ { printf "%s ", $1 }' "$T/stat")" \
+		"$(for i in $(seq 0 $((n - 1))); do printf 'cpu%s ' "$i"; done)"
+	expect_eq "$t: /proc/stat total lines" "$(grep -c '^cpu ' "$T/stat")" 1
+	expect_eq "$t: /proc/stat total is the sum of the set's lines" "$(awk '
+		/^cpu / { for (i = 2; i <= NF; i++) tot[i] = $i; nf = NF }
+		/^cpu[0-9]/ { for (i = 2; i <= NF; i++) sum[i] += $i }
+		END { for (i = 2; i <= nf; i++) if (tot[i] != sum[i]) printf "field %d: %s != %s ", i, tot[i], sum[i] }' \
+		"$T/stat")" ""
+	expect_eq "$t: /proc/stat other lines untouched" \
+		"$(grep -c '^intr ' "$T/stat") $(grep -c '^ctxt ' "$T/stat")" "1 1"
+	expect_eq "$t: Cpus_allowed_list in /proc/self/status" \
+		"$(in_set "$s" grep Cpus_allowed_list /proc/self/status | awk '{ print $2 }')" \
+		"$vrange"
+	expect_eq "$t: /sys/devices/system/cpu/online" \
+		"$(in_set "$s" cat /sys/devices/system/cpu/online)" "$vrange"
+
+	# OpenMP runtimes
+	omp_check "$t: gcc OpenMP (libgomp)" "$s" "$n" "$phys" 0 "$PROG_OMP"
+	omp_check "$t: gcc OpenMP (libgomp)" "$s" "$n" "$phys" 1 "$PROG_OMP"
+	if [ -n "$PROG_OMP_CLANG" ]; then
+		omp_check "$t: clang OpenMP (libomp)" "$s" "$n" "$phys" 0 "$PROG_OMP_CLANG"
+		omp_check "$t: clang OpenMP (libomp)" "$s" "$n" "$phys" 1 "$PROG_OMP_CLANG"
+	else
+		fail "$t: clang OpenMP (libomp): no clang build"
+	fi
+
+	# every interposed call, checked from inside against the kernel
+	in_set "$s" "$PROG_AFF" "$n" "$list" >"$T/aff.out" 2>&1
+	expect_eq "$t: prog_affinity exit status" "$?" 0
+	relay "$t: prog_affinity" "$T/aff.out"
+	env CPUSETSHIM_WRAP=0 timeout 120 "$CPUSET_RUN" --set "$s" \
+		"$PROG_AFF" "$n" "$list" nowrap >"$T/aff.out" 2>&1
+	expect_eq "$t: prog_affinity, CPUSETSHIM_WRAP=0: exit status" "$?" 0
+	relay "$t: prog_affinity nowrap" "$T/aff.out"
+
+	# a constructor that runs before the shim's: preloaded after it, so
+	# its initialiser is called first (checked with LD_DEBUG)
+	rm -f "$T/ctor.out"
+	env CTOR_OUT="$T/ctor.out" LD_DEBUG=files LD_DEBUG_OUTPUT="$T/lddebug" \
+		timeout 120 "$CPUSET_RUN" --set "$s" env \
+		LD_PRELOAD="$SHIM_PRELOAD $CTOR_LIB" true
+	_first=$(cat "$T"/lddebug.* 2>/dev/null |
+		grep -E 'calling init: .*(libctor|libcpusetshim)\.so' | tail -n 2 | head -n 1)
+	rm -f "$T"/lddebug.*
+	expect_match "$t: libctor's constructor is called before the shim's" "$_first" 'libctor\.so'
+	expect_eq "$t: libctor constructor (called first)" "$(cat "$T/ctor.out" 2>/dev/null)" \
+		"ctor sysconf $n mask $vmask"
+	rm -f "$T/ctor.out"
+	env CTOR_OUT="$T/ctor.out" timeout 120 "$CPUSET_RUN" --set "$s" env \
+		LD_PRELOAD="${BASE_PRELOAD:+$BASE_PRELOAD }$CTOR_LIB:$SHIM" true
+	expect_eq "$t: libctor constructor (preloaded libctor.so:libcpusetshim.so)" \
+		"$(cat "$T/ctor.out" 2>/dev/null)" "ctor sysconf $n mask $vmask"
+}
+
+check_set "$S1" 1 1
+check_set "$S2" 2 0,1
+
+# ---- cpuset-run ----
+
+echo "# ---- cpuset-run ----"
+printf '#!/bin/sh\ntrue\n' >"$T/noexec"
+chmod 644 "$T/noexec"
+expect_status "cpuset-run: a missing program (path)" 127 \
+	"$CPUSET_RUN" --set "$S1" "$T/no/such/program"
+expect_status "cpuset-run: a missing program (PATH search)" 127 \
+	"$CPUSET_RUN" --set "$S1" cpusetshim-itest-no-such-program
+expect_status "cpuset-run: a file that is not executable" 126 \
+	"$CPUSET_RUN" --set "$S1" "$T/noexec"
+expect_eq "cpuset-run --set NAME" "$(in_set itest-one nproc)" 1
+expect_status "cpuset-run --set nosuch" 1 "$CPUSET_RUN" --set nosuch true
+expect_status "cpuset-run --set 9999 (no such id)" 1 "$CPUSET_RUN" --set 9999 true
+beyond=$((REAL_CONF + 3))
+expect_status "cpuset-run --cpus $beyond on a $REAL_CONF-CPU machine" 1 \
+	"$CPUSET_RUN" --cpus "$beyond" true
+expect_status "cpuset-run with no program" 125 "$CPUSET_RUN" --set "$S1"
+expect_status "cpuset-run --no-such-option" 125 "$CPUSET_RUN" --no-such-option true
+expect_status "cpuset-run --set and --cpus together" 125 \
+	"$CPUSET_RUN" --set "$S1" --cpus 1 true
+expect_status "cpuset-run: the program's own exit status" 42 \
+	"$CPUSET_RUN" --set "$S1" sh -c 'exit 42'
+
+# The shim once, first (after a sanitizer runtime), and an entry that was
+# there kept; the inner cpuset-run itself runs under the shim.
+pre=$(env LD_PRELOAD="${BASE_PRELOAD:+$BASE_PRELOAD }$CTOR_LIB" \
+	timeout 120 "$CPUSET_RUN" --set "$S1" "$CPUSET_RUN" --set "$S1" \
+	sh -c 'echo "$LD_PRELOAD"')
+echo "    | LD_PRELOAD=$pre"
+entries=$(printf '%s\n' "$pre" | tr ': ' '\n\n' | grep -v '^$')
+expect_eq "nested cpuset-run: the shim in LD_PRELOAD once" \
+	"$(printf '%s\n' "$entries" | grep -c 'libcpusetshim\.so$')" 1
+expect_eq "nested cpuset-run: the existing entry kept once" \
+	"$(printf '%s\n' "$entries" | grep -c 'libctor\.so$')" 1
+expect_eq "nested cpuset-run: the shim before the existing entry" \
+	"$(printf '%s\n' "$entries" | grep -E 'lib(cpusetshim|ctor)\.so$' | head -n 1)" "$SHIM"
+if [ -n "$BASE_PRELOAD" ]; then
+	expect_match "nested cpuset-run: libasan still first" \
+		"$(printf '%s\n' "$entries" | head -n 1)" 'libasan\.so'
+fi
+
+# ---- no table ----
+
+echo "# ---- the shim with no table ----"
+none="cpusetshim-itest-none.$$"
+rm -f "/dev/shm/$none"
+got=$(env CPUSETSHIM_TABLE="$none" LD_PRELOAD="$SHIM_PRELOAD" nproc 2>"$T/err")
+expect_eq "no table: nproc sees the real machine" "$got" "$REAL_NPROC"
+expect_eq "no table: nothing on stderr" "$(cat "$T/err")" ""
+got=$(env CPUSETSHIM_TABLE="$none" LD_PRELOAD="$SHIM_PRELOAD" \
+	python3 -c 'import os; print(os.cpu_count(), sorted(os.sched_getaffinity(0)))' 2>"$T/err")
+expect_eq "no table: python3 sees the real machine" "$got" \
+	"$(outside python3 -c 'import os; print(os.cpu_count(), sorted(os.sched_getaffinity(0)))')"
+expect_eq "no table: python3, nothing on stderr" "$(cat "$T/err")" ""
+got=$(env CPUSETSHIM_TABLE="$none" CPUSETSHIM_DEBUG=1 LD_PRELOAD="$SHIM_PRELOAD" \
+	nproc 2>"$T/err")
+sed 's/^/    | /' "$T/err"
+expect_eq "no table, CPUSETSHIM_DEBUG=1: nproc still right" "$got" "$REAL_NPROC"
+expect_match "no table, CPUSETSHIM_DEBUG=1: says why, naming the table" "$(cat "$T/err")" \
+	"cpusetshim.*$none"
+expect_eq "no table, CPUSETSHIM_DEBUG=1: says it once" "$(wc -l <"$T/err")" 1
+expect_eq "no table: the shim made none" "$(ls "/dev/shm/$none" 2>/dev/null)" ""
+rm -f "/dev/shm/$none"
+
+# ---- autoclean ----
+
+echo "# ---- cpuset-run --cpus: an autoclean set ----"
+inside=$(timeout 120 "$CPUSET_RUN" --cpus 1 --name itest-auto sh -c "nproc; \"$CPUSET\" list")
+printf '%s\n' "$inside" | sed 's/^/    | /'
+expect_eq "cpuset-run --cpus 1: nproc inside" "$(printf '%s\n' "$inside" | head -n 1)" 1
+expect_match "cpuset-run --cpus 1: the set exists while it runs, autoclean" "$inside" \
+	'itest-auto +autoclean'
+expect_status "cpuset-run --cpus 1 with a missing program" 127 \
+	"$CPUSET_RUN" --cpus 1 --name itest-noexec "$T/no/such/program"
+expect_status "cpuset sweep" 0 "$CPUSET" sweep
+after=$("$CPUSET" list)
+printf '%s\n' "$after" | sed 's/^/    | /'
+expect_nomatch "cpuset-run --cpus 1: the set is gone after the program and a write" \
+	"$after" 'itest-auto'
+expect_nomatch "cpuset-run --cpus 1: the set is gone when the program could not start" \
+	"$after" 'itest-noexec'
+expect_status "cpuset-inspect --check after everything" 0 "$CPUSET_INSPECT" --check
+
+finish

@@ -1,0 +1,76 @@
+#!/bin/sh
+# Live resize: a multi-threaded workload of two processes under cpuset-run
+# in a set {0,1} is resized to {1} and back while it runs. Every thread's
+# real mask follows within the one alloc call (its wanted virtual mask
+# mapped onto the new CPUs), and the members see one CPU, then two. A
+# process that never loaded the shim follows by ancestry.
+. "$(dirname "$0")/common.sh"
+W=$B/tests/integration/prog_workload
+
+"$CPUSET" create --cpus 0-1 --name work >/dev/null
+"$RUN" --set work "$W" "$TMP" 4 &
+runner=$!
+# a member without the shim, and its child, found by ancestry
+env -u LD_PRELOAD sh -c 'sleep 300 & exec sleep 301' &
+plain=$!
+cleanup_hook='touch $TMP/stop; kill $plain 2>/dev/null; pkill -P $plain 2>/dev/null'
+sleep 0.2
+"$CPUSET" attach work $plain
+plain_child=$(pgrep -P $plain | head -1)
+
+# wait for both processes and all their threads to report
+for i in $(seq 100); do
+	[ "$(cat "$TMP"/threads.* 2>/dev/null | wc -l)" -ge 8 ] && [ "$(ls "$TMP"/view.* 2>/dev/null | wc -l)" -ge 2 ] && break
+	sleep 0.05
+done
+expect "threads started" "$(cat "$TMP"/threads.* | wc -l)" 8
+expect "two members" "$(ls "$TMP"/view.* | wc -l)" 2
+
+# each thread's real mask against what it wants, mapped onto CPUS
+check_masks() {
+	cpus=$1 label=$2
+	for f in "$TMP"/threads.*; do
+		while read -r tid want; do
+			case "$want,$cpus" in
+			0,0-1) exp=0 ;;
+			1,0-1) exp=1 ;;
+			-,*) exp=$cpus ;;
+			*,1) exp=1 ;; # one CPU: every virtual CPU wraps onto it
+			esac
+			expect "$label: thread $tid (wants $want)" "$(real_cpus $tid)" "$exp"
+		done <"$f"
+	done
+	expect "$label: plain member" "$(real_cpus $plain)" "$cpus"
+	expect "$label: plain member's child" "$(real_cpus $plain_child)" "$cpus"
+}
+
+views() {
+	sleep 0.3
+	for f in "$TMP"/view.*; do
+		expect "$2: view $(basename $f)" "$(cat $f)" "$1"
+	done
+}
+
+check_masks 0-1 "start"
+views "n=2 online=0-1 cpuinfo=2 stat=2 affinity=2" "start"
+
+"$CPUSET" alloc work 1
+# no wait: the alloc call itself moved every thread
+check_masks 1 "shrunk"
+views "n=1 online=0 cpuinfo=1 stat=1 affinity=1" "shrunk"
+
+"$CPUSET" alloc work 0-1
+check_masks 0-1 "grown"
+views "n=2 online=0-1 cpuinfo=2 stat=2 affinity=2" "grown"
+
+# nested: a parent cannot shrink under a child's CPUs
+"$CPUSET" create --parent work --cpus 0 --name inner >/dev/null
+expect_rc "shrink under a child" 1 "$CPUSET" alloc work 1
+expect_err "child reason" "still held by a child set (EBUSY)"
+"$CPUSET" destroy inner
+
+touch "$TMP/stop"
+wait $runner
+expect "workload ended cleanly" "$?" 0
+"$INSPECT" --check >"$TMP/out" 2>&1 && ok || bad "check: $(cat "$TMP/out")"
+finish
