@@ -583,6 +583,18 @@ void shm_write_abort(struct shm_table *t)
 	pthread_mutex_unlock(&h->lock);
 }
 
+int shm_read_wait(const struct shm_table *t, uint64_t *seq, unsigned max_ms)
+{
+	struct timespec nap = { 0, 100000 };
+	for (unsigned waited_us = 0;; waited_us += 100) {
+		if (shm_read_begin(t, seq) == 0)
+			return 0;
+		if (waited_us >= max_ms * 1000u)
+			return -EAGAIN;
+		nanosleep(&nap, NULL);
+	}
+}
+
 uint32_t shm_set_new_id(struct shm_table *t)
 {
 	struct shm_header *h = t->h;

@@ -196,6 +196,10 @@ static inline int shm_read_begin(const struct shm_table *t, uint64_t *seq)
 	}
 	return -EAGAIN;
 }
+/* The same for a reader that may wait (the tools, never the shim): sleeps
+ * while a writer is inside, up to max_ms; -EAGAIN after that (a writer died
+ * inside: the next writer repairs the table). */
+int shm_read_wait(const struct shm_table *t, uint64_t *seq, unsigned max_ms);
 static inline bool shm_read_retry(const struct shm_table *t, uint64_t seq)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -109,6 +109,7 @@ int cps_open(struct cps_ctx *c, const char *name, int how)
 	memset(c, 0, sizeof(*c));
 	c->uid = effective_uid();
 	c->self = getpid();
+	c->patient = true;
 	int r = shm_table_open(&c->t, name, how == CPS_OPEN_READ ? SHM_OPEN_RDONLY : SHM_OPEN_RDWR,
 			       &c->why);
 	if (r == -EACCES && !c->why && how != CPS_OPEN_READ) {
@@ -131,6 +132,11 @@ void cps_close(struct cps_ctx *c)
 }
 
 /* ---- reading ---- */
+
+static int read_begin(struct cps_ctx *c, uint64_t *seq)
+{
+	return c->patient ? shm_read_wait(&c->t, seq, 5000) : shm_read_begin(&c->t, seq);
+}
 
 static struct shm_set *set_get(struct cps_ctx *c, uint32_t id)
 {
@@ -178,7 +184,7 @@ int cps_which(struct cps_ctx *c, pid_t pid, uint32_t *id)
 		return -ESRCH;
 	for (int tries = 0; tries < 100; tries++) {
 		uint64_t seq;
-		if (shm_read_begin(&c->t, &seq) < 0)
+		if (read_begin(c, &seq) < 0)
 			return -EAGAIN;
 		uint32_t s = which_locked(c, pid);
 		if (!shm_read_retry(&c->t, seq)) {
@@ -201,7 +207,7 @@ int cps_set_get(struct cps_ctx *c, uint32_t id, struct cps_setinfo *out)
 	size_t mw = MW(c) < CPS_MAX_WORDS ? MW(c) : CPS_MAX_WORDS;
 	for (int tries = 0; tries < 1000; tries++) {
 		uint64_t seq;
-		if (shm_read_begin(&c->t, &seq) < 0)
+		if (read_begin(c, &seq) < 0)
 			return -EAGAIN;
 		struct shm_set *s = set_get(c, id);
 		if (!s) {
@@ -232,7 +238,7 @@ long cps_set_list(struct cps_ctx *c, uint32_t *ids, size_t max)
 {
 	for (int tries = 0; tries < 1000; tries++) {
 		uint64_t seq;
-		if (shm_read_begin(&c->t, &seq) < 0)
+		if (read_begin(c, &seq) < 0)
 			return -EAGAIN;
 		size_t n = 0;
 		for (uint32_t i = 0; i < c->t.set_slots; i++) {
@@ -262,7 +268,7 @@ long cps_members(struct cps_ctx *c, uint32_t set, struct cps_member *out, size_t
 {
 	for (int tries = 0; tries < 1000; tries++) {
 		uint64_t seq;
-		if (shm_read_begin(&c->t, &seq) < 0)
+		if (read_begin(c, &seq) < 0)
 			return -EAGAIN;
 		size_t n = 0;
 		for (uint32_t i = 0; i < c->t.proc_slots; i++) {
@@ -323,7 +329,7 @@ int cps_find(struct cps_ctx *c, const char *what, uint32_t *id)
 	}
 	for (int tries = 0; tries < 1000; tries++) {
 		uint64_t seq;
-		if (shm_read_begin(&c->t, &seq) < 0)
+		if (read_begin(c, &seq) < 0)
 			return -EAGAIN;
 		uint32_t v = find_name(c, what);
 		if (shm_read_retry(&c->t, seq))

@@ -26,6 +26,7 @@ struct cps_ctx {
 	uid_t uid;     /* effective uid used for owner checks (test seam) */
 	pid_t self;
 	const char *why; /* static English reason of the last failure, or NULL */
+	bool patient;    /* readers wait for writers (tools); false: never block */
 };
 
 #define CPS_OPEN_READ 0

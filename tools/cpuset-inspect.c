@@ -46,7 +46,7 @@ static int snapshot_copy(struct cps_ctx *c, struct shm_table *copy)
 		return -ENOMEM;
 	for (int tries = 0; tries < 1000; tries++) {
 		uint64_t seq;
-		if (shm_read_begin(&c->t, &seq) < 0)
+		if (shm_read_wait(&c->t, &seq, 5000) < 0)
 			break;
 		memcpy(buf, c->t.base, c->t.size);
 		if (shm_read_retry(&c->t, seq))

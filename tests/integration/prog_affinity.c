@@ -780,6 +780,25 @@ static void test_files(void)
 		}
 	}
 
+	/* status relative to a directory fd of /proc/self, /proc/thread-self */
+	const char *const sd[] = { "/proc/self", "/proc/thread-self" };
+	for (int i = 0; i < 2; i++) {
+		char got[64] = "";
+		dfd = open(sd[i], O_RDONLY | O_DIRECTORY);
+		fd = openat(dfd, "status", O_RDONLY);
+		t = fd >= 0 ? read_fd(fd, &len) : NULL;
+		char *l = t ? strstr(t, "Cpus_allowed_list:") : NULL;
+		if (l)
+			sscanf(l + 18, " %63s", got);
+		check(!strcmp(got, range()),
+		      "openat(dirfd of %s, status): Cpus_allowed_list '%s' (want '%s')", sd[i], got,
+		      range());
+		free(t);
+		if (fd >= 0)
+			close(fd);
+		close(dfd);
+	}
+
 	check_fd_semantics("/proc/cpuinfo");
 	check_fd_semantics("/proc/stat");
 	check_fd_semantics("/sys/devices/system/cpu/online");

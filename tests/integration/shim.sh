@@ -157,7 +157,9 @@ check_set()
 	t="set {$list}"
 	echo "# ---- $t (id $s): $n CPU(s) ----"
 
-	expect_eq "$t: nproc" "$(in_set "$s" nproc)" "$n"
+	expect_eq "$t: nproc" "$(in_set "$s" nproc 2>"$T/err")" "$n"
+	expect_eq "$t: nproc, nothing on stderr (the shim never prints uninvited)" \
+		"$(cat "$T/err")" ""
 	expect_eq "$t: nproc --all" "$(in_set "$s" nproc --all)" "$n"
 	expect_eq "$t: getconf _NPROCESSORS_ONLN" "$(in_set "$s" getconf _NPROCESSORS_ONLN)" "$n"
 	expect_eq "$t: getconf _NPROCESSORS_CONF" "$(in_set "$s" getconf _NPROCESSORS_CONF)" "$n"
@@ -213,6 +215,12 @@ os.waitpid(pid, 0)')" "$n [$(seq_join 0 $((n - 1)) ', ')]"
 		"$T/stat")" ""
 	expect_eq "$t: /proc/stat other lines untouched" \
 		"$(grep -c '^intr ' "$T/stat") $(grep -c '^ctxt ' "$T/stat")" "1 1"
+	expect_eq "$t: CPUSETSHIM_VIEW_CPUINFO=0 leaves /proc/cpuinfo real" \
+		"$(env CPUSETSHIM_VIEW_CPUINFO=0 timeout 120 "$CPUSET_RUN" --set "$s" \
+			grep -c '^processor' /proc/cpuinfo)" "$(grep -c '^processor' /proc/cpuinfo)"
+	expect_eq "$t: CPUSETSHIM_VIEW_STAT=0 leaves /proc/stat real" \
+		"$(env CPUSETSHIM_VIEW_STAT=0 timeout 120 "$CPUSET_RUN" --set "$s" \
+			grep -c '^cpu[0-9]' /proc/stat)" "$(grep -c '^cpu[0-9]' /proc/stat)"
 	expect_eq "$t: Cpus_allowed_list in /proc/self/status" \
 		"$(in_set "$s" grep Cpus_allowed_list /proc/self/status | awk '{ print $2 }')" \
 		"$vrange"
