@@ -39,7 +39,7 @@ fail()
 # expect_eq DESC GOT WANT
 expect_eq()
 {
-	if [ "x$2" = "x$3" ]; then
+	if [ "$2" = "$3" ]; then
 		ok "$1 (= '$3')"
 	else
 		fail "$1: expected '$3', got '$2'"
@@ -49,7 +49,7 @@ expect_eq()
 # expect_ne DESC GOT UNWANTED
 expect_ne()
 {
-	if [ "x$2" != "x$3" ]; then
+	if [ "$2" != "$3" ]; then
 		ok "$1 ('$2' is not '$3')"
 	else
 		fail "$1: expected anything but '$3', got it"
@@ -119,10 +119,10 @@ install_pkg()
 		return 1
 	fi
 	if [ -z "$itest_apt_updated" ]; then
-		DEBIAN_FRONTEND=noninteractive LD_PRELOAD= apt-get update -qq || return 1
+		DEBIAN_FRONTEND=noninteractive LD_PRELOAD='' apt-get update -qq || return 1
 		itest_apt_updated=1
 	fi
-	DEBIAN_FRONTEND=noninteractive LD_PRELOAD= apt-get install -y -qq "$1" >/dev/null
+	DEBIAN_FRONTEND=noninteractive LD_PRELOAD='' apt-get install -y -qq "$1" >/dev/null
 }
 
 # need CMD PKG: makes sure CMD is on PATH, installing PKG if it is not.
@@ -137,7 +137,7 @@ need()
 # need_pkg PKG: a package that brings no command (libraries, headers).
 need_pkg()
 {
-	LD_PRELOAD= dpkg-query -W -f='${Status}' "$1" 2>/dev/null |
+	LD_PRELOAD='' dpkg-query -W -f='${Status}' "$1" 2>/dev/null |
 		grep -q "install ok installed" && return 0
 	echo "# package $1 missing: installing it"
 	install_pkg "$1" || die "need package $1 and could not install it"
@@ -173,9 +173,9 @@ trap 'exit 1' HUP INT TERM
 # first object loaded into any program that preloads it: make it (and
 # libubsan) the base of LD_PRELOAD. cpuset-run keeps a libasan entry first.
 SHIM_PRELOAD=$SHIM
-itest_asan=$(LD_PRELOAD= ldd "$SHIM" 2>/dev/null | awk '/libasan\.so/ { print $3; exit }')
+itest_asan=$(LD_PRELOAD='' ldd "$SHIM" 2>/dev/null | awk '/libasan\.so/ { print $3; exit }')
 if [ -n "$itest_asan" ]; then
-	itest_ubsan=$(LD_PRELOAD= ldd "$SHIM" 2>/dev/null | awk '/libubsan\.so/ { print $3; exit }')
+	itest_ubsan=$(LD_PRELOAD='' ldd "$SHIM" 2>/dev/null | awk '/libubsan\.so/ { print $3; exit }')
 	LD_PRELOAD="$itest_asan${itest_ubsan:+ $itest_ubsan}"
 	ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -190,7 +190,7 @@ BASE_PRELOAD=${LD_PRELOAD:-}
 # Runs CMD with no preload at all: the real machine's answer.
 outside()
 {
-	env LD_PRELOAD= "$@"
+	env LD_PRELOAD='' "$@"
 }
 
 # Runs CMD in set SET through cpuset-run, bounded in time.

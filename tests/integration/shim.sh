@@ -246,8 +246,10 @@ os.waitpid(pid, 0)')" "$n [$(seq_join 0 $((n - 1)) ', ')]"
 	expect_eq "$t: prog_affinity, CPUSETSHIM_WRAP=0: exit status" "$?" 0
 	relay "$t: prog_affinity nowrap" "$T/aff.out"
 
-	# a constructor that runs before the shim's: preloaded after it, so
-	# its initialiser is called first (checked with LD_DEBUG)
+	# A constructor that asks before the shim's constructor ran. ld.so
+	# calls the initialisers of preloaded objects last-listed first, so
+	# "shim lib" makes lib's run first (checked with LD_DEBUG); the
+	# "lib:shim" order is run too, as users write it.
 	rm -f "$T/ctor.out"
 	env CTOR_OUT="$T/ctor.out" LD_DEBUG=files LD_DEBUG_OUTPUT="$T/lddebug" \
 		timeout 120 "$CPUSET_RUN" --set "$s" env \
