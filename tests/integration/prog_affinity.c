@@ -138,8 +138,8 @@ static const char *lst(const cpu_set_t *m, size_t size)
 	return b;
 }
 
-static int n;                   /* set size */
-static int phys[MAXCPU];        /* its physical CPUs, ascending */
+static int n;		 /* set size */
+static int phys[MAXCPU]; /* its physical CPUs, ascending */
 static bool wrap = true;
 
 /* The libc prototypes say nonnull, yet programs pass NULL and expect the
@@ -148,10 +148,10 @@ static bool wrap = true;
 static void *volatile null_ptr;
 static int (*volatile sched_getaffinity_p)(pid_t, size_t, cpu_set_t *) = sched_getaffinity;
 static int (*volatile sched_setaffinity_p)(pid_t, size_t, const cpu_set_t *) = sched_setaffinity;
-static int (*volatile pthread_getaffinity_np_p)(pthread_t, size_t, cpu_set_t *) =
-	pthread_getaffinity_np;
-static int (*volatile pthread_setaffinity_np_p)(pthread_t, size_t, const cpu_set_t *) =
-	pthread_setaffinity_np;
+static int (*volatile pthread_getaffinity_np_p)(pthread_t, size_t,
+						cpu_set_t *) = pthread_getaffinity_np;
+static int (*volatile pthread_setaffinity_np_p)(pthread_t, size_t,
+						const cpu_set_t *) = pthread_setaffinity_np;
 
 /* {0..k-1} */
 static void fill(cpu_set_t *m, int k)
@@ -261,10 +261,11 @@ static void test_getaffinity(void)
 	errno = 1234;
 	long sr = syscall(SYS_sched_getaffinity, 0, SETSZ, m);
 	int e = errno;
-	check(sr == kr && e == 1234, "syscall(SYS_sched_getaffinity, 0, %d) = %ld (raw: %ld), errno %d",
-	      SETSZ, sr, kr, e);
+	check(sr == kr && e == 1234,
+	      "syscall(SYS_sched_getaffinity, 0, %d) = %ld (raw: %ld), errno %d", SETSZ, sr, kr, e);
 	check(sr > 0 && CPU_EQUAL_S(SETSZ, m, want),
-	      "syscall(SYS_sched_getaffinity) mask {%s} (want {%s})", lst(m, SETSZ), lst(want, SETSZ));
+	      "syscall(SYS_sched_getaffinity) mask {%s} (want {%s})", lst(m, SETSZ),
+	      lst(want, SETSZ));
 }
 
 /* Sizes the kernel refuses must be refused the same way (EINVAL: callers
@@ -279,8 +280,8 @@ static void test_sizes(void)
 			break;
 		}
 	}
-	check(kmin > 1, "the kernel's smallest accepted cpusetsize is %zu bytes (size 1: %ld)", kmin,
-	      real_mask(0, m, 1));
+	check(kmin > 1, "the kernel's smallest accepted cpusetsize is %zu bytes (size 1: %ld)",
+	      kmin, real_mask(0, m, 1));
 	if (!kmin)
 		return;
 	fill(want, n);
@@ -297,8 +298,8 @@ static void test_sizes(void)
 				: (r1 == -1 && e1 == EINVAL);
 		if (!ok1) {
 			bad++;
-			check(0, "sched_getaffinity(0, %zu) = %d errno %d {%s}; kernel says %ld", s, r1, e1,
-			      lst(m, s), kr);
+			check(0, "sched_getaffinity(0, %zu) = %d errno %d {%s}; kernel says %ld", s,
+			      r1, e1, lst(m, s), kr);
 		}
 
 		memset(m, 0, SETSZ);
@@ -308,8 +309,8 @@ static void test_sizes(void)
 				: (r2 == EINVAL);
 		if (!ok2) {
 			bad++;
-			check(0, "pthread_getaffinity_np(self, %zu) = %d {%s}; kernel says %ld", s, r2,
-			      lst(m, s), kr);
+			check(0, "pthread_getaffinity_np(self, %zu) = %d {%s}; kernel says %ld", s,
+			      r2, lst(m, s), kr);
 		}
 
 		memset(m, 0, SETSZ);
@@ -320,17 +321,19 @@ static void test_sizes(void)
 				: (r3 == -1 && e3 == -kr);
 		if (!ok3) {
 			bad++;
-			check(0, "syscall(SYS_sched_getaffinity, 0, %zu) = %ld errno %d {%s}; kernel says %ld",
+			check(0,
+			      "syscall(SYS_sched_getaffinity, 0, %zu) = %ld errno %d {%s}; kernel says %ld",
 			      s, r3, e3, lst(m, s), kr);
 		}
 	}
-	check(bad == 0, "cpusetsize 1..%zu: the shim refuses (EINVAL) and accepts the sizes the kernel does",
+	check(bad == 0,
+	      "cpusetsize 1..%zu: the shim refuses (EINVAL) and accepts the sizes the kernel does",
 	      kmin + 16);
 
 	errno = 0;
 	int r = sched_getaffinity(0, 1, m);
-	check(r == -1 && errno == EINVAL, "sched_getaffinity(0, 1 byte) = %d errno %d (want -1 EINVAL)",
-	      r, errno);
+	check(r == -1 && errno == EINVAL,
+	      "sched_getaffinity(0, 1 byte) = %d errno %d (want -1 EINVAL)", r, errno);
 	r = pthread_getaffinity_np(pthread_self(), 1, m);
 	check(r == EINVAL, "pthread_getaffinity_np(self, 1 byte) = %d (want EINVAL %d)", r, EINVAL);
 }
@@ -339,12 +342,12 @@ static void test_null(void)
 {
 	errno = 0;
 	int r = sched_getaffinity_p(0, SETSZ, null_ptr);
-	check(r == -1 && errno == EFAULT, "sched_getaffinity(0, %d, NULL) = %d errno %d (want -1 EFAULT)",
-	      SETSZ, r, errno);
+	check(r == -1 && errno == EFAULT,
+	      "sched_getaffinity(0, %d, NULL) = %d errno %d (want -1 EFAULT)", SETSZ, r, errno);
 	errno = 0;
 	r = sched_setaffinity_p(0, SETSZ, null_ptr);
-	check(r == -1 && errno == EFAULT, "sched_setaffinity(0, %d, NULL) = %d errno %d (want -1 EFAULT)",
-	      SETSZ, r, errno);
+	check(r == -1 && errno == EFAULT,
+	      "sched_setaffinity(0, %d, NULL) = %d errno %d (want -1 EFAULT)", SETSZ, r, errno);
 	r = pthread_getaffinity_np_p(pthread_self(), SETSZ, null_ptr);
 	check(r == EFAULT, "pthread_getaffinity_np(self, %d, NULL) = %d (want EFAULT %d)", SETSZ, r,
 	      EFAULT);
@@ -353,12 +356,12 @@ static void test_null(void)
 	      EFAULT);
 	errno = 0;
 	long l = syscall(SYS_sched_getaffinity, 0, SETSZ, null_ptr);
-	check(l == -1 && errno == EFAULT, "syscall(SYS_sched_getaffinity, NULL) = %ld errno %d (want -1 EFAULT)",
-	      l, errno);
+	check(l == -1 && errno == EFAULT,
+	      "syscall(SYS_sched_getaffinity, NULL) = %ld errno %d (want -1 EFAULT)", l, errno);
 	errno = 0;
 	l = syscall(SYS_sched_setaffinity, 0, SETSZ, null_ptr);
-	check(l == -1 && errno == EFAULT, "syscall(SYS_sched_setaffinity, NULL) = %ld errno %d (want -1 EFAULT)",
-	      l, errno);
+	check(l == -1 && errno == EFAULT,
+	      "syscall(SYS_sched_setaffinity, NULL) = %ld errno %d (want -1 EFAULT)", l, errno);
 }
 
 /* ---- binding ---- */
@@ -405,8 +408,8 @@ static void test_pin(enum api a)
 		memset(g, 0, SETSZ);
 		int gr = pthread_getaffinity_np(pthread_self(), SETSZ, g);
 		check(gr == 0 && CPU_EQUAL_S(SETSZ, g, w),
-		      "%s({%d}): pthread_getaffinity_np gives {%s} (want {%s})", an, v, lst(g, SETSZ),
-		      lst(w, SETSZ));
+		      "%s({%d}): pthread_getaffinity_np gives {%s} (want {%s})", an, v,
+		      lst(g, SETSZ), lst(w, SETSZ));
 		memset(g, 0, SETSZ);
 		gr = sched_getaffinity(0, SETSZ, g);
 		check(gr == 0 && CPU_EQUAL_S(SETSZ, g, w),
@@ -414,12 +417,12 @@ static void test_pin(enum api a)
 		      lst(w, SETSZ));
 		one(w, phys[vv]);
 		real_mask(0, r, SETSZ);
-		check(CPU_EQUAL_S(SETSZ, r, w), "%s({%d}): real kernel mask {%s} (want {%s})", an, v,
-		      lst(r, SETSZ), lst(w, SETSZ));
+		check(CPU_EQUAL_S(SETSZ, r, w), "%s({%d}): real kernel mask {%s} (want {%s})", an,
+		      v, lst(r, SETSZ), lst(w, SETSZ));
 		int vc = sched_getcpu(), pc = real_cpu();
 		check(vc == vv && pc == phys[vv],
-		      "%s({%d}): runs on virtual %d (want %d), physical %d (want %d)", an, v, vc, vv, pc,
-		      phys[vv]);
+		      "%s({%d}): runs on virtual %d (want %d), physical %d (want %d)", an, v, vc,
+		      vv, pc, phys[vv]);
 	}
 
 	if (!wrap) {
@@ -428,11 +431,11 @@ static void test_pin(enum api a)
 		real_mask(0, w, SETSZ);
 		one(m, n);
 		int rc = set_by(a, m, &e);
-		check(rc == EINVAL, "%s({%d}) beyond the set, no wrapping = %d (want EINVAL %d)", an, n,
-		      rc, EINVAL);
+		check(rc == EINVAL, "%s({%d}) beyond the set, no wrapping = %d (want EINVAL %d)",
+		      an, n, rc, EINVAL);
 		real_mask(0, r, SETSZ);
-		check(CPU_EQUAL_S(SETSZ, r, w), "%s({%d}) refused: real mask still {%s} (is {%s})", an, n,
-		      lst(w, SETSZ), lst(r, SETSZ));
+		check(CPU_EQUAL_S(SETSZ, r, w), "%s({%d}) refused: real mask still {%s} (is {%s})",
+		      an, n, lst(w, SETSZ), lst(r, SETSZ));
 		one(m, 0);
 		CPU_SET_S((unsigned)n, SETSZ, m);
 		rc = set_by(a, m, &e);
@@ -467,19 +470,21 @@ static void test_getcpu(void)
 		if (i % 100 == 0)
 			sched_yield();
 	}
-	check(bad == -1 && !errbad, "sched_getcpu() < %d 2000 times (bad value %d, errno changed %d times)",
-	      n, bad, errbad);
+	check(bad == -1 && !errbad,
+	      "sched_getcpu() < %d 2000 times (bad value %d, errno changed %d times)", n, bad,
+	      errbad);
 
 	unsigned c = 9999, node = 9999;
 	errno = 1234;
 	long r = syscall(SYS_getcpu, &c, NULL, NULL);
 	check(r == 0 && c < (unsigned)n && errno == 1234,
-	      "syscall(SYS_getcpu, &c, NULL, NULL) = %ld, c %u (want < %d), errno %d", r, c, n, errno);
+	      "syscall(SYS_getcpu, &c, NULL, NULL) = %ld, c %u (want < %d), errno %d", r, c, n,
+	      errno);
 	c = 9999;
 	errno = 1234;
 	int ir = getcpu(&c, &node);
-	check(ir == 0 && c < (unsigned)n && errno == 1234, "getcpu(&c, &node) = %d, c %u (want < %d), errno %d",
-	      ir, c, n, errno);
+	check(ir == 0 && c < (unsigned)n && errno == 1234,
+	      "getcpu(&c, &node) = %d, c %u (want < %d), errno %d", ir, c, n, errno);
 }
 
 /* ---- files ---- */
@@ -545,8 +550,9 @@ static void check_cpuinfo(const char *how, const char *t)
 			order_ok = 0;
 		k++;
 	}
-	check(k == n && order_ok, "%s /proc/cpuinfo: %d processor lines (want %d), numbered 0..%d: %s",
-	      how, k, n, n - 1, order_ok ? "yes" : "no");
+	check(k == n && order_ok,
+	      "%s /proc/cpuinfo: %d processor lines (want %d), numbered 0..%d: %s", how, k, n,
+	      n - 1, order_ok ? "yes" : "no");
 }
 
 static void check_stat(const char *how, const char *t)
@@ -562,8 +568,8 @@ static void check_stat(const char *how, const char *t)
 		}
 	}
 	check(k == n && tot == 1 && order_ok,
-	      "%s /proc/stat: %d cpuN lines (want %d), numbered 0..%d: %s, %d total line(s)", how, k, n,
-	      n - 1, order_ok ? "yes" : "no", tot);
+	      "%s /proc/stat: %d cpuN lines (want %d), numbered 0..%d: %s, %d total line(s)", how,
+	      k, n, n - 1, order_ok ? "yes" : "no", tot);
 }
 
 /* Cpus_allowed_list of a status file into out ("" if none). */
@@ -629,21 +635,22 @@ static void check_fd_semantics(const char *path)
 		return;
 	}
 	int fl = fcntl(fd, F_GETFD);
-	check(fl >= 0 && (fl & FD_CLOEXEC), "%s opened O_CLOEXEC: FD_CLOEXEC kept (flags %d)", path, fl);
+	check(fl >= 0 && (fl & FD_CLOEXEC), "%s opened O_CLOEXEC: FD_CLOEXEC kept (flags %d)", path,
+	      fl);
 	size_t len;
 	char *t = read_fd(fd, &len);
 	struct stat st;
 	int sr = fstat(fd, &st);
 	check(sr == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len,
-	      "%s: fstat regular file of %lld bytes (read %zu, mode %o)", path, (long long)st.st_size,
-	      len, (unsigned)st.st_mode);
+	      "%s: fstat regular file of %lld bytes (read %zu, mode %o)", path,
+	      (long long)st.st_size, len, (unsigned)st.st_mode);
 	off_t end = lseek(fd, 0, SEEK_END);
 	off_t set = lseek(fd, 0, SEEK_SET);
 	size_t len2;
 	char *t2 = read_fd(fd, &len2);
 	check(end == (off_t)len && set == 0 && len2 == len && !memcmp(t, t2, len),
-	      "%s: lseek(SEEK_END) = %lld (want %zu), SEEK_SET then read again: same %zu bytes", path,
-	      (long long)end, len, len2);
+	      "%s: lseek(SEEK_END) = %lld (want %zu), SEEK_SET then read again: same %zu bytes",
+	      path, (long long)end, len, len2);
 	size_t off = len / 2;
 	char *p = malloc(len + 1);
 	ssize_t pr = pread(fd, p, len - off, (off_t)off);
@@ -656,8 +663,8 @@ static void check_fd_semantics(const char *path)
 
 	fd = open(path, O_RDONLY);
 	fl = fd >= 0 ? fcntl(fd, F_GETFD) : -1;
-	check(fl >= 0 && !(fl & FD_CLOEXEC), "%s opened without O_CLOEXEC: FD_CLOEXEC clear (flags %d)",
-	      path, fl);
+	check(fl >= 0 && !(fl & FD_CLOEXEC),
+	      "%s opened without O_CLOEXEC: FD_CLOEXEC clear (flags %d)", path, fl);
 	if (fd >= 0)
 		close(fd);
 }
@@ -694,7 +701,8 @@ static void test_files(void)
 	for (int i = 0; i < 2; i++) {
 		errno = 1234;
 		FILE *f = fopen(fp[i], "r");
-		check(f != NULL && errno == 1234, "fopen(%s) = %p, errno %d", fp[i], (void *)f, errno);
+		check(f != NULL && errno == 1234, "fopen(%s) = %p, errno %d", fp[i], (void *)f,
+		      errno);
 		if (!f)
 			continue;
 		size_t cap = 1 << 20, k = 0;
@@ -757,8 +765,8 @@ static void test_files(void)
 
 	FILE *f = fopen("/proc/cpuinfo", "re");
 	int fl = f ? fcntl(fileno(f), F_GETFD) : -1;
-	check(f && fl >= 0 && (fl & FD_CLOEXEC), "fopen(/proc/cpuinfo, \"re\"): FD_CLOEXEC set (flags %d)",
-	      fl);
+	check(f && fl >= 0 && (fl & FD_CLOEXEC),
+	      "fopen(/proc/cpuinfo, \"re\"): FD_CLOEXEC set (flags %d)", fl);
 	if (f)
 		fclose(f);
 	f = fopen("/etc/hostname", "r");
@@ -852,8 +860,8 @@ static void test_attr(void)
 	check(r == 0, "pthread_attr_setaffinity_np({0}) = %d", r);
 	memset(g, 0, SETSZ);
 	r = pthread_attr_getaffinity_np(&a, SETSZ, g);
-	check(r == 0 && CPU_EQUAL_S(SETSZ, g, m), "pthread_attr_getaffinity_np = %d, {%s} (want {0})", r,
-	      lst(g, SETSZ));
+	check(r == 0 && CPU_EQUAL_S(SETSZ, g, m),
+	      "pthread_attr_getaffinity_np = %d, {%s} (want {0})", r, lst(g, SETSZ));
 	r = pthread_create(&th, &a, attr_thread, &ti);
 	check(r == 0, "pthread_create with the attribute = %d", r);
 	pthread_attr_destroy(&a);
@@ -888,8 +896,9 @@ static cpu_set_t other_real[SETSZ / sizeof(cpu_set_t) + 1];
 static int other_cpu;
 static pid_t other_tid;
 
-static void *other_thread(void *p)
+static void *other_thread(void *unused)
 {
+	(void)unused;
 	other_tid = gettid();
 	pthread_barrier_wait(&other_bar); /* tid known */
 	pthread_barrier_wait(&other_bar); /* main has bound us */
@@ -929,11 +938,13 @@ static void test_other_thread(void)
 	memset(g, 0, SETSZ);
 	r = pthread_getaffinity_np(th, SETSZ, g);
 	check(r == 0 && CPU_EQUAL_S(SETSZ, g, m),
-	      "pthread_getaffinity_np(other thread) = %d, {%s} (want {%d})", r, lst(g, SETSZ), last);
+	      "pthread_getaffinity_np(other thread) = %d, {%s} (want {%d})", r, lst(g, SETSZ),
+	      last);
 	memset(g, 0, SETSZ);
 	r = sched_getaffinity(other_tid, SETSZ, g);
 	check(r == 0 && CPU_EQUAL_S(SETSZ, g, m),
-	      "sched_getaffinity(other thread's tid) = %d, {%s} (want {%d})", r, lst(g, SETSZ), last);
+	      "sched_getaffinity(other thread's tid) = %d, {%s} (want {%d})", r, lst(g, SETSZ),
+	      last);
 
 	one(m, 0);
 	r = sched_setaffinity(other_tid, SETSZ, m);
@@ -996,7 +1007,8 @@ int main(int argc, char **argv)
 	test_files();
 	test_attr();
 	test_other_thread();
-	check(open_errno_changed == 0, "successful opens of /proc and /sys files left errno alone (%d did not)",
+	check(open_errno_changed == 0,
+	      "successful opens of /proc and /sys files left errno alone (%d did not)",
 	      open_errno_changed);
 	printf("%d passed, %d failed\n", passes, failures);
 	return failures ? 1 : 0;

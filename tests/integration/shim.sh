@@ -211,7 +211,11 @@ os.waitpid(pid, 0)')" "$n [$(seq_join 0 $((n - 1)) ', ')]"
 	expect_eq "$t: /proc/stat total is the sum of the set's lines" "$(awk '
 		/^cpu / { for (i = 2; i <= NF; i++) tot[i] = $i; nf = NF }
 		/^cpu[0-9]/ { for (i = 2; i <= NF; i++) sum[i] += $i }
-		END { for (i = 2; i <= nf; i++) if (tot[i] != sum[i]) printf "field %d: %s != %s ", i, tot[i], sum[i] }' \
+		END {
+			for (i = 2; i <= nf; i++)
+				if (tot[i] != sum[i])
+					printf "field %d: %s != %s ", i, tot[i], sum[i]
+		}' \
 		"$T/stat")" ""
 	expect_eq "$t: /proc/stat other lines untouched" \
 		"$(grep -c '^intr ' "$T/stat") $(grep -c '^ctxt ' "$T/stat")" "1 1"
