@@ -174,6 +174,7 @@ static int make_fd(const char *data, size_t len, int flags)
 		off += (size_t)w;
 	}
 	fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+	fchmod(mfd, 0444); /* as the real /proc and /sys files */
 	/* Reopen read-only with the caller's flags, like the real file. */
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", mfd);
