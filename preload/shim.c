@@ -39,6 +39,8 @@ static pid_t self_pid;
 static uint64_t self_start;
 static uint32_t fallback_set;   /* parent's or $CPUSETSHIM_SET */
 static long tid_offset = -1;    /* of the tid inside struct pthread, if found */
+static __thread const pthread_attr_t *attr_last; /* see pthread_create */
+static __thread uint64_t *attr_virt;
 
 /* The snapshot every view answers from, behind a process-local sequence
  * counter so readers never lock; refreshed when the table's changes. */
@@ -91,6 +93,7 @@ static void resolve_all(void)
 	R(sched_getaffinity); R(sched_setaffinity);
 	R(pthread_getaffinity_np); R(pthread_setaffinity_np);
 	R(pthread_attr_setaffinity_np); R(pthread_attr_getaffinity_np); R(pthread_getattr_np);
+	R(pthread_create);
 	R(sched_getcpu); R(getcpu); R(syscall);
 	R(open); R(open64); R(openat); R(openat64);
 	R(__open_2); R(__open64_2); R(__openat_2); R(__openat64_2);
@@ -522,8 +525,78 @@ EXPORT int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t size, const 
 		return shim_real.pthread_attr_setaffinity_np(attr, size, mask);
 	if (to_physical(phys, mask, size, &v, virt) == 0)
 		return EINVAL;
-	return shim_real.pthread_attr_setaffinity_np(attr, v.nw * 8,
-						     (const cpu_set_t *)(void *)phys);
+	int r = shim_real.pthread_attr_setaffinity_np(attr, v.nw * 8,
+						      (const cpu_set_t *)(void *)phys);
+	if (r == 0) {
+		if (!attr_virt)
+			attr_virt = malloc(sizeof(uint64_t) * CPS_MAX_WORDS);
+		if (attr_virt) {
+			memcpy(attr_virt, virt, sizeof(uint64_t) * CPS_MAX_WORDS);
+			attr_last = attr;
+		}
+	}
+	return r;
+}
+
+/* A thread made with an affinity attribute must record the virtual mask
+ * it was given, or a resize would hand it the whole set and an OpenMP
+ * program's places would not survive. libgomp sets the attribute, then
+ * creates, place by place, from one thread: the creating thread keeps the
+ * last virtual mask it stored; the new thread records it first thing. */
+struct start_tramp {
+	void *(*fn)(void *);
+	void *arg;
+	uint64_t virt[CPS_MAX_WORDS];
+};
+
+static void *start_tramp(void *p)
+{
+	struct start_tramp *t = p;
+	void *(*fn)(void *) = t->fn;
+	void *arg = t->arg;
+	int saved = errno;
+	record_wanted(self_pid, my_tid(), t->virt);
+	errno = saved;
+	free(t);
+	return fn(arg);
+}
+
+EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+			  void *arg)
+{
+	struct shim_view v;
+	uint64_t phys[CPS_MAX_WORDS], expect[CPS_MAX_WORDS];
+	if (!shim_real.pthread_create) {
+		resolve_all();
+		if (!shim_real.pthread_create)
+			return ENOSYS;
+	}
+	if (!attr || !shim_ready() || !ctx.t.writable || !shim_view(&v) ||
+	    shim_real.pthread_attr_getaffinity_np(attr, v.nw * 8, (cpu_set_t *)(void *)phys) != 0)
+		return shim_real.pthread_create(th, attr, fn, arg);
+	unsigned nphys = cps_mask_count(phys, v.nw);
+	if (nphys == 0 || nphys == v.nw * 64) /* no affinity in the attribute */
+		return shim_real.pthread_create(th, attr, fn, arg);
+	int saved = errno;
+	struct start_tramp *t = malloc(sizeof(*t));
+	if (!t) {
+		errno = saved;
+		return shim_real.pthread_create(th, attr, fn, arg);
+	}
+	t->fn = fn;
+	t->arg = arg;
+	cps_mask_zero(t->virt, CPS_MAX_WORDS);
+	if (attr == attr_last && attr_virt &&
+	    cps_virt_to_phys(expect, v.cpus, v.nw, attr_virt, CPS_MAX_WORDS, wrap) &&
+	    cps_mask_equal(expect, phys, v.nw))
+		memcpy(t->virt, attr_virt, sizeof(t->virt));
+	else
+		cps_phys_to_virt(t->virt, CPS_MAX_WORDS, v.cpus, v.nw, phys);
+	int r = shim_real.pthread_create(th, attr, start_tramp, t);
+	if (r != 0)
+		free(t);
+	errno = saved;
+	return r;
 }
 
 EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t size, cpu_set_t *mask)

@@ -27,6 +27,7 @@ struct shim_real {
 	int (*pthread_attr_setaffinity_np)(pthread_attr_t *, size_t, const cpu_set_t *);
 	int (*pthread_attr_getaffinity_np)(const pthread_attr_t *, size_t, cpu_set_t *);
 	int (*pthread_getattr_np)(pthread_t, pthread_attr_t *);
+	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 	int (*sched_getcpu)(void);
 	int (*getcpu)(unsigned *, unsigned *);
 	long (*syscall)(long, ...);

@@ -64,6 +64,29 @@ views "n=1 online=0 cpuinfo=1 stat=1 affinity=1" "shrunk"
 check_masks 0-1 "grown"
 views "n=2 online=0-1 cpuinfo=2 stat=2 affinity=2" "grown"
 
+# OpenMP places survive a resize: libgomp gives each thread its place
+# through a thread attribute; the shim records it as the thread's wish.
+OMP_PLACES=threads OMP_PROC_BIND=close OMP_NUM_THREADS=2 PROG_OMP_HOLD=$TMP/omp \
+	"$RUN" --set work "$B/tests/integration/prog_omp" >"$TMP/omp.out" &
+omp=$!
+for i in $(seq 100); do
+	[ -f "$TMP/omp.tids" ] && [ "$(wc -l <"$TMP/omp.tids")" = 2 ] && break
+	sleep 0.05
+done
+omp_masks() {
+	while read -r t tid; do
+		expect "$1: OpenMP thread $t" "$(real_cpus $tid)" "$(echo "$2" | cut -d' ' -f$((t + 1)))"
+	done <"$TMP/omp.tids"
+}
+omp_masks "places" "0 1"
+"$CPUSET" alloc work 1
+omp_masks "places shrunk" "1 1"
+"$CPUSET" alloc work 0-1
+omp_masks "places restored" "0 1"
+touch "$TMP/omp"
+wait $omp
+expect "OpenMP program ended cleanly" "$?" 0
+
 # nested: a parent cannot shrink under a child's CPUs
 "$CPUSET" create --parent work --cpus 0 --name inner >/dev/null
 expect_rc "shrink under a child" 1 "$CPUSET" alloc work 1

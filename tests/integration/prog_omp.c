@@ -118,6 +118,23 @@ int main(void)
 		}
 #pragma omp single
 		nthreads = omp_get_num_threads();
+		/* With PROG_OMP_HOLD=FILE each thread writes "THREAD TID" to
+		 * FILE.tids and stays until FILE exists (the resize test). */
+		const char *hold = getenv("PROG_OMP_HOLD");
+		if (hold) {
+			char tids[512];
+			snprintf(tids, sizeof(tids), "%s.tids", hold);
+#pragma omp critical
+			{
+				FILE *f = fopen(tids, "a");
+				if (f) {
+					fprintf(f, "%d %ld\n", omp_get_thread_num(), (long)syscall(SYS_gettid));
+					fclose(f);
+				}
+			}
+			while (access(hold, F_OK) != 0)
+				usleep(5000);
+		}
 	}
 	printf("nthreads %d\n", nthreads);
 	return 0;
