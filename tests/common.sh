@@ -4,6 +4,8 @@ B=${CPS_BUILDDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 CPUSET=$B/cpuset
 RUN=$B/cpuset-run
 INSPECT=$B/cpuset-inspect
+SHIM=$B/.libs/libcpusetshim.so
+. "$(dirname "$0")/sanitizer.sh"
 export CPUSETSHIM_TABLE="cpusetshim-t.$(basename "$0" .sh).$$"
 unset CPUSETSHIM_TEST_UID CPUSETSHIM_FAULT_STEP CPUSETSHIM_FAULT_REPORT CPUSETSHIM_SET
 TMP=$(mktemp -d)
