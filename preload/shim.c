@@ -186,10 +186,13 @@ static void setup(void)
 	struct cps_snap tmp;
 	if (cps_snapshot(&ctx.t, self_pid, self_start, 0, &tmp) == 0 && tmp.set != ctx.t.root_id)
 		own = tmp.set;
-	struct cps_procinfo pp;
+	struct cps_procinfo pp = { 0 };
+	bool set_of_parent = false;
 	if (!own && pi.ppid > 1 && cps_proc_info(pi.ppid, &pp) == 0 &&
-	    cps_snapshot(&ctx.t, pi.ppid, pp.start, 0, &tmp) == 0 && tmp.set != ctx.t.root_id)
+	    cps_snapshot(&ctx.t, pi.ppid, pp.start, 0, &tmp) == 0 && tmp.set != ctx.t.root_id) {
 		set = tmp.set;
+		set_of_parent = true;
+	}
 	const char *env = getenv("CPUSETSHIM_SET");
 	if (!own && !set && env && *env) {
 		if (cps_find(&ctx, env, &set) < 0) {
@@ -206,6 +209,16 @@ static void setup(void)
 	if (!refresh()) {
 		shim_debug("passing through: no usable set in table %s", ctx.t.name);
 		state = ST_PASS;
+		return;
+	}
+	/* Put in a set by $CPUSETSHIM_SET alone (no cpuset-run, no member
+	 * parent): confine ourselves too, as attach would. */
+	if (!own && set && set == snap.s.set && !set_of_parent) {
+		int saved = errno;
+		if (shim_real.sched_setaffinity(0, snap.s.nw * 8,
+						(const cpu_set_t *)(void *)snap.s.cpus) < 0)
+			shim_debug("cannot confine to set %u: %s", set, strerror(errno));
+		errno = saved;
 	}
 }
 

@@ -761,7 +761,7 @@ int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 			return r;
 	}
 	/* the process and its descendants that are in no set of their own */
-	r = id == c->t.root_id ? cps_migrate_process(c, pid, id) : migrate_tree(c, pid, id, 0);
+	r = migrate_tree(c, pid, id, 0);
 	if (r == -ENOENT)
 		r = cps_migrate_set(c, id);
 	return r < 0 && r != -ESRCH ? r : 0;

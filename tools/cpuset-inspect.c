@@ -339,8 +339,10 @@ static void show_json(bool checked)
 			continue;
 		printf("%s{\"id\":%u,\"name\":", first ? "" : ",", s->id);
 		cli_json_str(stdout, s->name);
-		printf(",\"parent\":%u,\"flags\":\"%s\",\"owner\":%u,\"cpus\":", s->parent,
-		       cli_flags(s->flags), s->uid);
+		printf(",\"parent\":%u,\"flags\":[%s%s%s],\"owner\":%u,\"cpus\":", s->parent,
+		       (s->flags & CPS_STRICT) ? "\"strict\"" : "",
+		       (s->flags & CPS_FLAGS_ALL) == CPS_FLAGS_ALL ? "," : "",
+		       (s->flags & CPS_AUTOCLEAN) ? "\"autoclean\"" : "", s->uid);
 		cli_json_str(stdout, cli_cpulist(shm_set_mask(&T, s, SHM_MASK_CPUS), MWs));
 		printf(",\"reserved\":");
 		cli_json_str(stdout, cli_cpulist(shm_set_mask(&T, s, SHM_MASK_RESERVED), MWs));

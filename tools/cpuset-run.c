@@ -187,7 +187,9 @@ int main(int argc, char **argv)
 	} else {
 		id = cps_current(&c);
 	}
-	if (id != c.t.root_id && (r = cps_attach(&c, id, 0)) < 0)
+	/* With --set or --cpus the program moves (to the root too); with
+	 * neither it stays where the caller is, mask and all. */
+	if ((set || cpus) && (r = cps_attach(&c, id, 0)) < 0)
 		return cli_refused(r, c.why, "attach to set %u", id) == CLI_REFUSED ? RUN_REFUSED
 										     : RUN_FAIL;
 	char ids[16];
@@ -200,8 +202,8 @@ int main(int argc, char **argv)
 	execvp(argv[optind], argv + optind);
 	int e = errno;
 	cli_err("%s: %s", argv[optind], strerror(e));
-	/* leave the set we made or joined, so an autoclean one goes now */
-	if (id != c.t.root_id)
+	/* leave a set we made, so the autoclean set goes now */
+	if (cpus)
 		cps_attach(&c, c.t.root_id, 0);
 	cps_close(&c);
 	return e == ENOENT || e == ENOTDIR ? RUN_NOTFOUND : RUN_NOEXEC;
