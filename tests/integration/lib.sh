@@ -170,6 +170,16 @@ trap itest_cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
 . "$(dirname "$0")/../sanitizer.sh"
+SHIM_PRELOAD=$SHIM
+if [ -n "$SAN_PRELOAD" ]; then
+	LD_PRELOAD=$SAN_PRELOAD
+	ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	export LD_PRELOAD ASAN_OPTIONS UBSAN_OPTIONS
+	SHIM_PRELOAD="$LD_PRELOAD $SHIM"
+else
+	unset LD_PRELOAD
+fi
 BASE_PRELOAD=${LD_PRELOAD:-}
 
 # Runs CMD with no preload at all: the real machine's answer.
