@@ -7,7 +7,9 @@ SHIM=$B/.libs/libcpusetshim.so
 . "$(dirname "$0")/sanitizer.sh"
 unset LD_PRELOAD
 # programs under the shim get the sanitizer runtimes first, others never
-RUN="env $(san_env) $B/cpuset-run"
+cpuset_run() {
+	env $(san_env) "$B/cpuset-run" "$@"
+}
 export CPUSETSHIM_TABLE="cpusetshim-t.$(basename "$0" .sh).$$"
 unset CPUSETSHIM_TEST_UID CPUSETSHIM_FAULT_STEP CPUSETSHIM_FAULT_REPORT CPUSETSHIM_SET
 TMP=$(mktemp -d)

@@ -8,7 +8,7 @@
 W=$B/tests/integration/prog_workload
 
 "$CPUSET" create --cpus 0-1 --name work >/dev/null
-"$RUN" --set work "$W" "$TMP" 4 &
+cpuset_run --set work "$W" "$TMP" 4 &
 runner=$!
 # a member without the shim, and its child, found by ancestry
 env -u LD_PRELOAD sh -c 'sleep 300 & exec sleep 301' &
@@ -67,7 +67,7 @@ views "n=2 online=0-1 cpuinfo=2 stat=2 affinity=2" "grown"
 # OpenMP places survive a resize: libgomp gives each thread its place
 # through a thread attribute; the shim records it as the thread's wish.
 OMP_PLACES=threads OMP_PROC_BIND=close OMP_NUM_THREADS=2 PROG_OMP_HOLD=$TMP/omp \
-	"$RUN" --set work "$B/tests/integration/prog_omp" >"$TMP/omp.out" &
+	cpuset_run --set work "$B/tests/integration/prog_omp" >"$TMP/omp.out" &
 omp=$!
 for i in $(seq 100); do
 	[ -f "$TMP/omp.tids" ] && [ "$(wc -l <"$TMP/omp.tids")" = 2 ] && break

@@ -8,7 +8,7 @@ SAN_PRELOAD=
 san_asan=$(LD_PRELOAD='' ldd "$SHIM" 2>/dev/null | awk '/libasan\.so/ { print $3; exit }')
 if [ -n "$san_asan" ]; then
 	san_ubsan=$(LD_PRELOAD='' ldd "$SHIM" 2>/dev/null | awk '/libubsan\.so/ { print $3; exit }')
-	SAN_PRELOAD="$san_asan${san_ubsan:+ $san_ubsan}"
+	SAN_PRELOAD="$san_asan${san_ubsan:+:$san_ubsan}"
 	echo "# sanitizer build: LD_PRELOAD base for the shim '$SAN_PRELOAD'"
 fi
 san_env() {
