@@ -334,6 +334,38 @@ START_TEST(reused_pid_is_not_member)
 }
 END_TEST
 
+START_TEST(full_of_dead_members)
+{
+	/* a registry full of dead members never blocks a new one */
+	struct cps_ctx c;
+	const char *n = tl_name();
+	tl_init(&c, n, 8, 4, 8, 0, NULL);
+	uint32_t id;
+	uint64_t m[CPS_MAX_WORDS];
+	tl_mask(m, c.t.mask_words, "1");
+	ck_assert_int_eq(cps_create(&c, c.t.root_id, 0, NULL, m, &id), 0);
+	pid_t p[4];
+	for (int i = 0; i < 4; i++) {
+		p[i] = tl_sleeper();
+		ck_assert_int_eq(cps_register(&c, p[i], id), 0);
+	}
+	ck_assert_uint_eq(c.t.h->nprocs, 4);
+	pid_t extra = tl_sleeper();
+	ck_assert_int_eq(cps_register(&c, extra, id), -ENOSPC); /* all alive: full */
+	for (int i = 0; i < 4; i++)
+		tl_reap(p[i]);
+	/* the shim's registration sweeps when it finds no room */
+	ck_assert_int_eq(cps_register(&c, extra, id), 0);
+	ck_assert_uint_eq(c.t.h->nprocs, 1);
+	struct cps_setinfo si;
+	ck_assert_int_eq(cps_set_get(&c, id, &si), 0);
+	ck_assert_uint_eq(si.nmembers, 1);
+	tl_reap(extra);
+	cps_close(&c);
+	shm_table_unlink(n);
+}
+END_TEST
+
 /* ---- concurrency ---- */
 START_TEST(concurrent_create_destroy)
 {
@@ -412,6 +444,7 @@ static Suite *sets_suite(void)
 	tcase_add_test(tr, attach_other_uid_process);
 	tcase_add_test(tr, autoclean_and_ancestry);
 	tcase_add_test(tr, reused_pid_is_not_member);
+	tcase_add_test(tr, full_of_dead_members);
 	tcase_set_timeout(tr, 60);
 	suite_add_tcase(s, tr);
 	return s;
