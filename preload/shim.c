@@ -29,6 +29,10 @@
 #define EXPORT __attribute__((visibility("default")))
 
 struct shim_real shim_real;
+#if defined(__x86_64__)
+long (*shim_syscall_next)(long, ...); /* shim_real.syscall, for the syscall stub */
+void shim_vfile_resolved(void);
+#endif
 
 enum { ST_NEW = 0, ST_BUSY, ST_READY, ST_PASS };
 static int state;               /* ST_* */
@@ -42,12 +46,36 @@ static long tid_offset = -1;    /* of the tid inside struct pthread, if found */
 static __thread const pthread_attr_t *attr_last; /* see pthread_create */
 static __thread uint64_t *attr_virt;
 
+/* The calling thread's last wanted mask seen on record, with the table's
+ * sequence at that moment (nw 0: none). While the sequence has not moved,
+ * nobody wrote the table, so the record still holds it: setting the same
+ * mask again needs neither our tid (a system call) nor a look-up. Reset in
+ * a forked child, whose thread has another tid. Initial-exec TLS: the shim
+ * is loaded at start (LD_PRELOAD), and the general model would cost a
+ * __tls_get_addr call on every access. */
+#define OWN_WANT_WORDS 16
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+	uint64_t seq;
+	uint32_t nw;
+	uint64_t want[OWN_WANT_WORDS];
+} own_want;
+
 /* The snapshot every view answers from, behind a process-local sequence
  * counter so readers never lock; refreshed when the table's changes. */
 static struct {
 	uint32_t lseq;
 	int valid;
+	const uint64_t *tseq; /* &ctx.t.h->seq, beside what fresh() compares it with */
 	struct cps_snap s;
+	/* Derived from s.cpus when it is taken, so that the hot calls neither
+	 * copy the set nor count bits: words of s.cpus up to the last
+	 * non-zero one, the virtual number of the first CPU of each word,
+	 * what virt_cpu() answers for each physical CPU, and the physical
+	 * CPU of each virtual one (0..n-1). */
+	uint32_t top;
+	uint32_t base[CPS_MAX_WORDS];
+	uint16_t vcpu[CPS_MAX_CPUS];
+	uint16_t pcpu[CPS_MAX_CPUS];
 } snap;
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -99,6 +127,10 @@ static void resolve_all(void)
 	R(__open_2); R(__open64_2); R(__openat_2); R(__openat64_2);
 	R(fopen); R(fopen64); R(freopen); R(freopen64);
 #undef R
+#if defined(__x86_64__)
+	__atomic_store_n(&shim_syscall_next, shim_real.syscall, __ATOMIC_RELEASE);
+	shim_vfile_resolved(); /* the open stubs' copies, in vfile.c */
+#endif
 	resolving--;
 	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }
@@ -139,16 +171,76 @@ static pid_t tid_of(pthread_t th)
 
 static bool refresh(void);
 
+/* The parent and start time of pid, from /proc/PID/stat as cps_proc_info()
+ * reads them (0, or a negative errno), without what the shim never uses: a
+ * path formatted by stdio and a stat(2) of /proc/PID for the owner. This
+ * runs in every process start, where each first use of a libc routine
+ * costs page faults. */
+static int proc_stat_of(pid_t pid, pid_t *ppid, uint64_t *start)
+{
+	char path[32] = "/proc/", buf[1024], digits[12];
+	int nd = 0;
+	unsigned v = (unsigned)pid;
+	do
+		digits[nd++] = (char)('0' + v % 10);
+	while ((v /= 10) && nd < 11);
+	size_t p = 6;
+	while (nd)
+		path[p++] = digits[--nd];
+	memcpy(path + p, "/stat", 6);
+	if (!shim_real.open)
+		return -ENOSYS;
+	/* the real open: no view is ever made of /proc/PID/stat */
+	int fd = shim_real.open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	ssize_t n;
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	int e = errno;
+	close(fd);
+	if (n < 0)
+		return -e;
+	buf[n] = 0;
+	/* comm may hold spaces and parentheses: fields start after the last ')' */
+	char *q = strrchr(buf, ')');
+	if (!q)
+		return -EIO;
+	q++;
+	*ppid = 0;
+	*start = 0;
+	for (int field = 3; field <= 22 && *q; field++) {
+		while (*q == ' ')
+			q++;
+		if (field == 4 || field == 22) {
+			unsigned long long x = 0;
+			while (*q >= '0' && *q <= '9')
+				x = x * 10 + (unsigned)(*q++ - '0');
+			if (field == 4)
+				*ppid = (pid_t)x;
+			else
+				*start = x;
+		}
+		q = strchr(q, ' ');
+		if (!q)
+			break;
+	}
+	return *start ? 0 : -EIO;
+}
+
 static void after_fork_child(void)
 {
+	own_want.nw = 0; /* our thread has another tid now */
 	if (state != ST_READY)
 		return;
-	struct cps_procinfo pi;
+	pid_t ppid;
+	uint64_t start;
 	uint32_t set = snap.valid ? snap.s.set : 0;
 	self_pid = getpid();
 	ctx.self = self_pid;
-	if (cps_proc_info(self_pid, &pi) == 0)
-		self_start = pi.start;
+	if (proc_stat_of(self_pid, &ppid, &start) == 0)
+		self_start = start;
 	fallback_set = set;
 	snap.valid = 0;
 	pthread_mutex_init(&refresh_lock, NULL);
@@ -172,24 +264,26 @@ static void setup(void)
 		return;
 	}
 	ctx.patient = false; /* the shim never waits for a writer */
-	struct cps_procinfo pi;
+	pid_t ppid;
 	self_pid = getpid();
-	if (cps_proc_info(self_pid, &pi) < 0) {
+	if (proc_stat_of(self_pid, &ppid, &self_start) < 0) {
 		shim_debug("passing through: cannot read /proc/self/stat");
 		cps_close(&ctx);
 		state = ST_PASS;
 		return;
 	}
-	self_start = pi.start;
 	/* Own entry, parent's, $CPUSETSHIM_SET, the root. */
 	uint32_t own = 0, set = 0;
 	struct cps_snap tmp;
 	if (cps_snapshot(&ctx.t, self_pid, self_start, 0, &tmp) == 0 && tmp.set != ctx.t.root_id)
 		own = tmp.set;
-	struct cps_procinfo pp = { 0 };
+	pid_t grandparent;
+	uint64_t pstart = 0;
 	bool set_of_parent = false;
-	if (!own && pi.ppid > 1 && cps_proc_info(pi.ppid, &pp) == 0 &&
-	    cps_snapshot(&ctx.t, pi.ppid, pp.start, 0, &tmp) == 0 && tmp.set != ctx.t.root_id) {
+	/* (a parent with no record cannot give a set: then its /proc is not read) */
+	if (!own && ppid > 1 && shm_proc_find(&ctx.t, ppid) >= 0 &&
+	    proc_stat_of(ppid, &grandparent, &pstart) == 0 &&
+	    cps_snapshot(&ctx.t, ppid, pstart, 0, &tmp) == 0 && tmp.set != ctx.t.root_id) {
 		set = tmp.set;
 		set_of_parent = true;
 	}
@@ -255,6 +349,29 @@ __attribute__((constructor)) static void shim_ctor(void)
 
 /* ---- the snapshot ---- */
 
+/* The derived tables of snap (refresh, inside its write section). */
+static void derive(void)
+{
+	uint32_t nw = snap.s.nw <= CPS_MAX_WORDS ? snap.s.nw : CPS_MAX_WORDS;
+	unsigned n = snap.s.n ? snap.s.n : 1, r = 0;
+	snap.top = 0;
+	for (uint32_t i = 0; i < nw; i++) {
+		uint64_t w = snap.s.cpus[i];
+		snap.base[i] = r;
+		if (w)
+			snap.top = i + 1;
+		for (unsigned b = 0; b < 64; b++) {
+			unsigned cpu = i * 64 + b;
+			if ((w >> b) & 1) {
+				snap.pcpu[r] = (uint16_t)cpu;
+				snap.vcpu[cpu] = (uint16_t)r++;
+			} else {
+				snap.vcpu[cpu] = (uint16_t)(cpu % n); /* as virt_cpu() */
+			}
+		}
+	}
+}
+
 static bool refresh(void)
 {
 	struct cps_snap tmp;
@@ -269,6 +386,8 @@ static bool refresh(void)
 		snap.s.n = tmp.n;
 		snap.s.nw = tmp.nw;
 		memcpy(snap.s.cpus, tmp.cpus, tmp.nw * 8);
+		snap.tseq = &ctx.t.h->seq;
+		derive();
 		__atomic_store_n(&snap.valid, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&snap.lseq, snap.lseq + 1, __ATOMIC_RELEASE);
 	}
@@ -278,7 +397,7 @@ static bool refresh(void)
 
 static inline bool fresh(void)
 {
-	return snap.valid && __atomic_load_n(&ctx.t.h->seq, __ATOMIC_ACQUIRE) == snap.s.seq;
+	return snap.valid && __atomic_load_n(snap.tseq, __ATOMIC_ACQUIRE) == snap.s.seq;
 }
 
 /* The count alone: the sysconf path. */
@@ -320,6 +439,232 @@ bool shim_view(struct shim_view *v)
 			return v->n > 0;
 	}
 	return false;
+}
+
+static void to_virtual(void *buf, size_t size, const struct shim_view *v);
+
+/* ---- hot paths: straight from the snapshot ----
+ *
+ * Each gives exactly what its counterpart on a copied view gives (shim_view
+ * then virt_cpu, to_virtual, to_physical), reading the snapshot between two
+ * reads of its sequence instead of copying it, and using the derived
+ * tables instead of counting bits. Everything read may be torn by a
+ * concurrent refresh until the sequence is checked: every index is bounded
+ * first. False (or -1): the caller passes through, as for !shim_view(). */
+
+/* virt_cpu(cpu, view), once shim_ready() said yes */
+static inline bool snap_vcpu(unsigned cpu, unsigned *out)
+{
+	for (int i = 0; i < 1000; i++) {
+		if (!fresh() && !refresh())
+			return false;
+		uint32_t ls = __atomic_load_n(&snap.lseq, __ATOMIC_ACQUIRE);
+		if (ls & 1)
+			continue;
+		uint32_t n = snap.s.n, nw = snap.s.nw;
+		unsigned v = 0;
+		if (cpu < nw * 64 && cpu < CPS_MAX_CPUS)
+			v = snap.vcpu[cpu];
+		else if (n)
+			v = cpu % n;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&snap.lseq, __ATOMIC_RELAXED) == ls) {
+			if (n == 0)
+				return false;
+			*out = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Word loops the compiler must not turn into string instructions: with
+ * a bounded length it emits rep stos/movs, whose start-up alone costs more
+ * than these calls' whole budget. */
+#define NOT_A_STRING_OP(i) __asm__("" : "+r"(i))
+
+static inline uint64_t get_word(const unsigned char *b, size_t j)
+{
+	uint64_t x;
+	memcpy(&x, b + j * 8, 8);
+	return x;
+}
+
+static inline void put_word(unsigned char *b, size_t j, uint64_t x)
+{
+	memcpy(b + j * 8, &x, 8);
+}
+
+/* Word j of a mask holding CPUs 0..n-1 (cps_mask_fill). */
+static inline uint64_t fill_word(size_t j, unsigned n)
+{
+	if (j < n / 64)
+		return ~(uint64_t)0;
+	if (j == n / 64 && n % 64)
+		return ((uint64_t)1 << (n % 64)) - 1;
+	return 0;
+}
+
+/* to_virtual(buf, size, view): the caller's physical mask becomes its
+ * virtual image, in place. */
+static inline __attribute__((always_inline)) bool snap_to_virtual(void *buf, size_t size)
+{
+	if (sizeof(unsigned long) != 8 || size % 8) {
+		struct shim_view v;
+		if (!shim_view(&v))
+			return false;
+		to_virtual(buf, size, &v);
+		return true;
+	}
+	if (CPS_UNLIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) != ST_READY) && !shim_ready())
+		return false;
+	unsigned char *b = buf;
+	size_t bw = size / 8;
+	uint64_t virt[CPS_MAX_WORDS];
+	for (int i = 0; i < 1000; i++) {
+		if (!fresh() && !refresh())
+			return false;
+		uint32_t ls = __atomic_load_n(&snap.lseq, __ATOMIC_ACQUIRE);
+		if (ls & 1)
+			continue;
+		uint32_t n = snap.s.n, top = snap.top;
+		if (n > CPS_MAX_CPUS)
+			n = CPS_MAX_CPUS;
+		if (top > CPS_MAX_WORDS)
+			top = CPS_MAX_WORDS;
+		size_t vw = CPS_WORDS_FOR(n), m = bw < top ? bw : top;
+		size_t filled = 0; /* virt[0..filled) are set: ranks only grow */
+		unsigned got = 0;
+		for (size_t j = 0; j < m; j++) {
+			uint64_t set = snap.s.cpus[j];
+			uint64_t w = get_word(b, j) & set;
+			unsigned r = snap.base[j];
+			/* the CPUs of w, ranked among the set's */
+			while (w && r < vw * 64) {
+				uint64_t low = set & -set;
+				if (w & low) {
+					while (filled <= r / 64) {
+						virt[filled++] = 0;
+						NOT_A_STRING_OP(filled);
+					}
+					virt[r / 64] |= (uint64_t)1 << (r % 64);
+					w &= ~low;
+					got++;
+				}
+				set &= set - 1;
+				r++;
+			}
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&snap.lseq, __ATOMIC_RELAXED) != ls)
+			continue;
+		if (n == 0)
+			return false;
+		if (got == 0) { /* runs outside its set (never confined): show the set */
+			for (filled = 0; filled < vw && filled < bw; filled++)
+				virt[filled] = fill_word(filled, n);
+		}
+		for (size_t j = 0; j < filled && j < bw; j++)
+			put_word(b, j, virt[j]);
+		/* the rest is zero: mostly it is already (physical CPUs beyond
+		 * the set's last word are rare), and reading costs less here */
+		for (size_t j = filled; j < bw; j++)
+			if (get_word(b, j))
+				put_word(b, j, 0);
+		return true;
+	}
+	return false;
+}
+
+/* to_physical(phys, buf, size, view, virt): the virtual mask in buf (vw
+ * words of it in virt) mapped onto the set; returns its CPU count (0:
+ * EINVAL) and the set's width in *nw, or -1 to pass through. */
+static long snap_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t *virt,
+			     size_t *vw, uint32_t *nwp)
+{
+	if (CPS_UNLIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) != ST_READY) && !shim_ready())
+		return -1;
+	/* bits beyond the widest mask are dropped, as to_physical() does */
+	size_t hw = size >= CPS_MAX_WORDS * 8 ? CPS_MAX_WORDS : CPS_WORDS_FOR(size * 8);
+	if (sizeof(unsigned long) == 8 && size % 8 == 0) {
+		for (size_t j = 0; j < hw; j++) {
+			virt[j] = get_word(buf, j);
+			NOT_A_STRING_OP(j);
+		}
+	} else {
+		cps_mask_from_cpuset(virt, hw, buf, size);
+	}
+	*vw = hw;
+	uint64_t ranks[CPS_MAX_WORDS];
+	for (int i = 0; i < 1000; i++) {
+		if (!fresh() && !refresh())
+			return -1;
+		uint32_t ls = __atomic_load_n(&snap.lseq, __ATOMIC_ACQUIRE);
+		if (ls & 1)
+			continue;
+		uint32_t n = snap.s.n, nw = snap.s.nw;
+		if (n > CPS_MAX_CPUS)
+			n = CPS_MAX_CPUS;
+		if (nw > CPS_MAX_WORDS)
+			nw = CPS_MAX_WORDS;
+		size_t rw = CPS_WORDS_FOR(n), filled = 0;
+		unsigned got = 0;
+		/* all of 0..n-1 asked for: the whole set */
+		bool all = n > 0 && rw <= hw;
+		for (size_t j = 0; all && j < rw; j++)
+			all = (virt[j] & fill_word(j, n)) == fill_word(j, n);
+		if (all) {
+			got = n;
+		} else if (n) {
+			/* fold the virtual CPUs onto ranks 0..n-1 (wrapping, or not) */
+			for (size_t j = 0; j < hw && got < n; j++) {
+				uint64_t w = virt[j];
+				while (w && got < n) {
+					size_t v = j * 64 + (unsigned)__builtin_ctzll(w);
+					w &= w - 1;
+					if (v >= n) {
+						if (!wrap)
+							goto folded;
+						v %= n;
+					}
+					while (filled <= v / 64) {
+						ranks[filled++] = 0;
+						NOT_A_STRING_OP(filled);
+					}
+					uint64_t bit = (uint64_t)1 << (v % 64);
+					if (!(ranks[v / 64] & bit)) {
+						ranks[v / 64] |= bit;
+						got++;
+					}
+				}
+			}
+		}
+	folded:
+		for (size_t j = 0; j < nw; j++) {
+			phys[j] = got == n ? snap.s.cpus[j] : 0;
+			NOT_A_STRING_OP(j);
+		}
+		if (got && got < n) {
+			for (size_t j = 0; j < filled; j++) {
+				uint64_t w = ranks[j];
+				while (w) {
+					unsigned r = (unsigned)(j * 64) + (unsigned)__builtin_ctzll(w);
+					unsigned cpu = snap.pcpu[r < CPS_MAX_CPUS ? r : 0];
+					w &= w - 1;
+					if (cpu < nw * 64)
+						phys[cpu / 64] |= (uint64_t)1 << (cpu % 64);
+				}
+			}
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&snap.lseq, __ATOMIC_RELAXED) != ls)
+			continue;
+		if (n == 0)
+			return -1;
+		*nwp = nw;
+		return got;
+	}
+	return -1;
 }
 
 /* The set of another process: its record, else its thread group is ours,
@@ -393,6 +738,52 @@ static void record_wanted(pid_t pid, pid_t tid, const uint64_t *virt)
 	cps_thread_want(&ctx, pid, tid, virt, CPS_MAX_WORDS);
 }
 
+/* Is virt (vw words, zero beyond) what the calling thread's record holds,
+ * by own_want, at the table's sequence now (returned in *seq)? Asked before
+ * the system call, while what it reads is in cache; after it, the caller
+ * only checks that the sequence has not moved. */
+static inline bool own_want_held(const uint64_t *virt, size_t vw, uint64_t *seq)
+{
+	size_t mw = ctx.t.mask_words;
+	uint64_t now = shm_seq(&ctx.t);
+	if (!own_want.nw || own_want.nw != mw || own_want.seq != now)
+		return false;
+	/* what cps_thread_want compares: mw words, zero beyond vw */
+	for (size_t j = 0; j < mw; j++)
+		if ((j < vw ? virt[j] : 0) != own_want.want[j])
+			return false;
+	*seq = now;
+	return true;
+}
+
+/* record_wanted(self_pid, my_tid(), virt) for the calling thread; virt has
+ * vw words (zero beyond). */
+static void record_own_wanted(const uint64_t *virt, size_t vw)
+{
+	if (!ctx.t.writable || !snap.valid || snap.s.set == ctx.t.root_id)
+		return;
+	size_t mw = ctx.t.mask_words;
+	int saved = errno;
+	pid_t tid = my_tid();
+	own_want.nw = 0;
+	if (tid > 0)
+		cps_thread_want(&ctx, self_pid, tid, virt, vw);
+	errno = saved;
+	uint64_t w[OWN_WANT_WORDS], seq;
+	if (tid <= 0 || mw > OWN_WANT_WORDS || shm_read_begin(&ctx.t, &seq) < 0)
+		return;
+	memset(w, 0, mw * 8);
+	memcpy(w, virt, (vw < mw ? vw : mw) * 8);
+	long i = shm_thread_find(&ctx.t, tid);
+	const struct shm_thread *th = i >= 0 ? shm_thread_at(&ctx.t, (uint32_t)i) : NULL;
+	bool held = th && th->tid == tid && !memcmp(th->wanted, w, mw * 8);
+	if (held && !shm_read_retry(&ctx.t, seq)) {
+		memcpy(own_want.want, w, mw * 8);
+		own_want.seq = seq;
+		own_want.nw = (uint32_t)mw;
+	}
+}
+
 /* ---- sysconf and friends ---- */
 
 static long fallback_sysconf(int name)
@@ -404,12 +795,11 @@ static long fallback_sysconf(int name)
 	return -1;
 }
 
-EXPORT long sysconf(int name)
+/* Everything but the pass-through of a resolved sysconf, out of line so
+ * that the fast path is a compare and a tail call with no frame. */
+__attribute__((noinline)) static long sysconf_slow(int name)
 {
-	if (CPS_LIKELY(name != _SC_NPROCESSORS_ONLN && name != _SC_NPROCESSORS_CONF)) {
-		long (*f)(int) = shim_real.sysconf;
-		if (CPS_LIKELY(f != NULL))
-			return f(name);
+	if (name != _SC_NPROCESSORS_ONLN && name != _SC_NPROCESSORS_CONF) {
 		resolve_all();
 		return shim_real.sysconf ? shim_real.sysconf(name) : fallback_sysconf(name);
 	}
@@ -419,16 +809,33 @@ EXPORT long sysconf(int name)
 	return shim_real.sysconf ? shim_real.sysconf(name) : fallback_sysconf(name);
 }
 
+EXPORT long sysconf(int name)
+{
+	if (CPS_LIKELY(name != _SC_NPROCESSORS_ONLN && name != _SC_NPROCESSORS_CONF)) {
+		long (*f)(int) = shim_real.sysconf;
+		if (CPS_LIKELY(f != NULL))
+			return f(name);
+	}
+	return sysconf_slow(name);
+}
+
+__attribute__((noinline)) static long __sysconf_slow(int name)
+{
+	if (name != _SC_NPROCESSORS_ONLN && name != _SC_NPROCESSORS_CONF) {
+		resolve_all();
+		return shim_real.__sysconf ? shim_real.__sysconf(name) : fallback_sysconf(name);
+	}
+	return sysconf(name);
+}
+
 EXPORT long __sysconf(int name)
 {
 	if (CPS_LIKELY(name != _SC_NPROCESSORS_ONLN && name != _SC_NPROCESSORS_CONF)) {
 		long (*f)(int) = shim_real.__sysconf;
 		if (CPS_LIKELY(f != NULL))
 			return f(name);
-		resolve_all();
-		return shim_real.__sysconf ? shim_real.__sysconf(name) : fallback_sysconf(name);
 	}
-	return sysconf(name);
+	return __sysconf_slow(name);
 }
 
 EXPORT int get_nprocs(void)
@@ -452,17 +859,21 @@ EXPORT int get_nprocs_conf(void)
 EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *mask)
 {
 	struct shim_view v;
-	bool ok = shim_ready();
+	bool ok = CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) || shim_ready();
 	if (!shim_real.sched_getaffinity) {
 		errno = ENOSYS;
 		return -1;
 	}
 	int r = shim_real.sched_getaffinity(pid, size, mask);
 	if (r == 0 && ok) {
-		int saved = errno;
-		if (view_of(pid, &v))
-			to_virtual(mask, size, &v);
-		errno = saved;
+		if (pid == 0 || pid == self_pid) {
+			snap_to_virtual(mask, size); /* reads memory only: errno stays */
+		} else {
+			int saved = errno;
+			if (view_of(pid, &v))
+				to_virtual(mask, size, &v);
+			errno = saved;
+		}
 	}
 	return r;
 }
@@ -471,6 +882,25 @@ EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 {
 	struct shim_view v;
 	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
+	if (pid == 0 && !is_null(mask)) {
+		/* the calling thread: straight from the snapshot */
+		size_t vw;
+		uint32_t nw;
+		long got = snap_to_physical(phys, mask, size, virt, &vw, &nw);
+		if (got == 0) {
+			errno = EINVAL; /* as the kernel for a mask with no usable CPU */
+			return -1;
+		}
+		if (got > 0) {
+			uint64_t seen = 0;
+			bool held = own_want_held(virt, vw, &seen);
+			const struct shm_header *h = ctx.t.h;
+			int r = shim_real.sched_setaffinity(0, nw * 8, (const cpu_set_t *)(void *)phys);
+			if (r == 0 && !(held && __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) == seen))
+				record_own_wanted(virt, vw); /* keeps errno */
+			return r;
+		}
+	}
 	if (!shim_ready() || is_null(mask) || !view_of(pid, &v)) {
 		if (!shim_real.sched_setaffinity) {
 			errno = ENOSYS;
@@ -494,17 +924,12 @@ EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 
 EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *mask)
 {
-	struct shim_view v;
-	bool ok = shim_ready();
+	bool ok = CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) || shim_ready();
 	if (!shim_real.pthread_getaffinity_np)
 		return ENOSYS;
 	int r = shim_real.pthread_getaffinity_np(th, size, mask);
-	if (r == 0 && ok) {
-		int saved = errno;
-		if (shim_view(&v))
-			to_virtual(mask, size, &v);
-		errno = saved;
-	}
+	if (r == 0 && ok)
+		snap_to_virtual(mask, size); /* reads memory only: errno stays */
 	return r;
 }
 
@@ -514,6 +939,26 @@ EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *ma
 	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
 	if (!shim_real.pthread_setaffinity_np && !shim_ready())
 		return ENOSYS;
+	if (!is_null(mask) && pthread_equal(th, pthread_self())) {
+		/* the calling thread: straight from the snapshot */
+		size_t vw;
+		uint32_t nw;
+		long got = snap_to_physical(phys, mask, size, virt, &vw, &nw);
+		if (got == 0)
+			return EINVAL;
+		if (got > 0) {
+			uint64_t seen = 0;
+			bool held = own_want_held(virt, vw, &seen);
+			const struct shm_header *h = ctx.t.h;
+			int saved = errno;
+			int r = shim_real.pthread_setaffinity_np(th, nw * 8,
+								 (const cpu_set_t *)(void *)phys);
+			if (r == 0 && !(held && __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) == seen))
+				record_own_wanted(virt, vw);
+			errno = saved;
+			return r;
+		}
+	}
 	if (!shim_ready() || is_null(mask) || !shim_view(&v))
 		return shim_real.pthread_setaffinity_np(th, size, mask);
 	if (to_physical(phys, mask, size, &v, virt) == 0)
@@ -641,6 +1086,8 @@ EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *attr)
 
 /* ---- where a thread runs ---- */
 
+/* The rule, on a view; the calls below answer it from the snapshot's
+ * table (snap_vcpu), which derive() fills by this same rule. */
 static inline int virt_cpu(int cpu, const struct shim_view *v)
 {
 	if (cps_mask_test(v->cpus, v->nw, (unsigned)cpu))
@@ -650,35 +1097,71 @@ static inline int virt_cpu(int cpu, const struct shim_view *v)
 
 EXPORT int sched_getcpu(void)
 {
-	struct shim_view v;
-	bool ok = shim_ready();
+	bool ok = CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) || shim_ready();
 	if (!shim_real.sched_getcpu) {
 		errno = ENOSYS;
 		return -1;
 	}
 	int cpu = shim_real.sched_getcpu();
-	if (cpu >= 0 && ok && shim_view(&v))
-		cpu = virt_cpu(cpu, &v);
+	unsigned vc;
+	if (cpu >= 0 && ok && snap_vcpu((unsigned)cpu, &vc))
+		cpu = (int)vc;
 	return cpu;
 }
 
 EXPORT int getcpu(unsigned *cpu, unsigned *node)
 {
-	struct shim_view v;
 	bool ok = shim_ready();
 	if (!shim_real.getcpu) {
 		errno = ENOSYS;
 		return -1;
 	}
 	int r = shim_real.getcpu(cpu, node);
-	if (r == 0 && cpu && ok && shim_view(&v))
-		*cpu = (unsigned)virt_cpu((int)*cpu, &v);
+	unsigned vc;
+	if (r == 0 && cpu && ok && snap_vcpu(*cpu, &vc))
+		*cpu = vc;
 	return r;
 }
 
 /* ---- syscall(2) ---- */
 
+#if defined(__x86_64__)
+/* The pass-through of syscall(2) with no frame at all: every number but
+ * the three we translate jumps to libc's syscall with the caller's
+ * registers and stack as they were (libc takes its seventh argument from
+ * the stack). The rest, and the case where libc's is not resolved yet, go
+ * to the C function below, also with everything as the caller left it. */
+long shim_syscall_slow(long nr, ...);
+#define SHIM_STR_(x) #x
+#define SHIM_STR(x) SHIM_STR_(x)
+#ifdef __CET__
+#define SHIM_ENDBR "endbr64\n"
+#else
+#define SHIM_ENDBR ""
+#endif
+__asm__(".text\n"
+	".globl syscall\n"
+	".type syscall, @function\n"
+	".p2align 4\n"
+	"syscall:\n" SHIM_ENDBR
+	"cmpq $" SHIM_STR(SYS_sched_getaffinity) ", %rdi\n"
+	"je 1f\n"
+	"cmpq $" SHIM_STR(SYS_sched_setaffinity) ", %rdi\n"
+	"je 1f\n"
+	"cmpq $" SHIM_STR(SYS_getcpu) ", %rdi\n"
+	"je 1f\n"
+	"movq shim_syscall_next(%rip), %r11\n"
+	"testq %r11, %r11\n"
+	"je 1f\n"
+	"jmp *%r11\n"
+	"1:\n"
+	"jmp shim_syscall_slow\n"
+	".size syscall, .-syscall\n");
+
+__attribute__((used)) long shim_syscall_slow(long nr, ...)
+#else
 EXPORT long syscall(long nr, ...)
+#endif
 {
 	va_list ap;
 	long a[6];
@@ -702,9 +1185,13 @@ EXPORT long syscall(long nr, ...)
 	if (nr == SYS_sched_getaffinity) {
 		long r = shim_real.syscall(nr, a[0], a[1], a[2]);
 		/* r is the kernel's mask size in bytes; keep it */
-		if (r > 0 && ok && view_of((pid_t)a[0], &v)) {
+		if (r > 0 && ok) {
 			int saved = errno;
-			to_virtual((void *)a[2], (size_t)r, &v);
+			pid_t pid = (pid_t)a[0];
+			if (pid == 0 || pid == self_pid)
+				snap_to_virtual((void *)a[2], (size_t)r);
+			else if (view_of(pid, &v))
+				to_virtual((void *)a[2], (size_t)r, &v);
 			errno = saved;
 		}
 		return r;
@@ -730,9 +1217,8 @@ EXPORT long syscall(long nr, ...)
 	}
 	/* SYS_getcpu */
 	long r = shim_real.syscall(nr, a[0], a[1], a[2]);
-	if (r == 0 && a[0] && ok && shim_view(&v)) {
-		unsigned *cpu = (unsigned *)a[0];
-		*cpu = (unsigned)virt_cpu((int)*cpu, &v);
-	}
+	unsigned vc;
+	if (r == 0 && a[0] && ok && snap_vcpu(*(unsigned *)a[0], &vc))
+		*(unsigned *)a[0] = vc;
 	return r;
 }

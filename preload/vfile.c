@@ -254,7 +254,62 @@ static int ensure(void *f)
 	return f != NULL;
 }
 
-EXPORT int open(const char *path, int flags, ...)
+#if defined(__x86_64__)
+/* The pass-through of the open calls with no frame at all: an absolute
+ * path that starts with neither "/p" nor "/s" can be no view
+ * (shim_view_path_candidate), so the call jumps to libc's with the
+ * caller's registers and stack as they were, mode included when there is
+ * one. Everything else (relative paths, NULL, /proc and /sys, libc's not
+ * resolved yet) goes to the C wrappers below, also untouched. */
+void *shim_open_next[4]; /* libc's open, open64, openat, openat64 */
+void shim_vfile_resolved(void);
+void shim_vfile_resolved(void)
+{
+	__atomic_store_n(&shim_open_next[0], (void *)shim_real.open, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_open_next[1], (void *)shim_real.open64, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_open_next[2], (void *)shim_real.openat, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_open_next[3], (void *)shim_real.openat64, __ATOMIC_RELEASE);
+}
+#ifdef __CET__
+#define VF_ENDBR "endbr64\n"
+#else
+#define VF_ENDBR ""
+#endif
+#define OPEN_STUB(name, pathreg, slot, slow)                                          \
+	__asm__(".text\n"                                                             \
+		".globl " name "\n"                                                   \
+		".type " name ", @function\n"                                         \
+		".p2align 4\n" name ":\n" VF_ENDBR                                    \
+		"testq " pathreg ", " pathreg "\n"                                    \
+		"je 1f\n"                                                             \
+		"cmpb $0x2f, (" pathreg ")\n"     /* '/' */                           \
+		"jne 1f\n"                                                            \
+		"movzbl 1(" pathreg "), %r11d\n"                                      \
+		"cmpl $0x70, %r11d\n"             /* 'p' */                           \
+		"je 1f\n"                                                             \
+		"cmpl $0x73, %r11d\n"             /* 's' */                           \
+		"je 1f\n"                                                             \
+		"movq shim_open_next+" slot "(%rip), %r11\n"                          \
+		"testq %r11, %r11\n"                                                  \
+		"je 1f\n"                                                             \
+		"jmp *%r11\n"                                                         \
+		"1:\n"                                                                \
+		"jmp " slow "\n"                                                      \
+		".size " name ", .-" name "\n")
+OPEN_STUB("open", "%rdi", "0", "shim_open_slow");
+OPEN_STUB("open64", "%rdi", "8", "shim_open64_slow");
+OPEN_STUB("openat", "%rsi", "16", "shim_openat_slow");
+OPEN_STUB("openat64", "%rsi", "24", "shim_openat64_slow");
+int shim_open_slow(const char *path, int flags, ...);
+int shim_open64_slow(const char *path, int flags, ...);
+int shim_openat_slow(int dirfd, const char *path, int flags, ...);
+int shim_openat64_slow(int dirfd, const char *path, int flags, ...);
+#define OPEN_C(name) __attribute__((used)) shim_##name##_slow
+#else
+#define OPEN_C(name) EXPORT name
+#endif
+
+int OPEN_C(open)(const char *path, int flags, ...)
 {
 	va_list ap;
 	va_start(ap, flags);
@@ -266,7 +321,7 @@ EXPORT int open(const char *path, int flags, ...)
 	return shim_real.open(path, flags, mode);
 }
 
-EXPORT int open64(const char *path, int flags, ...)
+int OPEN_C(open64)(const char *path, int flags, ...)
 {
 	va_list ap;
 	va_start(ap, flags);
@@ -278,7 +333,7 @@ EXPORT int open64(const char *path, int flags, ...)
 	return shim_real.open64(path, flags, mode);
 }
 
-EXPORT int openat(int dirfd, const char *path, int flags, ...)
+int OPEN_C(openat)(int dirfd, const char *path, int flags, ...)
 {
 	va_list ap;
 	va_start(ap, flags);
@@ -290,7 +345,7 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	return shim_real.openat(dirfd, path, flags, mode);
 }
 
-EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+int OPEN_C(openat64)(int dirfd, const char *path, int flags, ...)
 {
 	va_list ap;
 	va_start(ap, flags);

@@ -32,6 +32,16 @@ struct jentry {
 	unsigned char data[];
 };
 
+/* Formatting by hand, not with stdio: the shim opens the table in every
+ * process start, where the first use of printf's machinery alone costs
+ * tens of microseconds of page faults. */
+static char *put_str(char *p, char *end, const char *s)
+{
+	while (*s && p < end)
+		*p++ = *s++;
+	return *s ? NULL : p;
+}
+
 int shm_table_name(char *buf, size_t len, const char *explicit_name)
 {
 	const char *n = explicit_name;
@@ -40,7 +50,17 @@ int shm_table_name(char *buf, size_t len, const char *explicit_name)
 	if (!n || !*n)
 		n = getenv("CPUSETSHIM_TABLE");
 	if (!n || !*n) {
-		snprintf(def, sizeof(def), "cpusetshim.%u", (unsigned)geteuid());
+		/* "cpusetshim.<euid>" */
+		char digits[16], *p = def;
+		unsigned v = (unsigned)geteuid();
+		int nd = 0;
+		do
+			digits[nd++] = (char)('0' + v % 10);
+		while ((v /= 10) != 0);
+		p = put_str(p, def + sizeof(def), "cpusetshim.");
+		while (nd)
+			*p++ = digits[--nd];
+		*p = 0;
 		n = def;
 	}
 	if (*n == '/')
@@ -201,8 +221,14 @@ static int validate_header(const struct shm_header *h, size_t size, const char *
 
 static int open_path(char *path, size_t len, const char *name)
 {
-	int n = snprintf(path, len, SHM_DIR "%s", name);
-	return (n < 0 || (size_t)n >= len) ? -ENAMETOOLONG : 0;
+	/* SHM_DIR "%s", or -ENAMETOOLONG if it does not fit with its NUL */
+	char *p = len ? put_str(path, path + len - 1, SHM_DIR) : NULL;
+	if (p)
+		p = put_str(p, path + len - 1, name);
+	if (!p)
+		return -ENAMETOOLONG;
+	*p = 0;
+	return 0;
 }
 
 static bool in_group(gid_t g)

@@ -433,7 +433,9 @@ static int sweep_locked(struct cps_ctx *c)
 			return e;
 		removed++;
 	}
-	if (removed || t->h->nthreads >= t->h->caps.max_threads) {
+	/* (no thread on record: nothing to look at in the thread slots, which
+	 * are 16 bytes plus a mask each, megabytes at the default capacities) */
+	if (t->h->nthreads > 0 && (removed || t->h->nthreads >= t->h->caps.max_threads)) {
 		for (uint32_t i = 0; i < t->thread_slots;) {
 			struct shm_thread *th = shm_thread_at(t, i);
 			if (th->tid <= 0) {

@@ -6,6 +6,15 @@
  *                                     "CASE NS_MEDIAN NS_MIN ITERS RESULT"
  *   bench_calls --count CASE N        run CASE exactly N times, untimed (for
  *                                     strace -c: system calls per call)
+ *   bench_calls --ab CASE [MS [BATCHES]]
+ *                                     for a pass-through or an affinity
+ *                                     case: alternate
+ *                                     batches of the call as the program
+ *                                     makes it (through the shim when it is
+ *                                     preloaded) and of libc's own function
+ *                                     (looked up in libc.so.6), and print
+ *                                     "CASE NS_CALL NS_LIBC DIFF_MEDIAN
+ *                                     DIFF_MIN DIFF_MAX" over the pairs
  *   bench_calls --list                the case names
  *
  * It is the same binary natively and under the shim: run.sh starts it both
@@ -15,6 +24,7 @@
  * error): a benchmark that cannot run its case must not print a figure.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -23,13 +33,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
 static volatile long sink;
+/* Buffers are static, not on the stack: the environment differs between
+ * the native and the shim runs, which moves the stack within its page and
+ * with it the cache behaviour of stack buffers; static ones sit at the
+ * same place in both. */
 static cpu_set_t held;          /* the mask the thread holds, for setaffinity */
+static cpu_set_t mask;          /* what the getaffinity cases read */
 static char buf[1 << 16];       /* read buffer of the file cases */
 
 static void die(const char *what)
@@ -42,18 +59,16 @@ static void die(const char *what)
  * that depends on its result; < 0 is a failure. */
 static long c_sched_getaffinity(void)
 {
-	cpu_set_t m;
-	if (sched_getaffinity(0, sizeof(m), &m) != 0)
+	if (sched_getaffinity(0, sizeof(mask), &mask) != 0)
 		return -1;
-	return CPU_COUNT(&m);
+	return CPU_COUNT(&mask);
 }
 
 static long c_pthread_getaffinity_np(void)
 {
-	cpu_set_t m;
-	if (pthread_getaffinity_np(pthread_self(), sizeof(m), &m) != 0)
+	if (pthread_getaffinity_np(pthread_self(), sizeof(mask), &mask) != 0)
 		return -1;
-	return CPU_COUNT(&m);
+	return CPU_COUNT(&mask);
 }
 
 static long c_sched_setaffinity_same(void)
@@ -172,28 +187,197 @@ static long c_read_self_status(void)
 	return read_file("/proc/self/status");
 }
 
+/* References, run natively only: what a virtual file costs to deliver.
+ * ref_memfd_view: the shim's way for each open (memfd_create, write, seal,
+ * fchmod 0444, reopen read-only through /proc/self/fd, close; then the
+ * reader's read and close) of a 2-byte file, as for the online view.
+ * ref_memfd_reopen: reopening one sealed memfd made beforehand, then read
+ * and close: what a view cached across opens would cost at best. */
+static int kept_memfd = -1;
+static char kept_path[64];
+
+static long reopen_read(const char *p)
+{
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	long total = 0;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		total += n;
+	close(fd);
+	return n < 0 ? -1 : total;
+}
+
+static long c_ref_memfd_view(void)
+{
+	int m = memfd_create("bench-view", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (m < 0 || write(m, "0\n", 2) != 2) {
+		if (m >= 0)
+			close(m);
+		return -1;
+	}
+	fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+	fchmod(m, 0444);
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", m);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	close(m);
+	if (fd < 0)
+		return -1;
+	long total = 0;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		total += n;
+	close(fd);
+	return n < 0 ? -1 : total;
+}
+
+static long c_ref_memfd_reopen(void)
+{
+	if (kept_memfd < 0) {
+		kept_memfd = memfd_create("bench-kept", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		if (kept_memfd < 0 || write(kept_memfd, "0\n", 2) != 2)
+			return -1;
+		fcntl(kept_memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+		snprintf(kept_path, sizeof(kept_path), "/proc/self/fd/%d", kept_memfd);
+	}
+	return reopen_read(kept_path);
+}
+
+/* libc's own functions, for --ab: what the call costs without the shim,
+ * in the same process. */
+static long (*libc_sysconf)(int);
+static long (*libc_syscall)(long, ...);
+static int (*libc_open)(const char *, int, ...);
+static int (*libc_openat)(int, const char *, int, ...);
+static FILE *(*libc_fopen)(const char *, const char *);
+static int (*libc_getaff)(pid_t, size_t, cpu_set_t *);
+static int (*libc_pgetaff)(pthread_t, size_t, cpu_set_t *);
+static int (*libc_setaff)(pid_t, size_t, const cpu_set_t *);
+static int (*libc_getcpu)(void);
+static cpu_set_t held_phys; /* the mask held, as libc (the kernel) sees it */
+
+static void libc_resolve(void)
+{
+	void *h = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	if (!h) {
+		fprintf(stderr, "bench_calls: no libc.so.6 handle\n");
+		exit(1);
+	}
+	*(void **)&libc_sysconf = dlsym(h, "sysconf");
+	*(void **)&libc_syscall = dlsym(h, "syscall");
+	*(void **)&libc_open = dlsym(h, "open");
+	*(void **)&libc_openat = dlsym(h, "openat");
+	*(void **)&libc_fopen = dlsym(h, "fopen");
+	*(void **)&libc_getaff = dlsym(h, "sched_getaffinity");
+	*(void **)&libc_pgetaff = dlsym(h, "pthread_getaffinity_np");
+	*(void **)&libc_setaff = dlsym(h, "sched_setaffinity");
+	*(void **)&libc_getcpu = dlsym(h, "sched_getcpu");
+	if (!libc_sysconf || !libc_syscall || !libc_open || !libc_openat || !libc_fopen ||
+	    !libc_getaff || !libc_pgetaff || !libc_setaff || !libc_getcpu ||
+	    libc_getaff(0, sizeof(held_phys), &held_phys) != 0) {
+		fprintf(stderr, "bench_calls: libc's functions not found\n");
+		exit(1);
+	}
+}
+
+/* Under the shim these answer in physical numbers: only their cost
+ * compares (the setaffinity one holds the same physical CPUs as the
+ * shim's, so that no batch moves the thread). */
+static long d_sched_getaffinity(void)
+{
+	if (libc_getaff(0, sizeof(mask), &mask) != 0)
+		return -1;
+	return CPU_COUNT(&mask);
+}
+
+static long d_pthread_getaffinity_np(void)
+{
+	if (libc_pgetaff(pthread_self(), sizeof(mask), &mask) != 0)
+		return -1;
+	return CPU_COUNT(&mask);
+}
+
+static long d_sched_setaffinity_same(void)
+{
+	if (libc_setaff(0, sizeof(held_phys), &held_phys) != 0)
+		return -1;
+	return CPU_COUNT(&held_phys);
+}
+
+static long d_sched_getcpu(void)
+{
+	return libc_getcpu();
+}
+
+static long d_sysconf_pagesize(void)
+{
+	return libc_sysconf(_SC_PAGESIZE);
+}
+
+static long d_sysconf_clk_tck(void)
+{
+	return libc_sysconf(_SC_CLK_TCK);
+}
+
+static long d_syscall_getppid(void)
+{
+	return libc_syscall(SYS_getppid);
+}
+
+static long d_open_close_devnull(void)
+{
+	int fd = libc_open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 1;
+}
+
+static long d_openat_close_devnull(void)
+{
+	int fd = libc_openat(AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 1;
+}
+
+static long d_fopen_fclose_devnull(void)
+{
+	FILE *f = libc_fopen("/dev/null", "re");
+	if (!f)
+		return -1;
+	fclose(f);
+	return 1;
+}
+
 static const struct {
 	const char *name;
 	long (*fn)(void);
+	long (*libc)(void); /* the same through libc's own function (--ab) */
 } cases[] = {
-	{ "sched_getaffinity", c_sched_getaffinity },
-	{ "pthread_getaffinity_np", c_pthread_getaffinity_np },
-	{ "sched_setaffinity_same", c_sched_setaffinity_same },
-	{ "sysconf_nprocessors_onln", c_sysconf_onln },
-	{ "sysconf_nprocessors_conf", c_sysconf_conf },
-	{ "get_nprocs", c_get_nprocs },
-	{ "get_nprocs_conf", c_get_nprocs_conf },
-	{ "sysconf_pagesize", c_sysconf_pagesize },
-	{ "sysconf_clk_tck", c_sysconf_clk_tck },
-	{ "syscall_getppid", c_syscall_getppid },
-	{ "open_close_devnull", c_open_close_devnull },
-	{ "openat_close_devnull", c_openat_close_devnull },
-	{ "fopen_fclose_devnull", c_fopen_fclose_devnull },
-	{ "sched_getcpu", c_sched_getcpu },
-	{ "read_proc_cpuinfo", c_read_cpuinfo },
-	{ "read_proc_stat", c_read_stat },
-	{ "read_sys_cpu_online", c_read_online },
-	{ "read_proc_self_status", c_read_self_status },
+	{ "sched_getaffinity", c_sched_getaffinity, d_sched_getaffinity },
+	{ "pthread_getaffinity_np", c_pthread_getaffinity_np, d_pthread_getaffinity_np },
+	{ "sched_setaffinity_same", c_sched_setaffinity_same, d_sched_setaffinity_same },
+	{ "sysconf_nprocessors_onln", c_sysconf_onln, NULL },
+	{ "sysconf_nprocessors_conf", c_sysconf_conf, NULL },
+	{ "get_nprocs", c_get_nprocs, NULL },
+	{ "get_nprocs_conf", c_get_nprocs_conf, NULL },
+	{ "sysconf_pagesize", c_sysconf_pagesize, d_sysconf_pagesize },
+	{ "sysconf_clk_tck", c_sysconf_clk_tck, d_sysconf_clk_tck },
+	{ "syscall_getppid", c_syscall_getppid, d_syscall_getppid },
+	{ "open_close_devnull", c_open_close_devnull, d_open_close_devnull },
+	{ "openat_close_devnull", c_openat_close_devnull, d_openat_close_devnull },
+	{ "fopen_fclose_devnull", c_fopen_fclose_devnull, d_fopen_fclose_devnull },
+	{ "sched_getcpu", c_sched_getcpu, d_sched_getcpu },
+	{ "read_proc_cpuinfo", c_read_cpuinfo, NULL },
+	{ "read_proc_stat", c_read_stat, NULL },
+	{ "read_sys_cpu_online", c_read_online, NULL },
+	{ "read_proc_self_status", c_read_self_status, NULL },
+	{ "ref_memfd_view", c_ref_memfd_view, NULL },
+	{ "ref_memfd_reopen", c_ref_memfd_reopen, NULL },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -236,14 +420,25 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	int count = argc >= 2 && !strcmp(argv[1], "--count");
-	const char *name = argc >= 2 + count ? argv[1 + count] : NULL;
+	int ab = argc >= 2 && !strcmp(argv[1], "--ab");
+	const char *name = argc >= 2 + count + ab ? argv[1 + count + ab] : NULL;
 	size_t k;
 	for (k = 0; name && k < NCASES; k++)
 		if (!strcmp(cases[k].name, name))
 			break;
 	if (!name || k == NCASES) {
-		fprintf(stderr, "usage: bench_calls CASE [MS [BATCHES]] | --count CASE N | --list\n");
+		fprintf(stderr, "usage: bench_calls CASE [MS [BATCHES]] | --count CASE N | "
+				"--ab CASE [MS [BATCHES]] | --list\n");
 		return 2;
+	}
+	if (ab) {
+		argv++;
+		argc--;
+		if (!cases[k].libc) {
+			fprintf(stderr, "bench_calls: %s is not a pass-through case\n", name);
+			return 2;
+		}
+		libc_resolve();
 	}
 	if (sched_getaffinity(0, sizeof(held), &held) != 0)
 		die("sched_getaffinity");
@@ -275,6 +470,35 @@ int main(int argc, char **argv)
 	}
 	iters = iters * 4 > 0 ? iters * 4 : iters;
 	double ns[1000];
+	if (ab) {
+		/* pairs of batches, the order flipping: call, libc, libc, call, ... */
+		double dn[1000], lib[1000];
+		long lastd;
+		run(cases[k].libc, iters, &lastd);
+		for (int b = 0; b < batches; b++) {
+			double x, y;
+			if (b % 2 == 0) {
+				x = run(cases[k].fn, iters, &last);
+				y = run(cases[k].libc, iters, &lastd);
+			} else {
+				y = run(cases[k].libc, iters, &lastd);
+				x = run(cases[k].fn, iters, &last);
+			}
+			/* the same answer, but where the shim translates */
+			if (last < 0 || lastd < 0 ||
+			    (last != lastd && strcmp(name, "sched_getcpu") != 0))
+				die(name);
+			ns[b] = x / (double)iters;
+			lib[b] = y / (double)iters;
+			dn[b] = ns[b] - lib[b];
+		}
+		qsort(ns, (size_t)batches, sizeof(double), cmp_d);
+		qsort(lib, (size_t)batches, sizeof(double), cmp_d);
+		qsort(dn, (size_t)batches, sizeof(double), cmp_d);
+		printf("%s %.3f %.3f %.3f %.3f %.3f\n", name, ns[batches / 2], lib[batches / 2],
+		       dn[batches / 2], dn[0], dn[batches - 1]);
+		return 0;
+	}
 	for (int b = 0; b < batches; b++) {
 		ns[b] = run(cases[k].fn, iters, &last) / (double)iters;
 		if (last < 0)

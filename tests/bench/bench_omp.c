@@ -5,10 +5,11 @@
  *   bench_omp --calibrate S print the REPS that take about S seconds here
  *
  * Each rep is one parallel region over a 64 Ki-element array (in cache),
- * a static schedule, and a reduction: the runtime's start-up (which asks
- * the shim about CPUs) and its barriers are part of the time, the shim has
- * nothing to do inside the loop. procs and threads are what the OpenMP
- * runtime found (omp_get_num_procs, the team size).
+ * a static schedule, and a reduction: the team's creation at the first
+ * region and every barrier are part of the time (the runtime asks the shim
+ * about CPUs when it starts, before main); the shim has nothing to do
+ * inside the loop. procs and threads are what the OpenMP runtime found
+ * (omp_get_num_procs, the team size).
  */
 #include <math.h>
 #include <omp.h>

@@ -17,16 +17,21 @@ B=${CPS_BUILDDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BB=$B/tests/bench
 CPUSET=$B/cpuset
 RUN=$B/cpuset-run
-SHIM=$B/.libs/libcpusetshim.so
+# BENCH_SHIM: another build of the shim to measure (cpuset-run loads it
+# through CPUSETSHIM_LIB); the tools stay the build tree's.
+SHIM=${BENCH_SHIM:-$B/.libs/libcpusetshim.so}
+CPUSETSHIM_LIB=$SHIM
+export CPUSETSHIM_LIB
 QUICK=0
 case ${BENCH_QUICK:-} in 1 | yes | true) QUICK=1 ;; esac
 
 if [ $QUICK = 1 ]; then
-	ROUNDS=2 MS=2 BATCHES=3 COUNT_N=100 SPAWN_N=10 SPAWN_ROUNDS=2
+	ROUNDS=2 MS=2 BATCHES=3 COUNT_N=100 SPAWN_N=10 SPAWN_ROUNDS=2 AB_ROUNDS=1 AB_MS=0.5 AB_PAIRS=11
 	RESIZE_SIZES="0 100 1000" ALLOCS=4 OMP_SECONDS=0.05 OMP_ROUNDS=2
 	SCALE_SETS=10000 SCALE_PROCS=10000 SCALE_THREADS=100000
 else
 	ROUNDS=${BENCH_ROUNDS:-11} MS=20 BATCHES=5 COUNT_N=1000 SPAWN_N=100 SPAWN_ROUNDS=11
+	AB_ROUNDS=5 AB_MS=2 AB_PAIRS=101
 	RESIZE_SIZES="0 100 1000 10000" ALLOCS=10 OMP_SECONDS=1.0 OMP_ROUNDS=7
 	SCALE_SETS=10000 SCALE_PROCS=10000 SCALE_THREADS=100000
 fi
@@ -44,13 +49,16 @@ die() {
 for p in bench_calls bench_spawn bench_threads bench_table bench_omp bench_syscount; do
 	[ -x "$BB/$p" ] || die "no $BB/$p (make bench builds it)"
 done
+EMPTY=$BB/.libs/libbench_empty.so
+WRAP=$BB/.libs/libbench_wrap.so
+[ -f "$EMPTY" ] && [ -f "$WRAP" ] || die "no $EMPTY or $WRAP (make bench builds them)"
 [ -x "$CPUSET" ] && [ -x "$RUN" ] && [ -f "$SHIM" ] || die "build first (make)"
 command -v taskset >/dev/null || die "taskset (util-linux) is needed"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cpusetshim-bench.XXXXXX") || die "mktemp failed"
 CPUSETSHIM_TABLE="cpusetshim-bench.$$"
 export CPUSETSHIM_TABLE
-unset CPUSETSHIM_SET CPUSETSHIM_WRAP CPUSETSHIM_DEBUG CPUSETSHIM_LIB \
+unset CPUSETSHIM_SET CPUSETSHIM_WRAP CPUSETSHIM_DEBUG \
 	CPUSETSHIM_VIEW_CPUINFO CPUSETSHIM_VIEW_STAT CPUSETSHIM_TEST_UID \
 	OMP_NUM_THREADS OMP_THREAD_LIMIT OMP_PLACES OMP_PROC_BIND OMP_DYNAMIC \
 	GOMP_CPU_AFFINITY KMP_AFFINITY KMP_HW_SUBSET
@@ -80,9 +88,13 @@ if [ -n "$BASE_PRELOAD" ]; then
 	LD_PRELOAD=$BASE_PRELOAD
 	export LD_PRELOAD
 	SHIM_PRELOAD="$BASE_PRELOAD $SHIM"
+	EMPTY_PRELOAD="$BASE_PRELOAD $EMPTY"
+	WRAP_PRELOAD="$BASE_PRELOAD $WRAP"
 else
 	unset LD_PRELOAD
 	SHIM_PRELOAD=$SHIM
+	EMPTY_PRELOAD=$EMPTY
+	WRAP_PRELOAD=$WRAP
 fi
 
 # The private table; the root is what this process may use (unpinned).
@@ -95,7 +107,9 @@ Z=$(echo "$ROOT" | sed 's/.*[-,]//')
 [ "$A" != "$Z" ] || die "the benchmark needs two CPUs (root set: $ROOT)"
 "$CPUSET" create --cpus "$Z" --name bench1 >/dev/null || die "create bench1"
 "$CPUSET" create --cpus "$A,$Z" --name bench2 >/dev/null || die "create bench2"
-"$CPUSET" create --cpus "$A,$Z" --name resize >/dev/null || die "create resize"
+for size in $RESIZE_SIZES; do
+	"$CPUSET" create --cpus "$A,$Z" --name "resize$size" >/dev/null || die "create resize$size"
+done
 
 DATA=$TMP/data
 : >"$DATA"
@@ -109,8 +123,9 @@ echo "# cpusetshim benchmark ($([ $QUICK = 1 ] && echo "short form, BENCH_QUICK=
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), commit $rev${dirty:+ + local changes}, $(uname -sr)"
 echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs online to us ($ROOT)," \
 	"load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# sets: bench1 = CPU $Z (calls, start-up), bench2 = CPUs $A,$Z (OpenMP), resize = $A,$Z <-> ..."
+echo "# sets: bench1 = CPU $Z (calls, start-up), bench2 = CPUs $A,$Z (OpenMP), resizeN = $A,$Z, then $A or $Z"
 echo "# native runs are pinned with taskset to the same CPUs as the set"
+[ -n "${BENCH_SHIM:-}" ] && echo "# shim measured: $SHIM (BENCH_SHIM)"
 echo
 
 # ---- statistics (mawk-safe) ----
@@ -166,7 +181,9 @@ verdict() {
 
 # ---- 1. calls ----
 
-CASES=$("$BB/bench_calls" --list) || die "bench_calls --list"
+ALL_CASES=$("$BB/bench_calls" --list) || die "bench_calls --list"
+CASES=$(echo "$ALL_CASES" | grep -v '^ref_')
+REF_CASES=$(echo "$ALL_CASES" | grep '^ref_')
 # target per case: ratio:X (shim/native at most X) or diff:X (at most X ns more)
 target_of() {
 	case $1 in
@@ -181,11 +198,24 @@ target_of() {
 echo "== calls: ns per call (per open+read+close for read_*), $ROUNDS rounds" >&3
 : >"$TMP/calls"
 calls_native() { taskset -c "$Z" "$BB/bench_calls" "$1" $MS $BATCHES; }
+# reference: the call interposed and passed on (libbench_wrap), nothing else
+calls_wrap() { taskset -c "$Z" env LD_PRELOAD="$WRAP_PRELOAD" "$BB/bench_calls" "$1" $MS $BATCHES; }
+WRAP_CASES="sched_getaffinity pthread_getaffinity_np sched_setaffinity_same sched_getcpu"
+AB_CASES="sysconf_pagesize sysconf_clk_tck syscall_getppid open_close_devnull openat_close_devnull fopen_fclose_devnull"
+AB_AFF_CASES="sched_getaffinity pthread_getaffinity_np sched_setaffinity_same sched_getcpu"
 calls_shim() { "$RUN" --set bench1 "$BB/bench_calls" "$1" $MS $BATCHES; }
 r=1
 while [ $r -le $ROUNDS ]; do
+	for c in $REF_CASES; do
+		out=$(calls_native "$c") || { fail "calls: $c did not run"; continue; }
+		set -- $out
+		echo "$c native $r $2" >>"$TMP/calls.ref"
+	done
 	for c in $CASES; do
 		if [ $((r % 2)) = 1 ]; then order="native shim"; else order="shim native"; fi
+		case " $WRAP_CASES " in
+		*" $c "*) if [ $((r % 2)) = 1 ]; then order="native wrap shim"; else order="shim wrap native"; fi ;;
+		esac
 		for mode in $order; do
 			out=$(calls_$mode "$c") || { fail "calls: $c ($mode) did not run"; continue; }
 			set -- $out
@@ -211,6 +241,8 @@ check_result read_sys_cpu_online shim 2
 check_result sched_getaffinity shim 1
 
 stats "$TMP/calls" "native shim" >"$TMP/calls.stats"
+awk '$2 != "shim"' "$TMP/calls" >"$TMP/calls.wrap"
+stats "$TMP/calls.wrap" "native wrap" >"$TMP/calls.wrap.stats"
 echo "## Calls: ns per call (read_*: per open + read to EOF + close), set of 1 CPU"
 echo
 echo "Command: \`make bench\` (section calls): \`taskset -c $Z bench_calls CASE $MS $BATCHES\`"
@@ -234,8 +266,106 @@ for c in $CASES; do
 	ratio:*) tv=${t#ratio:}; tt="<= ${tv}x"; v=$(verdict ratio "$tv" "$rm_") ;;
 	diff:*) tv=${t#diff:}; tt="<= +$tv ns"; v=$(verdict diff "$tv" "$dm") ;;
 	esac
+	# a pass-through's few ns are below the noise between processes: judged in one process
+	case " $AB_CASES " in *" $c "*) v="in one process, below" ;; esac
+	case " $AB_AFF_CASES " in *" $c "*) v="$v; in one process below" ;; esac
 	[ "$c" = read_proc_cpuinfo ] && tt="$tt (aim 0.25x)"
 	echo "| $c | $(fmt $nm) ($(fmt $nlo)-$(fmt $nhi)) | $(fmt $sm) ($(fmt $slo)-$(fmt $shi)) | $(fmt $rm_)x ($(fmt $rlo)-$(fmt $rhi)) | $(fmt $dm) | $tt | $v |"
+done
+echo
+echo "Wrapping alone, same rounds (interleaved with the two above): \`taskset -c $Z env LD_PRELOAD=libbench_wrap.so"
+echo "bench_calls CASE $MS $BATCHES\`, a library that interposes the call, calls the next definition and returns its answer."
+echo "What the shim adds beyond it is its own work: the snapshot check and the translation."
+echo
+echo "| case | wrap only ns: median (min-max) | ratio to native: median (min-max) | wrap - native ns | shim - native ns |"
+echo "|---|---|---|---|---|"
+for c in $WRAP_CASES; do
+	set -- $(awk -v c="$c" '$1 == c && $2 == "wrap"' "$TMP/calls.wrap.stats") x x x x x x
+	[ "$3" = x ] && { fail "calls: no wrap figures for $c"; continue; }
+	wm="$(fmt $3) ($(fmt $4)-$(fmt $5))"
+	set -- $(awk -v c="$c" '$1 == c && $2 == "ratio"' "$TMP/calls.wrap.stats") x x x x x x
+	wr="$(fmt $4)x ($(fmt $5)-$(fmt $6))"
+	set -- $(awk -v c="$c" '$1 == c && $2 == "diff"' "$TMP/calls.wrap.stats") x x x x x x
+	wd=$(fmt $4)
+	set -- $(awk -v c="$c" '$1 == c && $2 == "diff"' "$TMP/calls.stats") x x x x x x
+	echo "| $c | $wm | $wr | $wd | $(fmt $4) |"
+done
+echo
+stats "$TMP/calls.ref" "native" >"$TMP/calls.ref.stats"
+echo "References, natively, same rounds: what delivering a 2-byte virtual file costs."
+echo "ref_memfd_view is the shim's way on every open (memfd_create, write, seal, fchmod, reopen"
+echo "read-only through /proc/self/fd, close; then read and close); ref_memfd_reopen reopens one"
+echo "sealed memfd made once (then read and close): the floor for a view kept across opens."
+echo
+echo "| reference | ns: median (min-max) |"
+echo "|---|---|"
+for c in $REF_CASES; do
+	set -- $(awk -v c="$c" '$1 == c && $2 == "native"' "$TMP/calls.ref.stats") x x x x x x
+	[ "$3" = x ] && { fail "calls: no figures for $c"; continue; }
+	echo "| $c | $(fmt $3) ($(fmt $4)-$(fmt $5)) |"
+done
+echo
+
+# ---- 1b. the same calls, in one process ----
+
+# A pass-through call costs a few ns more at most, far below the noise
+# between two processes for a call of microseconds, and the affinity calls'
+# few percent are near it. So these are also timed inside one process:
+# batches through the program's own call (the shim's, when preloaded)
+# alternating with batches through libc's function looked up directly; the
+# same run natively is the control (both sides are libc).
+echo "== affinity and pass-through calls, in one process, $AB_ROUNDS rounds" >&3
+: >"$TMP/ab"
+r=1
+while [ $r -le $AB_ROUNDS ]; do
+	for c in $AB_AFF_CASES $AB_CASES; do
+		for mode in shim control; do
+			if [ $mode = shim ]; then
+				out=$("$RUN" --set bench1 "$BB/bench_calls" --ab "$c" $AB_MS $AB_PAIRS)
+			else
+				out=$(taskset -c "$Z" "$BB/bench_calls" --ab "$c" $AB_MS $AB_PAIRS)
+			fi || { fail "pass-through: $c ($mode) did not run"; continue; }
+			set -- $out
+			[ $# = 6 ] && [ "$1" = "$c" ] || { fail "pass-through: $c ($mode): bad output [$out]"; continue; }
+			echo "$c $mode $r $4" >>"$TMP/ab"
+			[ $mode = shim ] && echo "$c call $r $2" >>"$TMP/ab.ns"
+			[ $mode = shim ] && echo "$c ratio $r $(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.6f", a / b }')" >>"$TMP/ab.q"
+		done
+	done
+	printf '.' >&3
+	r=$((r + 1))
+done
+echo >&3
+stats "$TMP/ab" "control shim" >"$TMP/ab.stats"
+stats "$TMP/ab.ns" "call" >"$TMP/ab.ns.stats"
+stats "$TMP/ab.q" "ratio" >"$TMP/ab.q.stats"
+echo "## The affinity and pass-through calls, timed inside one process"
+echo
+echo "Command: \`make bench\` (section in one process): \`cpuset-run --set bench1 bench_calls --ab CASE $AB_MS $AB_PAIRS\`"
+echo "($AB_PAIRS pairs of batches of about $AB_MS ms: the call as the program makes it, through the shim, against"
+echo "libc's own function from dlopen(\"libc.so.6\"), the order flipping; the figure is the median difference of"
+echo "the pairs), and the control \`taskset -c $Z bench_calls --ab CASE $AB_MS $AB_PAIRS\` without the shim (both sides"
+echo "libc: what the method itself shows as a difference). $AB_ROUNDS rounds; medians (min-max) over them."
+echo
+echo "| case | ns per call | shim - libc ns | shim / libc | control: libc - libc ns | target | verdict |"
+echo "|---|---|---|---|---|---|---|"
+for c in $AB_AFF_CASES $AB_CASES; do
+	set -- $(awk -v c="$c" '$1 == c && $2 == "call"' "$TMP/ab.ns.stats") x x x x x x
+	ns=$(fmt $3)
+	set -- $(awk -v c="$c" '$1 == c && $2 == "shim"' "$TMP/ab.stats") x x x x x x
+	[ "$3" = x ] && { fail "pass-through: no figures for $c"; continue; }
+	sd="$(fmt $3) ($(fmt $4)-$(fmt $5))"
+	sm=$3
+	set -- $(awk -v c="$c" '$1 == c && $2 == "ratio"' "$TMP/ab.q.stats") x x x x x x
+	q="$(fmt $3)x ($(fmt $4)-$(fmt $5))"
+	qm=$3
+	set -- $(awk -v c="$c" '$1 == c && $2 == "control"' "$TMP/ab.stats") x x x x x x
+	cd_="$(fmt $3) ($(fmt $4)-$(fmt $5))"
+	case $(target_of "$c") in
+	ratio:*) tv=$(target_of "$c"); tv=${tv#ratio:}; tt="<= ${tv}x"; v=$(verdict ratio "$tv" "$qm") ;;
+	diff:*) tv=$(target_of "$c"); tv=${tv#diff:}; tt="<= +$tv ns"; v=$(verdict diff "$tv" "$sm") ;;
+	esac
+	echo "| $c | $ns | $sd | $q | $cd_ | $tt | $v |"
 done
 echo
 
@@ -287,6 +417,24 @@ for c in $SC_CASES; do
 	echo "$line |"
 done
 echo
+# The same with strace itself, for the two calls the target counts.
+if command -v strace >/dev/null 2>&1 && [ $QUICK = 0 ]; then
+	echo "Cross-check with \`strace -f -c\` (through the shim, N = 1 and N = $((COUNT_N + 1))):"
+	echo
+	for c in sched_getaffinity pthread_getaffinity_np; do
+		for n in 1 $((COUNT_N + 1)); do
+			strace -f -c -o "$TMP/strace.$n" "$RUN" --set bench1 "$BB/bench_calls" --count "$c" $n >/dev/null 2>&1 ||
+				fail "strace: $c"
+		done
+		t1=$(awk '$NF == "total" { print $4 }' "$TMP/strace.1")
+		t2=$(awk '$NF == "total" { print $4 }' "$TMP/strace.$((COUNT_N + 1))")
+		s1=$(awk '$NF == "sched_getaffinity" { print $4 }' "$TMP/strace.1")
+		s2=$(awk '$NF == "sched_getaffinity" { print $4 }' "$TMP/strace.$((COUNT_N + 1))")
+		echo "    $c: $(awk -v a="$t1" -v b="$t2" -v n=$COUNT_N 'BEGIN { printf "%.2f", (b - a) / n }') system calls per call," \
+			"$(awk -v a="${s1:-0}" -v b="${s2:-0}" -v n=$COUNT_N 'BEGIN { printf "%.2f", (b - a) / n }') of them sched_getaffinity"
+	done
+	echo
+fi
 for c in sched_getaffinity pthread_getaffinity_np; do
 	got=$(awk -v c="$c" '$1 == c && $2 == "shim" { print $3 }' "$TMP/syscalls")
 	[ "$got" = "1.00" ] || { [ $QUICK = 1 ] && echo "bench: note: $c makes $got system calls per call through the shim (want 1)" >&2; }
@@ -298,14 +446,16 @@ printf '.\n' >&3
 echo "== start-up of /bin/true, $SPAWN_ROUNDS rounds of $SPAWN_N" >&3
 : >"$TMP/spawn"
 spawn_native() { taskset -c "$Z" "$BB/bench_spawn" $SPAWN_N -- /bin/true; }
+spawn_empty() { taskset -c "$Z" "$BB/bench_spawn" $SPAWN_N -e "LD_PRELOAD=$EMPTY_PRELOAD" -- /bin/true; }
 spawn_preload() { taskset -c "$Z" "$BB/bench_spawn" $SPAWN_N -e "LD_PRELOAD=$SHIM_PRELOAD" -- /bin/true; }
 spawn_cpusetrun() { taskset -c "$Z" "$BB/bench_spawn" $SPAWN_N -- "$RUN" --set bench1 /bin/true; }
 r=1
 while [ $r -le $SPAWN_ROUNDS ]; do
-	case $((r % 3)) in
-	1) order="native preload cpusetrun" ;;
-	2) order="preload cpusetrun native" ;;
-	0) order="cpusetrun native preload" ;;
+	case $((r % 4)) in
+	1) order="native empty preload cpusetrun" ;;
+	2) order="empty preload cpusetrun native" ;;
+	3) order="preload cpusetrun native empty" ;;
+	0) order="cpusetrun native empty preload" ;;
 	esac
 	for mode in $order; do
 		out=$(spawn_$mode) || { fail "start-up: $mode did not run"; continue; }
@@ -316,21 +466,26 @@ while [ $r -le $SPAWN_ROUNDS ]; do
 	r=$((r + 1))
 done
 echo >&3
-stats "$TMP/spawn" "native preload cpusetrun" >"$TMP/spawn.stats"
+stats "$TMP/spawn" "native empty preload cpusetrun" >"$TMP/spawn.stats"
 echo "## Start-up of /bin/true (spawn to exit, µs)"
 echo
-echo "Command: \`make bench\` (section start-up): \`taskset -c $Z bench_spawn $SPAWN_N [-e LD_PRELOAD=libcpusetshim.so] -- /bin/true\`"
+echo "Command: \`make bench\` (section start-up): \`taskset -c $Z bench_spawn $SPAWN_N [-e LD_PRELOAD=LIB] -- /bin/true\`"
 echo "and \`... bench_spawn $SPAWN_N -- cpuset-run --set bench1 /bin/true\`; $SPAWN_ROUNDS rounds, the order rotating;"
-echo "each round's figure is the median of its $SPAWN_N starts."
+echo "each round's figure is the median of its $SPAWN_N starts. The empty library (no code at all)"
+echo "is the floor for anything preloaded."
 echo
 echo "| mode | µs: median (min-max) | ratio to native: median (min-max) | target | verdict |"
 echo "|---|---|---|---|---|"
-for mode in native preload cpusetrun; do
+for mode in native empty preload cpusetrun; do
 	set -- $(awk -v m="$mode" '$2 == m' "$TMP/spawn.stats") x x x x x x
 	[ "$3" = x ] && { fail "start-up: no figures for $mode"; continue; }
 	med=$3 lo=$4 hi=$5
 	case $mode in
 	native) echo "| /bin/true | $(fmt $med) ($(fmt $lo)-$(fmt $hi)) | 1 | | |"; continue ;;
+	empty)
+		set -- $(awk '$2 == "ratio" && $3 == "empty"' "$TMP/spawn.stats") x x x x x x
+		echo "| LD_PRELOAD=libbench_empty.so /bin/true (reference) | $(fmt $med) ($(fmt $lo)-$(fmt $hi)) | $(fmt $4)x ($(fmt $5)-$(fmt $6)) | | |"
+		continue ;;
 	preload) label="LD_PRELOAD=libcpusetshim.so /bin/true" tv=1.10 ;;
 	cpusetrun) label="cpuset-run --set bench1 /bin/true" tv=1.15 ;;
 	esac
@@ -341,79 +496,95 @@ echo
 
 # ---- 4. resize ----
 
+# One set per size (resizeN), its members holding N threads in all, every
+# set's members alive at once; then in each round every set is resized once
+# (the order rotating), so all sizes see the same machine.
 echo "== resize: alloc with members holding $RESIZE_SIZES threads" >&3
 : >"$TMP/resize"
 NPROC_HOLD=4
+holders=""
 for size in $RESIZE_SIZES; do
-	holders=""
+	[ "$size" -gt 0 ] || continue
 	per=$((size / NPROC_HOLD))
-	rm -f "$TMP"/ready.*
-	if [ "$size" -gt 0 ]; then
-		i=1
-		while [ $i -le $NPROC_HOLD ]; do
-			"$RUN" --set resize "$BB/bench_threads" $per "$TMP/ready.$i" &
-			holders="$holders $!"
-			i=$((i + 1))
-		done
-		w=0
-		while [ "$(ls "$TMP" | grep -c '^ready\.[0-9]*$')" -lt $NPROC_HOLD ] && [ $w -lt 1200 ]; do
-			sleep 0.1
-			w=$((w + 1))
-		done
-		[ $w -lt 1200 ] || { fail "resize: $size threads did not start"; break; }
-		total=0
-		for p in $holders; do
-			n=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$p/status")
-			total=$((total + ${n:-0}))
-		done
-		[ "$total" = "$size" ] || fail "resize: members hold $total threads, want $size"
-	fi
-	k=1
-	list="$A,$Z"
-	while [ $k -le $ALLOCS ]; do
-		if [ $((k % 2)) = 1 ]; then list=$A; else list=$Z; fi
-		out=$("$BB/bench_spawn" 1 -- "$CPUSET" alloc resize "$list") || { fail "resize: cpuset alloc resize $list"; break; }
+	i=1
+	while [ $i -le $NPROC_HOLD ]; do
+		"$RUN" --set "resize$size" "$BB/bench_threads" $per "$TMP/ready.$size.$i" &
+		holders="$holders $!"
+		eval "holders_$size=\"\${holders_$size:-} $!\""
+		i=$((i + 1))
+	done
+done
+nready=$(($(echo $RESIZE_SIZES | wc -w) * NPROC_HOLD))
+case " $RESIZE_SIZES " in *" 0 "*) nready=$((nready - NPROC_HOLD)) ;; esac
+w=0
+while [ "$(ls "$TMP" | grep -c '^ready\.[0-9]*\.[0-9]*$')" -lt $nready ] && [ $w -lt 1200 ]; do
+	sleep 0.1
+	w=$((w + 1))
+done
+[ $w -lt 1200 ] || fail "resize: the members did not start their threads"
+for size in $RESIZE_SIZES; do
+	total=0
+	for p in $(eval echo "\${holders_$size:-}"); do
+		n=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$p/status")
+		total=$((total + ${n:-0}))
+	done
+	[ "$total" = "$size" ] || fail "resize: the members of resize$size hold $total threads, want $size"
+done
+k=1
+list="$A,$Z"
+while [ $k -le $ALLOCS ]; do
+	if [ $((k % 2)) = 1 ]; then list=$A; else list=$Z; fi
+	order=$RESIZE_SIZES
+	j=1
+	while [ $j -lt $k ]; do order="$(echo $order | cut -d' ' -f2-) $(echo $order | cut -d' ' -f1)"; j=$((j + 1)); done
+	for size in $order; do
+		out=$("$BB/bench_spawn" 1 -- "$CPUSET" alloc "resize$size" "$list") ||
+			{ fail "resize: cpuset alloc resize$size $list"; continue; }
 		set -- $out
 		echo "t$size alloc $k $1" >>"$TMP/resize"
-		k=$((k + 1))
 	done
-	# every thread followed the last alloc
-	for p in $holders; do
-		bad=$(cat /proc/$p/task/*/status 2>/dev/null | sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' | grep -vcx "$list")
-		[ "$bad" = 0 ] || fail "resize: $bad threads of $p are not on CPU $list after the alloc"
-	done
-	for p in $holders; do kill "$p" 2>/dev/null; done
-	for p in $holders; do wait "$p" 2>/dev/null; done
-	holders=""
-	"$CPUSET" alloc resize "$A,$Z" >/dev/null || fail "resize: reset"
 	printf '.' >&3
+	k=$((k + 1))
 done
 echo >&3
+# every thread followed the last alloc
+for p in $holders; do
+	bad=$(cat /proc/$p/task/*/status 2>/dev/null | sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' | grep -vcx "$list")
+	[ "$bad" = 0 ] || fail "resize: $bad threads of $p are not on CPU $list after the alloc"
+done
+for p in $holders; do kill "$p" 2>/dev/null; done
+for p in $holders; do wait "$p" 2>/dev/null; done
+holders=""
 stats "$TMP/resize" "alloc" >"$TMP/resize.stats"
 echo "## Resize: \`cpuset alloc\` of a set whose $NPROC_HOLD members hold N sleeping threads in all"
 echo
-echo "Command: \`make bench\` (section resize): $NPROC_HOLD × \`cpuset-run --set resize bench_threads N/$NPROC_HOLD READYFILE\`,"
-echo "then $ALLOCS × \`bench_spawn 1 -- cpuset alloc resize LIST\`, LIST alternating $A and $Z (every thread moves every time)."
-echo "Per-thread figures subtract the median alloc of the set with no member."
+echo "Command: \`make bench\` (section resize): for each N, $NPROC_HOLD × \`cpuset-run --set resizeN bench_threads N/$NPROC_HOLD READYFILE\`"
+echo "(all sets' members alive at once), then $ALLOCS rounds of \`bench_spawn 1 -- cpuset alloc resizeN LIST\` for every N,"
+echo "the order rotating, LIST alternating $A and $Z (every thread moves every time). The time includes starting"
+echo "\`cpuset\`; per-thread figures subtract the median alloc of the set with no member."
 echo
-echo "| threads | ms per alloc: median (min-max) | µs per thread beyond the empty set | growth vs 10x fewer threads |"
-echo "|---|---|---|---|"
+echo "| threads | ms per alloc: median (min-max) | µs per thread beyond the empty set | time vs 10x fewer threads | target: no faster than linear | verdict |"
+echo "|---|---|---|---|---|---|"
 base=""
-prev=""
+prevmed=""
 for size in $RESIZE_SIZES; do
 	set -- $(awk -v c="t$size" '$1 == c' "$TMP/resize.stats") x x x x x x
 	[ "$3" = x ] && { fail "resize: no figures for $size threads"; continue; }
 	med=$3 lo=$4 hi=$5
 	[ "$size" = 0 ] && base=$med
-	per="-" growth="-"
+	per="-" growth="-" tt="" v=""
 	if [ "$size" -gt 0 ] && [ -n "$base" ]; then
 		per=$(awk -v m="$med" -v b="$base" -v n="$size" 'BEGIN { printf "%.3f", (m - b) / n }')
-		if [ -n "$prev" ]; then
-			growth=$(awk -v a="$per" -v b="$prev" 'BEGIN { if (b > 0) printf "%.2fx per thread", a / b; else print "-" }')
-		fi
-		prev=$per
 	fi
-	echo "| $size | $(fmt $(awk -v x=$med 'BEGIN{print x/1000}')) ($(fmt $(awk -v x=$lo 'BEGIN{print x/1000}'))-$(fmt $(awk -v x=$hi 'BEGIN{print x/1000}'))) | $per | $growth |"
+	if [ "$size" -ge 1000 ] && [ -n "$prevmed" ]; then
+		# ten times the threads: linear growth is ten times the time at most
+		g=$(awk -v a="$med" -v b="$prevmed" 'BEGIN { printf "%.3f", a / b }')
+		growth="$(fmt $g)x"
+		tt="<= 10x"
+		v=$(verdict ratio 10 "$g")
+	fi
+	prevmed=$med
+	echo "| $size | $(fmt $(awk -v x=$med 'BEGIN{print x/1000}')) ($(fmt $(awk -v x=$lo 'BEGIN{print x/1000}'))-$(fmt $(awk -v x=$hi 'BEGIN{print x/1000}'))) | $per | $growth | $tt | $v |"
 done
 echo
 
@@ -451,18 +622,25 @@ echo "## $SCALE_SETS sets / $SCALE_PROCS members / $SCALE_THREADS threads"
 echo
 echo "Command: \`make bench\` (section table): both tables made with \`cpuset init --force $CAPS\`,"
 echo "filled with \`bench_table fill SETS MEMBERS THREADS\`, timed with \`bench_table time $MS $BATCHES\`, $ROUNDS rounds alternating."
+echo "hot: one key again and again (what a process does: its own pid, its own threads); spread: every key"
+echo "in turn; miss: absent keys. The probes line gives the mean and longest distance of a record from its"
+echo "home slot, computed from the table."
 sed 's/^/    /' "$TMP/fills"
 cat "$TMP/probes.small" "$TMP/probes.large" 2>/dev/null | grep probes | sed 's/^/    /'
 echo
-echo "| look-up | 10: ns median (min-max) | $SCALE_SETS/$SCALE_THREADS: ns median (min-max) | ratio: median (min-max) |"
-echo "|---|---|---|---|"
+echo "| look-up | 10: ns median (min-max) | $SCALE_SETS/$SCALE_THREADS: ns median (min-max) | ratio: median (min-max) | target | verdict |"
+echo "|---|---|---|---|---|---|"
 for l in $(awk '$2 == "small" { print $1 }' "$TMP/table.stats"); do
 	set -- $(awk -v c="$l" '$1 == c && $2 == "small"' "$TMP/table.stats") x x x x x x
 	a="$(fmt $3) ($(fmt $4)-$(fmt $5))"
 	set -- $(awk -v c="$l" '$1 == c && $2 == "large"' "$TMP/table.stats") x x x x x x
 	b="$(fmt $3) ($(fmt $4)-$(fmt $5))"
 	set -- $(awk -v c="$l" '$1 == c && $2 == "ratio"' "$TMP/table.stats") x x x x x x
-	echo "| $l | $a | $b | $(fmt $4)x ($(fmt $5)-$(fmt $6)) |"
+	case $l in
+	*_hot) tt="same: <= 1.10x"; v=$(verdict ratio 1.10 "$4") ;;
+	*) tt="(reference)"; v="" ;;
+	esac
+	echo "| $l | $a | $b | $(fmt $4)x ($(fmt $5)-$(fmt $6)) | $tt | $v |"
 done
 echo
 rm -f "/dev/shm/$CPUSETSHIM_TABLE.small" "/dev/shm/$CPUSETSHIM_TABLE.large"
