@@ -35,30 +35,8 @@
 
 /* ---- the kernel, without libc ---- */
 
-#if defined(__x86_64__)
-#define NR_SCHED_GETAFFINITY 204
-#define NR_GETCPU 309
-static long raw_syscall3(long nr, long a, long b, long c)
-{
-	long r;
-	__asm__ __volatile__("syscall"
-			     : "=a"(r)
-			     : "0"(nr), "D"(a), "S"(b), "d"(c)
-			     : "rcx", "r11", "memory");
-	return r;
-}
-#elif defined(__aarch64__)
-#define NR_SCHED_GETAFFINITY SYS_sched_getaffinity
-static long raw_syscall3(long nr, long a, long b, long c)
-{
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	__asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
-	return x0;
-}
-#else
+#include "raw.h"
+#ifndef RAW_SYSCALL_INLINE
 #error "prog_affinity needs an inline system call for this architecture"
 #endif
 
@@ -70,35 +48,6 @@ static long real_mask(pid_t tid, cpu_set_t *m, size_t size)
 	return raw_syscall3(NR_SCHED_GETAFFINITY, tid, (long)size, (long)m);
 }
 
-static int real_cpu(void)
-{
-#ifdef NR_GETCPU
-	unsigned cpu = 0;
-	if (raw_syscall3(NR_GETCPU, (long)&cpu, 0, 0) != 0)
-		return -1;
-	return (int)cpu;
-#else
-	/* Field 39 of /proc/thread-self/stat, opened by the system call: the
-	 * shim may one day virtualise that field. */
-	char buf[1024];
-	long fd = raw_syscall3(SYS_openat, AT_FDCWD, (long)"/proc/thread-self/stat", O_RDONLY);
-	if (fd < 0)
-		return -1;
-	long n = raw_syscall3(SYS_read, fd, (long)buf, sizeof(buf) - 1);
-	raw_syscall3(SYS_close, fd, 0, 0);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return -1;
-	int field = 2;
-	for (p++; *p && field < 39; p++)
-		if (*p == ' ')
-			field++;
-	return field == 39 ? atoi(p) : -1;
-#endif
-}
 
 /* ---- reporting ---- */
 

@@ -24,67 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__x86_64__)
-static long raw_syscall3(long nr, long a, long b, long c)
-{
-	long r;
-	__asm__ __volatile__("syscall"
-			     : "=a"(r)
-			     : "0"(nr), "D"(a), "S"(b), "d"(c)
-			     : "rcx", "r11", "memory");
-	return r;
-}
-#elif defined(__aarch64__)
-static long raw_syscall3(long nr, long a, long b, long c)
-{
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	__asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
-	return x0;
-}
-#else
-/* No inline system call for this architecture: syscall() forwards every
- * number but the affinity and getcpu ones untouched, which is enough for
- * the open/read/close used below. */
-static long raw_syscall3(long nr, long a, long b, long c)
-{
-	return syscall(nr, a, b, c);
-}
-#endif
-
-/* The physical CPU this thread runs on, or -1. */
-static int real_cpu(void)
-{
-#if defined(__x86_64__)
-	unsigned cpu = 0;
-	if (raw_syscall3(309 /* __NR_getcpu */, (long)&cpu, 0, 0) != 0)
-		return -1;
-	return (int)cpu;
-#else
-	/* Field 39 of /proc/thread-self/stat; the shim may one day virtualise
-	 * that file, so it is opened with the system call, not open(). */
-	char buf[1024];
-	long fd = raw_syscall3(SYS_openat, AT_FDCWD, (long)"/proc/thread-self/stat", O_RDONLY);
-	if (fd < 0)
-		return -1;
-	long n = raw_syscall3(SYS_read, fd, (long)buf, sizeof(buf) - 1);
-	raw_syscall3(SYS_close, fd, 0, 0);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	/* comm (field 2) may hold blanks: count from its closing paren */
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return -1;
-	int field = 2;
-	for (p++; *p && field < 39; p++)
-		if (*p == ' ')
-			field++;
-	return field == 39 ? atoi(p) : -1;
-#endif
-}
+#include "raw.h"
 
 static double now(void)
 {
