@@ -43,6 +43,9 @@ static pid_t self_pid;
 static uint64_t self_start;
 static uint32_t fallback_set;   /* parent's or $CPUSETSHIM_SET */
 static long tid_offset = -1;    /* of the tid inside struct pthread, if found */
+static pid_t setup_pid;         /* process whose thread runs setup() */
+/* The thread running setup(), so that it passes its own calls through. */
+static __thread __attribute__((tls_model("initial-exec"))) bool in_setup;
 static __thread const pthread_attr_t *attr_last; /* see pthread_create */
 static __thread uint64_t *attr_virt;
 
@@ -249,6 +252,36 @@ static void after_fork_child(void)
 	refresh();
 }
 
+/* Set of pid by its record, else its nearest ancestor's: the rule of
+ * cps_which(), read with the shim's own reader of /proc. 0: no record
+ * matched (the root). Each process without a record costs one read of
+ * its /proc/PID/stat, so a table with no members answers at once. */
+static uint32_t ancestry_set(pid_t pid)
+{
+	if (__atomic_load_n(&ctx.t.h->nprocs, __ATOMIC_RELAXED) == 0)
+		return 0;
+	for (int depth = 0; pid > 1 && depth < 256; depth++) {
+		pid_t ppid;
+		uint64_t start;
+		if (proc_stat_of(pid, &ppid, &start) < 0)
+			return 0;
+		struct cps_snap tmp;
+		if (shm_proc_find(&ctx.t, pid) >= 0 && cps_snapshot(&ctx.t, pid, start, 0, &tmp) == 0) {
+			long i = shm_proc_find(&ctx.t, pid);
+			const struct shm_proc *r = i >= 0 ? shm_proc_at(&ctx.t, (uint32_t)i) : NULL;
+			if (r && r->pid == pid && r->start == start)
+				return tmp.set == ctx.t.root_id ? 0 : tmp.set;
+		}
+		pid = ppid;
+	}
+	return 0;
+}
+
+/* Set-up runs at the first call that needs the table, not at load: a
+ * program that never asks about CPUs (most commands a job script runs)
+ * pays only for loading the library. The set of a process is its own
+ * record, else its nearest registered ancestor's (as the tools see it),
+ * else $CPUSETSHIM_SET, else the root. */
 static void setup(void)
 {
 	const char *e = getenv("CPUSETSHIM_DEBUG");
@@ -264,29 +297,28 @@ static void setup(void)
 		return;
 	}
 	ctx.patient = false; /* the shim never waits for a writer */
-	pid_t ppid;
 	self_pid = getpid();
-	if (proc_stat_of(self_pid, &ppid, &self_start) < 0) {
-		shim_debug("passing through: cannot read /proc/self/stat");
-		cps_close(&ctx);
-		state = ST_PASS;
-		return;
-	}
-	/* Own entry, parent's, $CPUSETSHIM_SET, the root. */
+	self_start = 0;
+	/* Our start time tells our record from a dead process's with our pid;
+	 * with no record under our pid it is not needed (a record made later
+	 * can only be ours), and /proc is not read. */
 	uint32_t own = 0, set = 0;
 	struct cps_snap tmp;
-	if (cps_snapshot(&ctx.t, self_pid, self_start, 0, &tmp) == 0 && tmp.set != ctx.t.root_id)
-		own = tmp.set;
-	pid_t grandparent;
-	uint64_t pstart = 0;
-	bool set_of_parent = false;
-	/* (a parent with no record cannot give a set: then its /proc is not read) */
-	if (!own && ppid > 1 && shm_proc_find(&ctx.t, ppid) >= 0 &&
-	    proc_stat_of(ppid, &grandparent, &pstart) == 0 &&
-	    cps_snapshot(&ctx.t, ppid, pstart, 0, &tmp) == 0 && tmp.set != ctx.t.root_id) {
-		set = tmp.set;
-		set_of_parent = true;
+	if (shm_proc_find(&ctx.t, self_pid) >= 0) {
+		pid_t ppid;
+		if (proc_stat_of(self_pid, &ppid, &self_start) < 0) {
+			shim_debug("passing through: cannot read /proc/self/stat");
+			cps_close(&ctx);
+			state = ST_PASS;
+			return;
+		}
+		if (cps_snapshot(&ctx.t, self_pid, self_start, 0, &tmp) == 0 &&
+		    tmp.set != ctx.t.root_id)
+			own = tmp.set;
 	}
+	bool inherited = false;
+	if (!own && (set = ancestry_set(getppid())) != 0)
+		inherited = true;
 	const char *env = getenv("CPUSETSHIM_SET");
 	if (!own && !set && env && *env) {
 		if (cps_find(&ctx, env, &set) < 0) {
@@ -306,13 +338,36 @@ static void setup(void)
 		return;
 	}
 	/* Put in a set by $CPUSETSHIM_SET alone (no cpuset-run, no member
-	 * parent): confine ourselves too, as attach would. */
-	if (!own && set && set == snap.s.set && !set_of_parent) {
+	 * ancestor): confine ourselves too, as attach would. */
+	if (!own && set && set == snap.s.set && !inherited) {
 		int saved = errno;
 		if (shim_real.sched_setaffinity(0, snap.s.nw * 8,
 						(const cpu_set_t *)(void *)snap.s.cpus) < 0)
 			shim_debug("cannot confine to set %u: %s", set, strerror(errno));
 		errno = saved;
+	}
+}
+
+static void wait_for_setup(void)
+{
+	/* Set-up takes microseconds; a writer dead inside the table's lock
+	 * is repaired by the robust mutex. Past two seconds something is
+	 * wrong: pass through rather than hang the program. */
+	struct timespec ts = { 0, 50000 };
+	pid_t owner = __atomic_load_n(&setup_pid, __ATOMIC_ACQUIRE);
+	if (owner && owner != getpid()) {
+		/* forked while a thread of the parent was setting up: that
+		 * thread is not here; start again */
+		int busy = ST_BUSY;
+		__atomic_compare_exchange_n(&state, &busy, ST_NEW, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
+		return;
+	}
+	for (int i = 0; i < 40000 && __atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_BUSY; i++) {
+		if (i < 200)
+			sched_yield();
+		else
+			nanosleep(&ts, NULL);
 	}
 }
 
@@ -324,27 +379,40 @@ bool shim_ready(void)
 	if (s == ST_PASS)
 		return false;
 	resolve_all();
-	if (resolving)
+	if (resolving || in_setup)
 		return false;
 	int expect = ST_NEW;
 	if (__atomic_compare_exchange_n(&state, &expect, ST_BUSY, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
 		int saved = errno;
+		__atomic_store_n(&setup_pid, getpid(), __ATOMIC_RELEASE);
+		in_setup = true;
 		resolving++; /* our own set-up calls pass straight through */
 		setup();
 		resolving--;
+		in_setup = false;
 		errno = saved;
 		__atomic_store_n(&state, state == ST_BUSY ? ST_PASS : state, __ATOMIC_RELEASE);
 		return state == ST_READY;
 	}
-	/* Another thread is setting up, or it is us, re-entered: pass through
-	 * rather than wait (a constructor may be holding a lock we need). */
+	/* Another thread is setting up: wait for it, so that no call answers
+	 * with physical numbers while the others answer with virtual ones. */
+	int saved = errno;
+	wait_for_setup();
+	errno = saved;
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_NEW)
+		return shim_ready(); /* the fork case above: set up here */
 	return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY;
 }
 
+/* At load, only what must happen before main: a process put in a set by
+ * $CPUSETSHIM_SET alone confines itself at once. Everything else waits
+ * for the first call that needs the table (shim_ready). */
 __attribute__((constructor)) static void shim_ctor(void)
 {
-	shim_ready();
+	const char *e = getenv("CPUSETSHIM_SET");
+	if (e && *e)
+		shim_ready();
 }
 
 /* ---- the snapshot ---- */
