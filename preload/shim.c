@@ -43,6 +43,10 @@ static pid_t self_pid;
 static uint64_t self_start;
 static uint32_t fallback_set;   /* parent's or $CPUSETSHIM_SET */
 static long tid_offset = -1;    /* of the tid inside struct pthread, if found */
+#if defined(__x86_64__)
+static ptrdiff_t rseq_offset;   /* of the thread's struct rseq from %fs:0 */
+static bool rseq_ok;
+#endif
 static pid_t setup_pid;         /* process whose thread runs setup() */
 /* The thread running setup(), so that it passes its own calls through. */
 static __thread __attribute__((tls_model("initial-exec"))) bool in_setup;
@@ -133,6 +137,18 @@ static void resolve_all(void)
 #if defined(__x86_64__)
 	__atomic_store_n(&shim_syscall_next, shim_real.syscall, __ATOMIC_RELEASE);
 	shim_vfile_resolved(); /* the open stubs' copies, in vfile.c */
+	/* glibc >= 2.35 registers an rseq area per thread and exports where
+	 * it is; its sched_getcpu reads the CPU from there. */
+	const ptrdiff_t *off = next_sym("__rseq_offset");
+	const unsigned *size = next_sym("__rseq_size");
+	if (!off)
+		off = dlsym(RTLD_DEFAULT, "__rseq_offset");
+	if (!size)
+		size = dlsym(RTLD_DEFAULT, "__rseq_size");
+	if (off && size && *size >= 8) {
+		rseq_offset = *off;
+		__atomic_store_n(&rseq_ok, true, __ATOMIC_RELEASE);
+	}
 #endif
 	resolving--;
 	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
@@ -575,7 +591,8 @@ static inline uint64_t fill_word(size_t j, unsigned n)
 
 /* to_virtual(buf, size, view): the caller's physical mask becomes its
  * virtual image, in place. */
-static inline __attribute__((always_inline)) bool snap_to_virtual(void *buf, size_t size)
+static inline __attribute__((always_inline)) bool snap_to_virtual(void *buf, size_t size,
+								 size_t valid)
 {
 	if (sizeof(unsigned long) != 8 || size % 8) {
 		struct shim_view v;
@@ -605,7 +622,7 @@ static inline __attribute__((always_inline)) bool snap_to_virtual(void *buf, siz
 		unsigned got = 0;
 		for (size_t j = 0; j < m; j++) {
 			uint64_t set = snap.s.cpus[j];
-			uint64_t w = get_word(b, j) & set;
+			uint64_t w = j < valid / 8 ? get_word(b, j) & set : 0;
 			unsigned r = snap.base[j];
 			/* the CPUs of w, ranked among the set's */
 			while (w && r < vw * 64) {
@@ -637,7 +654,7 @@ static inline __attribute__((always_inline)) bool snap_to_virtual(void *buf, siz
 		/* the rest is zero: mostly it is already (physical CPUs beyond
 		 * the set's last word are rare), and reading costs less here */
 		for (size_t j = filled; j < bw; j++)
-			if (get_word(b, j))
+			if (j >= valid / 8 || get_word(b, j))
 				put_word(b, j, 0);
 		return true;
 	}
@@ -924,9 +941,52 @@ EXPORT int get_nprocs_conf(void)
 
 /* ---- affinity ---- */
 
+/* The kernel's sched_getaffinity, made here rather than through libc's
+ * function: one call level less on a path whose whole budget is a few
+ * nanoseconds over the system call. Then what libc does after it (zero
+ * the caller's buffer beyond the kernel's mask), done by the translation
+ * itself. Used for the calling process and its threads, with a size the
+ * translation reads in words; everything else goes through libc. */
+#if defined(__x86_64__)
+#define SHIM_RAW_GETAFFINITY 1
+static inline long raw_getaffinity(pid_t tid, size_t size, void *mask)
+{
+	long r;
+	__asm__ __volatile__("syscall"
+			     : "=a"(r)
+			     : "0"((long)SYS_sched_getaffinity), "D"((long)tid), "S"(size), "d"(mask)
+			     : "rcx", "r11", "memory");
+	return r;
+}
+
+#define RAW_MAX_SIZE 65536 /* well under INT_MAX, where libc clamps */
+
+/* 0, or an errno; *mask is the virtual image, zero beyond it */
+static inline int raw_virtual_affinity(pid_t tid, size_t size, cpu_set_t *mask)
+{
+	long r = raw_getaffinity(tid, size, mask);
+	if (CPS_UNLIKELY(r < 0))
+		return (int)-r;
+	if (CPS_UNLIKELY(!snap_to_virtual(mask, size, (size_t)r)))
+		memset((char *)mask + r, 0, size - (size_t)r); /* as libc */
+	return 0;
+}
+#endif
+
 EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *mask)
 {
 	struct shim_view v;
+#ifdef SHIM_RAW_GETAFFINITY
+	if (CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) &&
+	    (pid == 0 || pid == self_pid) && size % 8 == 0 && size <= RAW_MAX_SIZE) {
+		int e = raw_virtual_affinity(pid, size, mask);
+		if (CPS_UNLIKELY(e)) {
+			errno = e;
+			return -1;
+		}
+		return 0;
+	}
+#endif
 	bool ok = CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) || shim_ready();
 	if (!shim_real.sched_getaffinity) {
 		errno = ENOSYS;
@@ -935,7 +995,7 @@ EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *mask)
 	int r = shim_real.sched_getaffinity(pid, size, mask);
 	if (r == 0 && ok) {
 		if (pid == 0 || pid == self_pid) {
-			snap_to_virtual(mask, size); /* reads memory only: errno stays */
+			snap_to_virtual(mask, size, size); /* reads memory only: errno stays */
 		} else {
 			int saved = errno;
 			if (view_of(pid, &v))
@@ -992,12 +1052,18 @@ EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 
 EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *mask)
 {
+#ifdef SHIM_RAW_GETAFFINITY
+	/* libc's own: the kernel's call on the tid inside struct pthread */
+	if (CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) && tid_offset >= 0 &&
+	    size % 8 == 0 && size <= RAW_MAX_SIZE)
+		return raw_virtual_affinity(((const pid_t *)(const void *)th)[tid_offset], size, mask);
+#endif
 	bool ok = CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) || shim_ready();
 	if (!shim_real.pthread_getaffinity_np)
 		return ENOSYS;
 	int r = shim_real.pthread_getaffinity_np(th, size, mask);
 	if (r == 0 && ok)
-		snap_to_virtual(mask, size); /* reads memory only: errno stays */
+		snap_to_virtual(mask, size, size); /* reads memory only: errno stays */
 	return r;
 }
 
@@ -1163,15 +1229,35 @@ static inline int virt_cpu(int cpu, const struct shim_view *v)
 	return cpu % (int)v->n; /* outside the set: still below n */
 }
 
+/* The CPU the kernel keeps in the thread's rseq area (struct rseq:
+ * cpu_id_start, then cpu_id), as libc's sched_getcpu reads it; -1 when
+ * there is none. */
+static inline int rseq_cpu(void)
+{
+#if defined(__x86_64__)
+	if (CPS_LIKELY(rseq_ok)) {
+		uintptr_t tp;
+		__asm__("mov %%fs:0, %0" : "=r"(tp));
+		return *(volatile const int32_t *)(tp + (uintptr_t)rseq_offset + 4);
+	}
+#endif
+	return -1;
+}
+
 EXPORT int sched_getcpu(void)
 {
+	unsigned vc;
+	if (CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY)) {
+		int cpu = rseq_cpu();
+		if (CPS_LIKELY(cpu >= 0) && snap_vcpu((unsigned)cpu, &vc))
+			return (int)vc;
+	}
 	bool ok = CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) || shim_ready();
 	if (!shim_real.sched_getcpu) {
 		errno = ENOSYS;
 		return -1;
 	}
 	int cpu = shim_real.sched_getcpu();
-	unsigned vc;
 	if (cpu >= 0 && ok && snap_vcpu((unsigned)cpu, &vc))
 		cpu = (int)vc;
 	return cpu;
@@ -1257,7 +1343,7 @@ EXPORT long syscall(long nr, ...)
 			int saved = errno;
 			pid_t pid = (pid_t)a[0];
 			if (pid == 0 || pid == self_pid)
-				snap_to_virtual((void *)a[2], (size_t)r);
+				snap_to_virtual((void *)a[2], (size_t)r, (size_t)r);
 			else if (view_of(pid, &v))
 				to_virtual((void *)a[2], (size_t)r, &v);
 			errno = saved;

@@ -930,12 +930,47 @@ static int hold(const char *file)
 	return 0;
 }
 
+/* --race N: the process's first calls to the shim come from 8 threads at
+ * once. Set-up runs in one of them; the others must wait for it, not
+ * answer with the machine's numbers meanwhile. */
+#define RACERS 8
+static pthread_barrier_t race_go;
+static int race_n, race_bad;
+
+static void *racer(void *arg)
+{
+	(void)arg;
+	cpu_set_t m;
+	pthread_barrier_wait(&race_go);
+	int r = sched_getaffinity(0, sizeof(m), &m);
+	int cpu = sched_getcpu();
+	if (r != 0 || CPU_COUNT(&m) != race_n || cpu < 0 || cpu >= race_n)
+		__atomic_add_fetch(&race_bad, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static int race(int want)
+{
+	pthread_t t[RACERS];
+	race_n = want;
+	pthread_barrier_init(&race_go, NULL, RACERS);
+	for (int i = 0; i < RACERS; i++)
+		if (pthread_create(&t[i], NULL, racer, NULL) != 0)
+			return 2;
+	for (int i = 0; i < RACERS; i++)
+		pthread_join(t[i], NULL);
+	printf("race: %d of %d threads saw another count\n", race_bad, RACERS);
+	return race_bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--hold"))
 		return hold(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--race"))
+		return race(atoi(argv[2]));
 	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "nowrap"))) {
-		fprintf(stderr, "usage: prog_affinity N LIST [nowrap] | --hold FILE\n");
+		fprintf(stderr, "usage: prog_affinity N LIST [nowrap] | --hold FILE | --race N\n");
 		return 2;
 	}
 	n = atoi(argv[1]);

@@ -298,6 +298,18 @@ expect_status "cpuset-run --set and --cpus together" 125 \
 expect_status "cpuset-run: the program's own exit status" 42 \
 	"$CPUSET_RUN" --set "$S1" sh -c 'exit 42'
 
+# The shim sets up at the first call that needs it. Shells that never ask
+# about CPUs leave no record; what they start still finds the set through
+# its nearest registered ancestor, as the tools do.
+expect_eq "three shells deep, none of them asking: nproc is the set's" \
+	"$(in_set "$S1" sh -c 'sh -c "sh -c nproc"')" 1
+expect_eq "three shells deep: python3 sees the set's CPUs" \
+	"$(in_set "$S1" sh -c 'sh -c "python3 -c \"import os; print(sorted(os.sched_getaffinity(0)))\""')" "[0]"
+for i in 1 2 3 4 5; do
+	expect_status "first calls from 8 threads at once all see the set (try $i)" 0 \
+		in_set "$S1" "$PROG_AFF" --race 1
+done
+
 # The shim once, first (after a sanitizer runtime), and an entry that was
 # there kept; the inner cpuset-run itself runs under the shim.
 pre=$(env LD_PRELOAD="${BASE_PRELOAD:+$BASE_PRELOAD }$CTOR_LIB" \
