@@ -421,6 +421,11 @@ bool shim_ready(void)
 	return __atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY;
 }
 
+const char *shim_table_name(void)
+{
+	return ctx.t.name;
+}
+
 /* At load, only what must happen before main: a process put in a set by
  * $CPUSETSHIM_SET alone confines itself at once. Everything else waits
  * for the first call that needs the table (shim_ready). */

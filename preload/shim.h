@@ -48,6 +48,8 @@ extern struct shim_real shim_real;
 
 /* Set up (idempotent, cheap after the first call). False: pass through. */
 bool shim_ready(void);
+/* The name of the table in use, once shim_ready() said yes. */
+const char *shim_table_name(void);
 void shim_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A consistent copy of the caller's set (physical CPUs) for one call. */

@@ -1,23 +1,30 @@
 /* The open family: virtual /proc and /sys files for the set (cpuinfo,
  * stat, status, online/possible/present), all from one snapshot.
  *
- * A virtual file is a sealed memfd reopened read-only, so read, pread,
- * lseek, fstat, mmap, stdio and O_CLOEXEC behave as on a regular file.
+ * A virtual file is an ordinary read-only file, so read, pread, lseek,
+ * fstat, mmap, stdio and O_CLOEXEC behave as on a regular file. Views that
+ * do not change at every read (the CPU ranges, cpuinfo) are kept in a
+ * directory beside the table (src/vcache.h) and each open is one open(2)
+ * of a tmpfs file; the others (stat, status) are made at each open as a
+ * sealed memfd reopened read-only.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "preload/shim.h"
+#include "src/vcache.h"
 #include "src/views.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -183,9 +190,149 @@ static int make_fd(const char *data, size_t len, int flags)
 	return fd;
 }
 
+/* ---- kept views (src/vcache.h) ---- */
+
+/* How long a kept cpuinfo view serves before it is made again from the
+ * real file: its "cpu MHz" lines change on real hardware. */
+#define KEEP_CPUINFO_NS 1000000000ull
+
+static struct {
+	int state; /* 0: not tried yet, 1: the directory is usable, -1: not */
+	char dir[320];
+	/* the cpuinfo view last seen fresh, and until when it serves */
+	uint64_t ci_key, ci_until;
+} kept;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Our directory of kept views: made if missing, used only if it is a
+ * directory of ours that nobody else may write. Decided once; a thread
+ * that finds another deciding (or a child forked meanwhile) makes its
+ * view the slow way this time. */
+static bool kept_dir_ok(void)
+{
+	int st = __atomic_load_n(&kept.state, __ATOMIC_ACQUIRE);
+	if (CPS_LIKELY(st))
+		return st > 0;
+	if (pthread_mutex_trylock(&kept_lock) != 0)
+		return false;
+	if ((st = kept.state) == 0) {
+		char d[sizeof(kept.dir)] = "";
+		uid_t uid = geteuid();
+		struct stat sb;
+		st = -1;
+		if (!env_off("CPUSETSHIM_KEEP_VIEWS") &&
+		    cps_vcache_dir(d, sizeof(d), shim_table_name(), uid) == 0 &&
+		    (mkdir(d, 0755) == 0 || errno == EEXIST) && lstat(d, &sb) == 0 &&
+		    S_ISDIR(sb.st_mode) && sb.st_uid == uid && !(sb.st_mode & (S_IWGRP | S_IWOTH))) {
+			memcpy(kept.dir, d, sizeof(d));
+			st = 1;
+		} else {
+			shim_debug("views are made at each open: no usable directory %s", d);
+		}
+		__atomic_store_n(&kept.state, st, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&kept_lock);
+	return st > 0;
+}
+
+/* The kept view of kind k for the set in v: an fd on it, or -1. Then
+ * *name is its file and *store says whether the caller should make it
+ * (missing, or a cpuinfo view past its time) and kept_store() it. */
+static int kept_open(enum vkind k, const struct shim_view *v, int flags, char *name, size_t len,
+		     bool *store)
+{
+	*store = false;
+	if (!kept_dir_ok())
+		return -1;
+	uint64_t key = 0, now = 0;
+	int n;
+	if (k == V_RANGE) {
+		n = snprintf(name, len, "%s/range-%u", kept.dir, v->n);
+	} else {
+		key = cps_vcache_key(v->cpus, v->nw, v->n);
+		n = snprintf(name, len, "%s/cpuinfo-%016llx", kept.dir, (unsigned long long)key);
+	}
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	/* the caller's flags that mean something for a regular file we read */
+	int oflags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | (flags & (O_CLOEXEC | O_NONBLOCK));
+	bool check = false;
+	if (k == V_CPUINFO) {
+		now = now_ns();
+		check = !(__atomic_load_n(&kept.ci_key, __ATOMIC_RELAXED) == key &&
+			  now < __atomic_load_n(&kept.ci_until, __ATOMIC_RELAXED));
+	}
+	int fd = shim_real.open(name, oflags);
+	if (fd >= 0 && !check)
+		return fd;
+	if (fd >= 0) {
+		/* made by another process of ours maybe: is it recent enough? */
+		struct stat sb;
+		uint64_t made = 0;
+		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+			made = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull +
+			       (uint64_t)sb.st_mtim.tv_nsec;
+		if (made && made <= now + KEEP_CPUINFO_NS && now < made + KEEP_CPUINFO_NS) {
+			__atomic_store_n(&kept.ci_key, key, __ATOMIC_RELAXED);
+			__atomic_store_n(&kept.ci_until, made + KEEP_CPUINFO_NS, __ATOMIC_RELAXED);
+			return fd;
+		}
+		close(fd);
+	} else if (errno != ENOENT) {
+		return -1;
+	}
+	*store = true;
+	return -1;
+}
+
+/* Writes a view under name (a new file renamed over the old one, so
+ * readers get one or the other whole), then opens it as kept_open does. */
+static int kept_store(enum vkind k, const char *name, const char *data, size_t len, int flags)
+{
+	static unsigned seq;
+	char tmp[sizeof(kept.dir) + 64];
+	int n = snprintf(tmp, sizeof(tmp), "%s/.new-%d-%ld-%u", kept.dir, (int)getpid(),
+			 (long)syscall(SYS_gettid), __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return -1;
+	int w = shim_real.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (w < 0)
+		return -1;
+	size_t off = 0;
+	while (off < len) {
+		ssize_t r = write(w, data + off, len - off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		off += (size_t)r;
+	}
+	if (close(w) < 0 || off < len || rename(tmp, name) < 0) {
+		unlink(tmp);
+		return -1;
+	}
+	if (k == V_CPUINFO) {
+		uint64_t key = 0;
+		const char *dash = strrchr(name, '-');
+		if (dash)
+			key = strtoull(dash + 1, NULL, 16);
+		__atomic_store_n(&kept.ci_key, key, __ATOMIC_RELAXED);
+		__atomic_store_n(&kept.ci_until, now_ns() + KEEP_CPUINFO_NS, __ATOMIC_RELAXED);
+	}
+	return shim_real.open(name, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
+					    (flags & (O_CLOEXEC | O_NONBLOCK)));
+}
+
 int shim_view_open(int dirfd, const char *path, int flags)
 {
-	char real[512];
+	char real[512], name[sizeof(kept.dir) + 48];
 	struct shim_view v;
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_DIRECTORY | O_PATH | O_CREAT)))
 		return -1;
@@ -194,12 +341,21 @@ int shim_view_open(int dirfd, const char *path, int flags)
 		return -1;
 
 	int saved = errno;
+	bool store = false;
+	int fd = -1;
+	if (k == V_RANGE || k == V_CPUINFO) {
+		fd = kept_open(k, &v, flags, name, sizeof(name), &store);
+		if (fd >= 0) {
+			errno = saved;
+			return fd;
+		}
+	}
 	uint64_t vallowed[CPS_MAX_WORDS];
 	struct cps_view_snap s = { v.cpus, v.nw, v.n, vallowed, v.nw };
 	struct cps_buf out = { 0 };
 	char *in = NULL;
 	size_t inlen = 0;
-	int r = 0, fd = -1;
+	int r = 0;
 	if (k != V_RANGE && (r = slurp(real, &in, &inlen)) < 0)
 		goto pass;
 	switch (k) {
@@ -216,7 +372,9 @@ int shim_view_open(int dirfd, const char *path, int flags)
 	case V_RANGE: r = cps_view_cpurange(&out, &s); break;
 	default: r = -EINVAL;
 	}
-	if (r == 0)
+	if (r == 0 && store)
+		fd = kept_store(k, name, out.p, out.len, flags);
+	if (r == 0 && fd < 0)
 		fd = make_fd(out.p, out.len, flags);
 pass:
 	free(in);

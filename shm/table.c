@@ -231,6 +231,13 @@ static int open_path(char *path, size_t len, const char *name)
 	return 0;
 }
 
+int shm_table_path(char *path, size_t len, const char *name)
+{
+	char n[SHM_TABLE_NAME_MAX];
+	int r = shm_table_name(n, sizeof(n), name);
+	return r < 0 ? r : open_path(path, len, n);
+}
+
 static bool in_group(gid_t g)
 {
 	if (getegid() == g)

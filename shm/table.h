@@ -159,6 +159,9 @@ int shm_table_create(struct shm_table *t, const char *name, const struct shm_cap
 		     mode_t mode, gid_t gid,
 		     int (*populate)(struct shm_table *, void *), void *arg, const char **why);
 int shm_table_unlink(const char *name);
+/* The table's file, "/dev/shm/" and its name (as shm_table_name resolves
+ * it); -EINVAL for a bad name, -ENAMETOOLONG if len is too short. */
+int shm_table_path(char *path, size_t len, const char *name);
 /* Fill caps with the defaults for this machine. */
 void shm_caps_default(struct shm_caps *caps);
 /* Compute the layout for caps into a header (no memory touched);

@@ -16,6 +16,7 @@
 #include "src/mask.h"
 #include "src/procfs.h"
 #include "src/sets.h"
+#include "src/vcache.h"
 
 #define MW(c) ((size_t)(c)->t.mask_words)
 
@@ -101,7 +102,11 @@ int cps_init(struct cps_ctx *c, const char *name, const struct cps_init_opts *o)
 		if (r < 0 && r != -ENOENT)
 			return r;
 	}
-	return shm_table_create(&c->t, name, &o->caps, o->mode, o->gid, populate_root, &pa, &c->why);
+	int r = shm_table_create(&c->t, name, &o->caps, o->mode, o->gid, populate_root, &pa,
+				 &c->why);
+	if (r == 0)
+		cps_vcache_remove(name); /* a former table's: best effort */
+	return r;
 }
 
 int cps_open(struct cps_ctx *c, const char *name, int how)

@@ -16,7 +16,7 @@ TMP=$(mktemp -d)
 npass=0
 nfail=0
 cleanup_hook=:
-trap 'eval "$cleanup_hook"; rm -rf "$TMP"; rm -f /dev/shm/$CPUSETSHIM_TABLE' EXIT
+trap 'eval "$cleanup_hook"; rm -rf "$TMP"; rm -f /dev/shm/$CPUSETSHIM_TABLE; rm -rf /dev/shm/$CPUSETSHIM_TABLE.views.*' EXIT
 
 ok() { npass=$((npass + 1)); }
 bad() { nfail=$((nfail + 1)); echo "FAIL: $*"; }

@@ -164,6 +164,7 @@ unset OMP_NUM_THREADS OMP_THREAD_LIMIT OMP_PLACES OMP_PROC_BIND OMP_DYNAMIC \
 itest_cleanup()
 {
 	rm -f "/dev/shm/$CPUSETSHIM_TABLE"
+	rm -rf "/dev/shm/$CPUSETSHIM_TABLE.views."*
 	rm -rf "$T"
 }
 trap itest_cleanup EXIT
