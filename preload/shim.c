@@ -342,6 +342,15 @@ static void setup(void)
 			set = 0;
 		}
 	}
+	/* Left by cpuset-run for its descendants: the set of one that lost
+	 * its ancestry (an orphan, reparented). Its kernel mask came from
+	 * that set already, so it is not confined again. */
+	const char *run = getenv("CPUSETSHIM_RUN_SET");
+	if (!own && !set && run && *run) {
+		if (cps_find(&ctx, run, &set) < 0)
+			set = 0;
+		inherited = set != 0;
+	}
 	fallback_set = own ? own : set;
 	if (!own && set && ctx.t.writable && (r = cps_register(&ctx, self_pid, set)) < 0)
 		shim_debug("cannot register in set %u: %s", set, strerror(-r));

@@ -68,7 +68,7 @@ cleanup() {
 	for p in $holders; do wait "$p" 2>/dev/null; done
 	rm -f "/dev/shm/$CPUSETSHIM_TABLE" "/dev/shm/$CPUSETSHIM_TABLE.small" \
 		"/dev/shm/$CPUSETSHIM_TABLE.large"
-	rm -rf "$TMP"
+	rm -rf "/dev/shm/$CPUSETSHIM_TABLE.views."* "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
@@ -204,6 +204,9 @@ WRAP_CASES="sched_getaffinity pthread_getaffinity_np sched_setaffinity_same sche
 AB_CASES="sysconf_pagesize sysconf_clk_tck syscall_getppid open_close_devnull openat_close_devnull fopen_fclose_devnull"
 AB_AFF_CASES="sched_getaffinity pthread_getaffinity_np sched_setaffinity_same sched_getcpu"
 calls_shim() { "$RUN" --set bench1 "$BB/bench_calls" "$1" $MS $BATCHES; }
+# the kept views made at each open instead, as on a first open
+MADE_CASES="read_proc_cpuinfo read_sys_cpu_online"
+calls_made() { env CPUSETSHIM_KEEP_VIEWS=0 "$RUN" --set bench1 "$BB/bench_calls" "$1" $MS $BATCHES; }
 r=1
 while [ $r -le $ROUNDS ]; do
 	for c in $REF_CASES; do
@@ -215,6 +218,9 @@ while [ $r -le $ROUNDS ]; do
 		if [ $((r % 2)) = 1 ]; then order="native shim"; else order="shim native"; fi
 		case " $WRAP_CASES " in
 		*" $c "*) if [ $((r % 2)) = 1 ]; then order="native wrap shim"; else order="shim wrap native"; fi ;;
+		esac
+		case " $MADE_CASES " in
+		*" $c "*) if [ $((r % 2)) = 1 ]; then order="native made shim"; else order="shim made native"; fi ;;
 		esac
 		for mode in $order; do
 			out=$(calls_$mode "$c") || { fail "calls: $c ($mode) did not run"; continue; }
@@ -241,7 +247,9 @@ check_result read_sys_cpu_online shim 2
 check_result sched_getaffinity shim 1
 
 stats "$TMP/calls" "native shim" >"$TMP/calls.stats"
-awk '$2 != "shim"' "$TMP/calls" >"$TMP/calls.wrap"
+awk '$2 == "native" || $2 == "wrap"' "$TMP/calls" >"$TMP/calls.wrap"
+awk '$2 == "native" || $2 == "made"' "$TMP/calls" >"$TMP/calls.made"
+stats "$TMP/calls.made" "native made" >"$TMP/calls.made.stats"
 stats "$TMP/calls.wrap" "native wrap" >"$TMP/calls.wrap.stats"
 echo "## Calls: ns per call (read_*: per open + read to EOF + close), set of 1 CPU"
 echo
@@ -291,11 +299,28 @@ for c in $WRAP_CASES; do
 	echo "| $c | $wm | $wr | $wd | $(fmt $4) |"
 done
 echo
+echo "Kept views made at each open instead, same rounds: \`env CPUSETSHIM_KEEP_VIEWS=0 cpuset-run --set bench1"
+echo "bench_calls CASE $MS $BATCHES\`. This is what an open costs when the kept view must be made: the first"
+echo "open of a range view by a user of the table, and of cpuinfo once a second (the writing of the"
+echo "file, a few us, comes on top)."
+echo
+echo "| case | made at each open ns: median (min-max) | ratio to native: median (min-max) | made - native ns |"
+echo "|---|---|---|---|"
+for c in $MADE_CASES; do
+	set -- $(awk -v c="$c" '$1 == c && $2 == "made"' "$TMP/calls.made.stats") x x x x x x
+	[ "$3" = x ] && { fail "calls: no made-at-open figures for $c"; continue; }
+	mm="$(fmt $3) ($(fmt $4)-$(fmt $5))"
+	set -- $(awk -v c="$c" '$1 == c && $2 == "ratio"' "$TMP/calls.made.stats") x x x x x x
+	mr="$(fmt $4)x ($(fmt $5)-$(fmt $6))"
+	set -- $(awk -v c="$c" '$1 == c && $2 == "diff"' "$TMP/calls.made.stats") x x x x x x
+	echo "| $c | $mm | $mr | $(fmt $4) |"
+done
+echo
 stats "$TMP/calls.ref" "native" >"$TMP/calls.ref.stats"
 echo "References, natively, same rounds: what delivering a 2-byte virtual file costs."
-echo "ref_memfd_view is the shim's way on every open (memfd_create, write, seal, fchmod, reopen"
-echo "read-only through /proc/self/fd, close; then read and close); ref_memfd_reopen reopens one"
-echo "sealed memfd made once (then read and close): the floor for a view kept across opens."
+echo "ref_memfd_view is the shim's way for a view made at each open (memfd_create, write, seal, fchmod,"
+echo "reopen read-only through /proc/self/fd, close; then read and close); ref_tmpfs_file opens, reads"
+echo "and closes a file in /dev/shm made once: the way of a kept view, at its floor."
 echo
 echo "| reference | ns: median (min-max) |"
 echo "|---|---|"

@@ -310,6 +310,26 @@ for i in 1 2 3 4 5; do
 		in_set "$S1" "$PROG_AFF" --race 1
 done
 
+# An orphan (its parent gone, reparented) has no recorded ancestor left:
+# cpuset-run's CPUSETSHIM_RUN_SET still names its set.
+rm -f "$T/orphan"
+in_set "$S1" sh -c "(sleep 0.5; nproc >'$T/orphan') & exit 0"
+for i in $(seq 50); do [ -s "$T/orphan" ] && break; sleep 0.1; done
+expect_eq "an orphan under cpuset-run: nproc is still the set's" "$(cat "$T/orphan" 2>/dev/null)" 1
+
+# CPUSETSHIM_SET alone (no cpuset-run): the process is put in the set and
+# confined before main, even if it never asks about CPUs.
+env CPUSETSHIM_SET=itest-one LD_PRELOAD="$SHIM_PRELOAD" sleep 3 &
+sp=$!
+sleep 1
+expect_eq "CPUSETSHIM_SET alone: the kernel mask is the set's, before any question" \
+	"$(outside taskset -p "$sp" | sed 's/.*: //')" 2
+expect_eq "CPUSETSHIM_SET alone: recorded in the set" \
+	"$("$CPUSET" which "$sp" 2>/dev/null | cut -d" " -f1)" "$S1"
+wait "$sp"
+expect_eq "CPUSETSHIM_SET alone: nproc" \
+	"$(env CPUSETSHIM_SET=itest-one LD_PRELOAD="$SHIM_PRELOAD" nproc)" 1
+
 # The shim once, first (after a sanitizer runtime), and an entry that was
 # there kept; the inner cpuset-run itself runs under the shim.
 pre=$(env LD_PRELOAD="${BASE_PRELOAD:+$BASE_PRELOAD }$CTOR_LIB" \
