@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -81,8 +82,11 @@ static struct {
 	 * CPU of each virtual one (0..n-1). */
 	uint32_t top;
 	uint32_t base[CPS_MAX_WORDS];
-	uint16_t vcpu[CPS_MAX_CPUS];
-	uint16_t pcpu[CPS_MAX_CPUS];
+	/* cap entries each, mapped at the first refresh (the table's mask
+	 * width, fixed): 32 KiB of bss for CPS_MAX_CPUS would cost every
+	 * process that loads the shim a mapping and page faults. */
+	uint32_t cap;
+	uint16_t *vcpu, *pcpu;
 } snap;
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -476,6 +480,20 @@ static bool refresh(void)
 	if (pthread_mutex_trylock(&refresh_lock) != 0)
 		return snap.valid; /* another thread is at it: the old one will do */
 	int r = cps_snapshot(&ctx.t, self_pid, self_start, fallback_set, &tmp);
+	if (r == 0 && !snap.vcpu) {
+		size_t cap = (size_t)tmp.nw * 64;
+		void *m = mmap(NULL, cap * 2 * sizeof(uint16_t), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			r = -ENOMEM;
+		} else {
+			snap.vcpu = m;
+			snap.pcpu = snap.vcpu + cap;
+			__atomic_store_n(&snap.cap, (uint32_t)cap, __ATOMIC_RELEASE);
+		}
+	}
+	if (r == 0 && tmp.nw * 64 > snap.cap)
+		r = -EINVAL; /* cannot happen: one table, one width */
 	if (r == 0) {
 		__atomic_store_n(&snap.lseq, snap.lseq + 1, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -561,7 +579,7 @@ static inline bool snap_vcpu(unsigned cpu, unsigned *out)
 			continue;
 		uint32_t n = snap.s.n, nw = snap.s.nw;
 		unsigned v = 0;
-		if (cpu < nw * 64 && cpu < CPS_MAX_CPUS)
+		if (cpu < nw * 64 && cpu < snap.cap)
 			v = snap.vcpu[cpu];
 		else if (n)
 			v = cpu % n;
@@ -748,7 +766,7 @@ static long snap_to_physical(uint64_t *phys, const void *buf, size_t size, uint6
 				uint64_t w = ranks[j];
 				while (w) {
 					unsigned r = (unsigned)(j * 64) + (unsigned)__builtin_ctzll(w);
-					unsigned cpu = snap.pcpu[r < CPS_MAX_CPUS ? r : 0];
+					unsigned cpu = snap.pcpu[r < snap.cap ? r : 0];
 					w &= w - 1;
 					if (cpu < nw * 64)
 						phys[cpu / 64] |= (uint64_t)1 << (cpu % 64);
