@@ -137,6 +137,8 @@ static void resolve_all(void)
 	R(open); R(open64); R(openat); R(openat64);
 	R(__open_2); R(__open64_2); R(__openat_2); R(__openat64_2);
 	R(fopen); R(fopen64); R(freopen); R(freopen64);
+	R(lseek); R(lseek64); R(pread); R(pread64);
+	R(rewind); R(fseek); R(fseeko); R(fseeko64);
 #undef R
 #if defined(__x86_64__)
 	__atomic_store_n(&shim_syscall_next, shim_real.syscall, __ATOMIC_RELEASE);

@@ -43,6 +43,14 @@ struct shim_real {
 	FILE *(*fopen64)(const char *, const char *);
 	FILE *(*freopen)(const char *, const char *, FILE *);
 	FILE *(*freopen64)(const char *, const char *, FILE *);
+	off_t (*lseek)(int, off_t, int);
+	off64_t (*lseek64)(int, off64_t, int);
+	ssize_t (*pread)(int, void *, size_t, off_t);
+	ssize_t (*pread64)(int, void *, size_t, off64_t);
+	void (*rewind)(FILE *);
+	int (*fseek)(FILE *, long, int);
+	int (*fseeko)(FILE *, off_t, int);
+	int (*fseeko64)(FILE *, off64_t, int);
 };
 extern struct shim_real shim_real;
 

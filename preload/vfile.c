@@ -164,9 +164,14 @@ static int slurp(const char *path, char **out, size_t *len)
 	return 0;
 }
 
-static int make_fd(const char *data, size_t len, int flags)
+/* A view made at its open: a memfd holding data, reopened read-only with
+ * the caller's flags, like the real file. sealed: no one may change it
+ * (mode 0444, as the real files). Unsealed (mode 0644): its contents are
+ * made again in place when the reader goes back to the start (see
+ * view_rewound), as the real file's are. */
+static int make_fd(const char *data, size_t len, int flags, bool sealed)
 {
-	int mfd = memfd_create("cpusetshim-view", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int mfd = memfd_create("cpusetshim-view", MFD_CLOEXEC | (sealed ? MFD_ALLOW_SEALING : 0));
 	if (mfd < 0)
 		return -1;
 	size_t off = 0;
@@ -180,14 +185,126 @@ static int make_fd(const char *data, size_t len, int flags)
 		}
 		off += (size_t)w;
 	}
-	fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-	fchmod(mfd, 0444); /* as the real /proc and /sys files */
-	/* Reopen read-only with the caller's flags, like the real file. */
+	if (sealed)
+		fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+	fchmod(mfd, sealed ? 0444 : 0644);
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", mfd);
 	int fd = shim_real.open(p, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME)));
 	close(mfd);
 	return fd;
+}
+
+/* The contents of view k of the real file real, for the set in v; tid:
+ * the thread of a thread's status (0: the caller). */
+static int build_view(enum vkind k, const char *real, pid_t tid, const struct shim_view *v,
+		      struct cps_buf *out)
+{
+	uint64_t vallowed[CPS_MAX_WORDS];
+	struct cps_view_snap s = { v->cpus, v->nw, v->n, vallowed, v->nw };
+	char *in = NULL;
+	size_t inlen = 0;
+	int r = 0;
+	if (k != V_RANGE && (r = slurp(real, &in, &inlen)) < 0)
+		return r;
+	switch (k) {
+	case V_CPUINFO: r = cps_view_cpuinfo(out, in, inlen, &s); break;
+	case V_STAT: r = cps_view_stat(out, in, inlen, &s); break;
+	case V_STATUS_PROC:
+	case V_STATUS_THREAD:
+		if (!shim_thread_vmask(k == V_STATUS_PROC ? getpid() : tid, v, vallowed, v->nw)) {
+			r = -EINVAL;
+			break;
+		}
+		r = cps_view_status(out, in, inlen, &s);
+		break;
+	case V_RANGE: r = cps_view_cpurange(out, &s); break;
+	default: r = -EINVAL;
+	}
+	free(in);
+	return r;
+}
+
+/* ---- reading a view again from the start ----
+ *
+ * The real /proc/stat and status files are made again when a reader goes
+ * back to the start: top keeps /proc/stat open and does rewind() and
+ * fflush(), others lseek() to 0 or pread() at 0. The views made at each
+ * open are remembered by descriptor (the ones opened through the shim,
+ * below VFD_MAX) and made again in place, in the same file, when the
+ * program calls one of those on them: its offset and stdio's buffer
+ * handling stay as they are, only the contents are new. */
+#define VFD_MAX 4096
+struct vfd {
+	enum vkind k;
+	pid_t tid;     /* of a thread's status */
+	dev_t dev;     /* the view's file, to tell it from a later file */
+	ino_t ino;     /* that got the same descriptor number */
+	char real[];
+};
+static struct vfd **vfds; /* VFD_MAX entries, mapped at the first view */
+static pthread_mutex_t vfd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void vfd_remember(int fd, enum vkind k, const char *real)
+{
+	struct stat sb;
+	if ((unsigned)fd >= VFD_MAX || fstat(fd, &sb) < 0 || pthread_mutex_trylock(&vfd_lock))
+		return;
+	if (!vfds) {
+		void *m = mmap(NULL, VFD_MAX * sizeof(*vfds), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED)
+			__atomic_store_n(&vfds, (struct vfd **)m, __ATOMIC_RELEASE);
+	}
+	size_t rl = strlen(real) + 1;
+	struct vfd *t = vfds ? malloc(sizeof(*t) + rl) : NULL;
+	if (t) {
+		t->k = k;
+		t->tid = k == V_STATUS_THREAD ? (pid_t)syscall(SYS_gettid) : 0;
+		t->dev = sb.st_dev;
+		t->ino = sb.st_ino;
+		memcpy(t->real, real, rl);
+		struct vfd *old = vfds[fd];
+		__atomic_store_n(&vfds[fd], t, __ATOMIC_RELEASE);
+		free(old);
+	}
+	pthread_mutex_unlock(&vfd_lock);
+}
+
+/* fd is going back to the start: if it is one of our views, make its
+ * contents again. Keeps errno; does nothing it cannot do safely. */
+static void view_rewound(int fd)
+{
+	struct vfd **tab = __atomic_load_n(&vfds, __ATOMIC_ACQUIRE);
+	if ((unsigned)fd >= VFD_MAX || !__atomic_load_n(&tab[fd], __ATOMIC_ACQUIRE))
+		return;
+	int saved = errno;
+	if (pthread_mutex_trylock(&vfd_lock))
+		goto out;
+	struct vfd *t = vfds[fd];
+	struct stat sb;
+	struct shim_view v;
+	if (fstat(fd, &sb) < 0 || sb.st_dev != t->dev || sb.st_ino != t->ino) {
+		/* closed since, and the number given to another file */
+		__atomic_store_n(&vfds[fd], NULL, __ATOMIC_RELEASE);
+		free(t);
+	} else if (shim_view(&v)) {
+		struct cps_buf b = { 0 };
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		int w;
+		if (build_view(t->k, t->real, t->tid, &v, &b) == 0 &&
+		    (w = shim_real.open(p, O_RDWR | O_CLOEXEC)) >= 0) {
+			ssize_t n = pwrite(w, b.p, b.len, 0);
+			if (n == (ssize_t)b.len)
+				ftruncate(w, (off_t)b.len);
+			close(w);
+		}
+		cps_buf_free(&b);
+	}
+	pthread_mutex_unlock(&vfd_lock);
+out:
+	errno = saved;
 }
 
 /* ---- kept views (src/vcache.h) ---- */
@@ -350,34 +467,16 @@ int shim_view_open(int dirfd, const char *path, int flags)
 			return fd;
 		}
 	}
-	uint64_t vallowed[CPS_MAX_WORDS];
-	struct cps_view_snap s = { v.cpus, v.nw, v.n, vallowed, v.nw };
 	struct cps_buf out = { 0 };
-	char *in = NULL;
-	size_t inlen = 0;
-	int r = 0;
-	if (k != V_RANGE && (r = slurp(real, &in, &inlen)) < 0)
-		goto pass;
-	switch (k) {
-	case V_CPUINFO: r = cps_view_cpuinfo(&out, in, inlen, &s); break;
-	case V_STAT: r = cps_view_stat(&out, in, inlen, &s); break;
-	case V_STATUS_PROC:
-	case V_STATUS_THREAD:
-		if (!shim_thread_vmask(k == V_STATUS_PROC ? getpid() : 0, &v, vallowed, v.nw)) {
-			r = -EINVAL;
-			break;
-		}
-		r = cps_view_status(&out, in, inlen, &s);
-		break;
-	case V_RANGE: r = cps_view_cpurange(&out, &s); break;
-	default: r = -EINVAL;
-	}
+	int r = build_view(k, real, 0, &v, &out);
 	if (r == 0 && store)
 		fd = kept_store(k, name, out.p, out.len, flags);
-	if (r == 0 && fd < 0)
-		fd = make_fd(out.p, out.len, flags);
-pass:
-	free(in);
+	if (r == 0 && fd < 0) {
+		bool kept_kind = k == V_RANGE || k == V_CPUINFO;
+		fd = make_fd(out.p, out.len, flags, kept_kind);
+		if (fd >= 0 && !kept_kind)
+			vfd_remember(fd, k, real);
+	}
 	cps_buf_free(&out);
 	errno = saved;
 	if (fd < 0)
@@ -629,4 +728,84 @@ EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 	if (!shim_real.freopen64 && (shim_ready(), !ensure(shim_real.freopen64)))
 		return NULL;
 	return view_freopen(shim_real.freopen64, path, mode, stream);
+}
+
+/* ---- going back to the start (see view_rewound) ----
+ *
+ * Each is one test of a pointer that stays NULL until the process opens
+ * a view made at its open, then libc's function. */
+
+#define REWOUND(fd, cond)                                                            \
+	do {                                                                          \
+		struct vfd **tab_ = __atomic_load_n(&vfds, __ATOMIC_RELAXED);         \
+		if (CPS_UNLIKELY(tab_ != NULL) && (cond)) {                            \
+			int fd_ = (fd);                                                \
+			if ((unsigned)fd_ < VFD_MAX &&                                 \
+			    __atomic_load_n(&tab_[fd_], __ATOMIC_RELAXED))             \
+				view_rewound(fd_);                                     \
+		}                                                                     \
+	} while (0)
+
+EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+	REWOUND(fd, off == 0 && whence == SEEK_SET);
+	if (!shim_real.lseek && (shim_ready(), !ensure(shim_real.lseek)))
+		return -1;
+	return shim_real.lseek(fd, off, whence);
+}
+
+EXPORT off64_t lseek64(int fd, off64_t off, int whence)
+{
+	REWOUND(fd, off == 0 && whence == SEEK_SET);
+	if (!shim_real.lseek64 && (shim_ready(), !ensure(shim_real.lseek64)))
+		return -1;
+	return shim_real.lseek64(fd, off, whence);
+}
+
+EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	REWOUND(fd, off == 0);
+	if (!shim_real.pread && (shim_ready(), !ensure(shim_real.pread)))
+		return -1;
+	return shim_real.pread(fd, buf, n, off);
+}
+
+EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+	REWOUND(fd, off == 0);
+	if (!shim_real.pread64 && (shim_ready(), !ensure(shim_real.pread64)))
+		return -1;
+	return shim_real.pread64(fd, buf, n, off);
+}
+
+EXPORT void rewind(FILE *f)
+{
+	REWOUND(fileno(f), true);
+	if (!shim_real.rewind && (shim_ready(), !ensure(shim_real.rewind)))
+		return;
+	shim_real.rewind(f);
+}
+
+EXPORT int fseek(FILE *f, long off, int whence)
+{
+	REWOUND(fileno(f), off == 0 && whence == SEEK_SET);
+	if (!shim_real.fseek && (shim_ready(), !ensure(shim_real.fseek)))
+		return -1;
+	return shim_real.fseek(f, off, whence);
+}
+
+EXPORT int fseeko(FILE *f, off_t off, int whence)
+{
+	REWOUND(fileno(f), off == 0 && whence == SEEK_SET);
+	if (!shim_real.fseeko && (shim_ready(), !ensure(shim_real.fseeko)))
+		return -1;
+	return shim_real.fseeko(f, off, whence);
+}
+
+EXPORT int fseeko64(FILE *f, off64_t off, int whence)
+{
+	REWOUND(fileno(f), off == 0 && whence == SEEK_SET);
+	if (!shim_real.fseeko64 && (shim_ready(), !ensure(shim_real.fseeko64)))
+		return -1;
+	return shim_real.fseeko64(f, off, whence);
 }

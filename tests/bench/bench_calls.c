@@ -30,6 +30,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,41 @@ static long c_open_close_devnull(void)
 		return -1;
 	close(fd);
 	return 1;
+}
+
+/* lseek to 0 and pread at 0 are interposed (a view made at its open is
+ * made again there); on other files they pass through. _after_view: the
+ * process has opened such a view once before, so the shim checks the
+ * descriptor against its list. */
+static int devnull = -1;
+
+static int devnull_fd(bool after_view)
+{
+	if (devnull < 0) {
+		if (after_view) {
+			int v = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+			if (v >= 0)
+				close(v);
+		}
+		devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	return devnull;
+}
+
+static long c_lseek_devnull(void)
+{
+	return lseek(devnull_fd(false), 0, SEEK_SET) == 0 ? 1 : -1;
+}
+
+static long c_lseek_devnull_after_view(void)
+{
+	return lseek(devnull_fd(true), 0, SEEK_SET) == 0 ? 1 : -1;
+}
+
+static long c_pread_devnull(void)
+{
+	char c;
+	return pread(devnull_fd(false), &c, 1, 0) == 0 ? 1 : -1;
 }
 
 static long c_openat_close_devnull(void)
@@ -263,6 +299,8 @@ static long (*libc_syscall)(long, ...);
 static int (*libc_open)(const char *, int, ...);
 static int (*libc_openat)(int, const char *, int, ...);
 static FILE *(*libc_fopen)(const char *, const char *);
+static off_t (*libc_lseek)(int, off_t, int);
+static ssize_t (*libc_pread)(int, void *, size_t, off_t);
 static int (*libc_getaff)(pid_t, size_t, cpu_set_t *);
 static int (*libc_pgetaff)(pthread_t, size_t, cpu_set_t *);
 static int (*libc_setaff)(pid_t, size_t, const cpu_set_t *);
@@ -281,11 +319,14 @@ static void libc_resolve(void)
 	*(void **)&libc_open = dlsym(h, "open");
 	*(void **)&libc_openat = dlsym(h, "openat");
 	*(void **)&libc_fopen = dlsym(h, "fopen");
+	*(void **)&libc_lseek = dlsym(h, "lseek");
+	*(void **)&libc_pread = dlsym(h, "pread");
 	*(void **)&libc_getaff = dlsym(h, "sched_getaffinity");
 	*(void **)&libc_pgetaff = dlsym(h, "pthread_getaffinity_np");
 	*(void **)&libc_setaff = dlsym(h, "sched_setaffinity");
 	*(void **)&libc_getcpu = dlsym(h, "sched_getcpu");
 	if (!libc_sysconf || !libc_syscall || !libc_open || !libc_openat || !libc_fopen ||
+	    !libc_lseek || !libc_pread ||
 	    !libc_getaff || !libc_pgetaff || !libc_setaff || !libc_getcpu ||
 	    libc_getaff(0, sizeof(held_phys), &held_phys) != 0) {
 		fprintf(stderr, "bench_calls: libc's functions not found\n");
@@ -364,6 +405,22 @@ static long d_fopen_fclose_devnull(void)
 	return 1;
 }
 
+static long d_lseek_devnull(void)
+{
+	return libc_lseek(devnull_fd(false), 0, SEEK_SET) == 0 ? 1 : -1;
+}
+
+static long d_lseek_devnull_after_view(void)
+{
+	return libc_lseek(devnull_fd(true), 0, SEEK_SET) == 0 ? 1 : -1;
+}
+
+static long d_pread_devnull(void)
+{
+	char c;
+	return libc_pread(devnull_fd(false), &c, 1, 0) == 0 ? 1 : -1;
+}
+
 static const struct {
 	const char *name;
 	long (*fn)(void);
@@ -382,6 +439,9 @@ static const struct {
 	{ "open_close_devnull", c_open_close_devnull, d_open_close_devnull },
 	{ "openat_close_devnull", c_openat_close_devnull, d_openat_close_devnull },
 	{ "fopen_fclose_devnull", c_fopen_fclose_devnull, d_fopen_fclose_devnull },
+	{ "lseek_devnull", c_lseek_devnull, d_lseek_devnull },
+	{ "lseek_devnull_after_view", c_lseek_devnull_after_view, d_lseek_devnull_after_view },
+	{ "pread_devnull", c_pread_devnull, d_pread_devnull },
 	{ "sched_getcpu", c_sched_getcpu, d_sched_getcpu },
 	{ "read_proc_cpuinfo", c_read_cpuinfo, NULL },
 	{ "read_proc_stat", c_read_stat, NULL },

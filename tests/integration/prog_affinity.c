@@ -575,8 +575,31 @@ static void check_range_file(const char *path)
 	free(t);
 }
 
-/* The properties of a regular file, on a virtual one. */
-static void check_fd_semantics(const char *path)
+/* The names of a view's lines ("cpu0", "Cpus_allowed:", ...), one per
+ * line: what stays when a view that changes at every read is made again. */
+static char *line_keys(const char *t, size_t len)
+{
+	char *k = malloc(len + 2);
+	size_t o = 0;
+	for (size_t i = 0; i < len;) {
+		size_t e = i;
+		while (e < len && t[e] != '\n')
+			e++;
+		size_t w = i;
+		while (w < e && t[w] != ' ' && t[w] != '\t' && t[w] != ':')
+			w++;
+		memcpy(k + o, t + i, w - i);
+		o += w - i;
+		k[o++] = '\n';
+		i = e + 1;
+	}
+	k[o] = 0;
+	return k;
+}
+
+/* The properties of a regular file, on a virtual one. changes: its
+ * contents are made again when read from the start (stat, status). */
+static void check_fd_semantics(const char *path, bool changes)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -597,9 +620,22 @@ static void check_fd_semantics(const char *path)
 	off_t set = lseek(fd, 0, SEEK_SET);
 	size_t len2;
 	char *t2 = read_fd(fd, &len2);
-	check(end == (off_t)len && set == 0 && len2 == len && !memcmp(t, t2, len),
-	      "%s: lseek(SEEK_END) = %lld (want %zu), SEEK_SET then read again: same %zu bytes",
-	      path, (long long)end, len, len2);
+	if (!changes) {
+		check(end == (off_t)len && set == 0 && len2 == len && !memcmp(t, t2, len),
+		      "%s: lseek(SEEK_END) = %lld (want %zu), SEEK_SET then read again: same %zu bytes",
+		      path, (long long)end, len, len2);
+	} else {
+		char *k1 = line_keys(t, len), *k2 = line_keys(t2, len2);
+		check(end == (off_t)len && set == 0 && !strcmp(k1, k2),
+		      "%s: lseek(SEEK_END) = %lld (want %zu), SEEK_SET then read again: the same lines",
+		      path, (long long)end, len);
+		free(k1);
+		free(k2);
+		free(t);
+		t = t2;
+		t2 = NULL;
+		len = len2;
+	}
 	size_t off = len / 2;
 	char *p = malloc(len + 1);
 	ssize_t pr = pread(fd, p, len - off, (off_t)off);
@@ -616,6 +652,113 @@ static void check_fd_semantics(const char *path)
 	      "%s opened without O_CLOEXEC: FD_CLOEXEC clear (flags %d)", path, fl);
 	if (fd >= 0)
 		close(fd);
+}
+
+/* The number after "key" in a view's text, or -1. */
+static long long field_of(const char *t, const char *key)
+{
+	const char *p = t ? strstr(t, key) : NULL;
+	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+/* Sum of the "cpu " line of /proc/stat text, or -1. */
+static long long stat_total(const char *t)
+{
+	const char *p = t && !strncmp(t, "cpu ", 4) ? t + 4 : NULL;
+	long long sum = 0;
+	char *e;
+	if (!p)
+		return -1;
+	for (;;) {
+		long long x = strtoll(p, &e, 10);
+		if (e == p)
+			break;
+		sum += x;
+		p = e;
+	}
+	return sum;
+}
+
+static void pause_a_little(int ms)
+{
+	for (int i = 0; i < ms; i++) {
+		struct timespec ts = { 0, 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* As the real files, the views of status and stat are made again when a
+ * program that keeps them open goes back to the start: top's rewind and
+ * fflush, lseek to 0, pread at 0, fseek to 0. Each sleep switches context
+ * voluntarily, so status's count must grow; /proc/stat's total grows with
+ * time on every CPU. */
+static void test_reread(void)
+{
+	const char *key = "voluntary_ctxt_switches:";
+	char b1[8192], b2[8192];
+	size_t got;
+
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f) {
+		check(0, "fopen(/proc/self/status): %s", strerror(errno));
+		return;
+	}
+	got = fread(b1, 1, sizeof(b1) - 1, f);
+	b1[got] = 0;
+	pause_a_little(3);
+	rewind(f);
+	fflush(f);
+	got = fread(b2, 1, sizeof(b2) - 1, f);
+	b2[got] = 0;
+	long long a = field_of(b1, key), b = field_of(b2, key);
+	check(a >= 0 && b > a, "status kept open, rewind+fflush (as top): %s %lld then %lld", key,
+	      a, b);
+	pause_a_little(3);
+	fseek(f, 0, SEEK_SET);
+	got = fread(b1, 1, sizeof(b1) - 1, f);
+	b1[got] = 0;
+	a = field_of(b1, key);
+	check(a > b, "status kept open, fseek to 0: %s %lld then %lld", key, b, a);
+	fclose(f);
+
+	int fd = open("/proc/self/status", O_RDONLY);
+	ssize_t r = read(fd, b1, sizeof(b1) - 1);
+	b1[r > 0 ? r : 0] = 0;
+	pause_a_little(3);
+	lseek(fd, 0, SEEK_SET);
+	r = read(fd, b2, sizeof(b2) - 1);
+	b2[r > 0 ? r : 0] = 0;
+	a = field_of(b1, key);
+	b = field_of(b2, key);
+	check(a >= 0 && b > a, "status kept open, lseek to 0: %s %lld then %lld", key, a, b);
+	pause_a_little(3);
+	r = pread(fd, b1, sizeof(b1) - 1, 0);
+	b1[r > 0 ? r : 0] = 0;
+	a = field_of(b1, key);
+	check(a > b, "status kept open, pread at 0: %s %lld then %lld", key, b, a);
+	check(field_of(b1, "Cpus_allowed_list:") == 0,
+	      "status made again: still the virtual Cpus_allowed_list");
+	close(fd);
+
+	f = fopen("/proc/stat", "r");
+	if (!f) {
+		check(0, "fopen(/proc/stat): %s", strerror(errno));
+		return;
+	}
+	got = fread(b1, 1, sizeof(b1) - 1, f);
+	b1[got] = 0;
+	pause_a_little(60);
+	rewind(f);
+	fflush(f);
+	got = fread(b2, 1, sizeof(b2) - 1, f);
+	b2[got] = 0;
+	a = stat_total(b1);
+	b = stat_total(b2);
+	check(a >= 0 && b > a, "/proc/stat kept open, rewind+fflush: cpu total %lld then %lld", a,
+	      b);
+	check(strstr(b2, "cpu0 ") && !strstr(b2, "cpu1 ") == (n == 1),
+	      "/proc/stat made again: still the set's cpuN lines");
+	fclose(f);
 }
 
 static void test_files(void)
@@ -756,10 +899,11 @@ static void test_files(void)
 		close(dfd);
 	}
 
-	check_fd_semantics("/proc/cpuinfo");
-	check_fd_semantics("/proc/stat");
-	check_fd_semantics("/sys/devices/system/cpu/online");
-	check_fd_semantics("/proc/self/status");
+	check_fd_semantics("/proc/cpuinfo", false);
+	check_fd_semantics("/proc/stat", true);
+	check_fd_semantics("/sys/devices/system/cpu/online", false);
+	check_fd_semantics("/proc/self/status", true);
+	test_reread();
 }
 
 /* ---- a thread created with an affinity attribute ---- */

@@ -348,6 +348,21 @@ if [ -n "$BASE_PRELOAD" ]; then
 		"$(printf '%s\n' "$entries" | head -n 1)" 'libasan\.so'
 fi
 
+# ---- top ----
+
+# top keeps /proc/stat open and reads it again after rewind() and
+# fflush(): with a busy loop in the one-CPU set, its last frame must say
+# the set's CPU is busy (a view frozen at its open said 100% idle).
+if command -v top >/dev/null 2>&1; then
+	last=$(in_set "$S1" sh -c 'timeout 3 sh -c "while :; do :; done" &
+		top -b -n 3 -d 0.4 | grep "^%Cpu" | tail -n 1; wait')
+	echo "    | $last"
+	expect_eq "top in a set with a busy loop: the last frame shows it busy" \
+		"$(echo "$last" | sed 's/^%Cpu(s): *//' | awk -F'[ ,]+' '{ print ($1 >= 50) ? "busy" : "idle: " $0 }')" busy
+else
+	fail "top: not installed (procps)"
+fi
+
 # ---- kept views ----
 
 echo "# ---- kept views ----"
