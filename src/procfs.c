@@ -3,18 +3,51 @@
 #include "config.h"
 #endif
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "src/procfs.h"
+
+/* Paths are put together by hand and directories read with getdents64
+ * into the stack, not with snprintf, stdio or opendir: cpuset-run calls
+ * these between its exec and the program's, where the first use of printf's
+ * machinery costs more page faults than the /proc reads themselves, and
+ * opendir a 32 KiB allocation. */
+static char *put_str(char *p, const char *s)
+{
+	while (*s)
+		*p++ = *s++;
+	return p;
+}
+
+static char *put_uint(char *p, unsigned long v)
+{
+	char d[24];
+	int n = 0;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n)
+		*p++ = d[--n];
+	return p;
+}
+
+/* "/proc/PID" then, when tid > 0, "/task/TID", then tail ("" or "/name").
+ * buf holds PROC_PATH_MAX bytes. */
+#define PROC_PATH_MAX 96
+static void proc_path(char *buf, pid_t pid, pid_t tid, const char *tail)
+{
+	char *p = put_uint(put_str(buf, "/proc/"), (unsigned long)pid);
+	if (tid > 0)
+		p = put_uint(put_str(p, "/task/"), (unsigned long)tid);
+	*put_str(p, tail) = 0;
+}
 
 static int read_small(const char *path, char *buf, size_t len)
 {
@@ -33,12 +66,12 @@ static int read_small(const char *path, char *buf, size_t len)
 	return (int)n;
 }
 
-int cps_proc_info(pid_t pid, struct cps_procinfo *pi)
+/* The fields of /proc/PID/stat that we use; pi->uid is left alone. */
+static int read_stat(pid_t pid, struct cps_procinfo *pi)
 {
-	char path[64], buf[1024];
-	struct stat st;
+	char path[PROC_PATH_MAX], buf[1024];
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	proc_path(path, pid, 0, "/stat");
 	int n = read_small(path, buf, sizeof(buf));
 	if (n < 0)
 		return n == -ENOENT ? -ESRCH : n;
@@ -58,6 +91,8 @@ int cps_proc_info(pid_t pid, struct cps_procinfo *pi)
 		unsigned long long v = strtoull(p, &end, 10);
 		if (field == 4)
 			pi->ppid = (pid_t)v;
+		else if (field == 20)
+			pi->nthreads = (int)v;
 		else if (field == 22)
 			pi->start = v;
 		else if (field == 39)
@@ -66,21 +101,30 @@ int cps_proc_info(pid_t pid, struct cps_procinfo *pi)
 		if (!p)
 			break;
 	}
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return pi->start ? 0 : -EIO;
+}
+
+int cps_proc_info(pid_t pid, struct cps_procinfo *pi)
+{
+	char path[PROC_PATH_MAX];
+	struct stat st;
+
+	int r = read_stat(pid, pi);
+	if (r < 0)
+		return r;
+	proc_path(path, pid, 0, "");
 	if (stat(path, &st) < 0)
 		return -ESRCH;
 	pi->uid = st.st_uid;
-	return pi->start ? 0 : -EIO;
+	return 0;
 }
 
 bool cps_proc_alive(pid_t pid, uint64_t start)
 {
 	struct cps_procinfo pi;
-	if (pid <= 0)
-		return false;
-	if (kill(pid, 0) < 0 && errno == ESRCH)
-		return false;
-	return cps_proc_info(pid, &pi) == 0 && pi.start == start;
+	/* The stat file alone: a dead pid has none (no kill(pid, 0) first),
+	 * and the owner is not needed. The sweep calls this for every member. */
+	return pid > 0 && read_stat(pid, &pi) == 0 && pi.start == start;
 }
 
 bool cps_thread_alive(pid_t pid, pid_t tid)
@@ -90,30 +134,80 @@ bool cps_thread_alive(pid_t pid, pid_t tid)
 	return !(syscall(SYS_tgkill, pid, tid, 0) < 0 && errno == ESRCH);
 }
 
+bool cps_self_has_children(void)
+{
+	siginfo_t si;
+	/* WNOHANG: no waiting; WNOWAIT: nothing reaped or consumed; __WALL:
+	 * clone children and tracees count too. ECHILD means none at all. */
+	return !(waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 &&
+		 errno == ECHILD);
+}
+
+/* What getdents64 returns (the kernel's struct linux_dirent64). */
+struct dent64 {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
 static int each_numeric(const char *dir, int (*fn)(pid_t, void *), void *arg)
 {
-	DIR *d = opendir(dir);
-	if (!d)
+	_Alignas(8) char buf[4096];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	struct dirent *e;
 	int r = 0;
-	while ((e = readdir(d)) != NULL) {
-		char *end;
-		long v = strtol(e->d_name, &end, 10);
-		if (*end || v <= 0)
+	for (;;) {
+		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
 			continue;
-		if ((r = fn((pid_t)v, arg)) != 0)
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		for (long o = 0; o < n && r == 0;) {
+			const struct dent64 *e = (const struct dent64 *)(buf + o);
+			o += e->reclen;
+			char *end;
+			long v = strtol(e->name, &end, 10);
+			if (*end || v <= 0)
+				continue;
+			r = fn((pid_t)v, arg);
+		}
+		if (r != 0)
 			break;
 	}
-	closedir(d);
+	close(fd);
 	return r;
 }
 
 int cps_proc_each_thread(pid_t pid, int (*fn)(pid_t tid, void *arg), void *arg)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	char path[PROC_PATH_MAX];
+	proc_path(path, pid, 0, "/task");
 	return each_numeric(path, fn, arg);
+}
+
+int cps_proc_each_child(pid_t pid, pid_t tid, int (*fn)(pid_t child, void *arg), void *arg)
+{
+	char path[PROC_PATH_MAX], buf[4096];
+	proc_path(path, pid, tid, "/children");
+	int n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	for (char *p = buf, *end; *p; p = end) {
+		long v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		int r;
+		if (v > 0 && (r = fn((pid_t)v, arg)) != 0)
+			return r;
+	}
+	return 0;
 }
 
 int cps_proc_each(int (*fn)(pid_t pid, void *arg), void *arg)

@@ -13,17 +13,26 @@ struct cps_procinfo {
 	pid_t pid, ppid;
 	uid_t uid;         /* real uid */
 	uint64_t start;    /* start time, clock ticks after boot (stat field 22) */
+	int nthreads;      /* stat field 20 */
 	int last_cpu;      /* stat field 39 */
 };
 
 int cps_proc_info(pid_t pid, struct cps_procinfo *pi);
 /* True if pid is alive and has this start time (not a reused pid). */
 bool cps_proc_alive(pid_t pid, uint64_t start);
+/* False only if the calling process (any of its threads) has no child
+ * process, alive or not: one system call, where the children files are
+ * one open per thread. */
+bool cps_self_has_children(void);
 /* True if thread tid of process pid exists. */
 bool cps_thread_alive(pid_t pid, pid_t tid);
 /* Calls fn for every thread of pid; stops early when fn returns non-zero
  * and returns that value; -ESRCH if the process is gone. */
 int cps_proc_each_thread(pid_t pid, int (*fn)(pid_t tid, void *arg), void *arg);
+/* Calls fn for every child of thread tid of process pid listed in
+ * /proc/PID/task/TID/children (its first 4 KiB); stops early as above;
+ * -ENOENT when the kernel has no such file (or the thread is gone). */
+int cps_proc_each_child(pid_t pid, pid_t tid, int (*fn)(pid_t child, void *arg), void *arg);
 /* Calls fn for every process on the machine. */
 int cps_proc_each(int (*fn)(pid_t pid, void *arg), void *arg);
 

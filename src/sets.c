@@ -382,7 +382,8 @@ static int rebuild_reserved(struct cps_ctx *c, struct shm_set *p)
 }
 
 static int remove_set(struct cps_ctx *c, struct shm_set *s);
-static int migrate_tree(struct cps_ctx *c, pid_t pid, uint32_t set, int depth);
+static int migrate_tree(struct cps_ctx *c, pid_t pid, uint32_t set, int depth,
+			const struct cps_procinfo *known);
 
 static bool autoclean_due(const struct shm_set *s)
 {
@@ -421,15 +422,30 @@ static int member_leaves(struct cps_ctx *c, uint32_t set)
 	return e;
 }
 
-/* Dead members out, their threads' records with them. */
+/* Dead members out, their threads' records with them.
+ *
+ * The walk stops once it has met as many live members as the registry
+ * counts: the member slots are 128 pages at the default capacity, and
+ * each page a process first touches costs it a page fault: the whole walk
+ * costs more than the /proc reads of a few members. For the count to be exact
+ * every record must be met once: the walk starts after a free slot, which
+ * no probe run crosses, so backward-shift deletion only moves records into
+ * the slot being looked at or later ones, never back past the walk. */
 static int sweep_locked(struct cps_ctx *c)
 {
 	struct shm_table *t = &c->t;
+	uint32_t slots = t->proc_slots, from = 0, kept = 0;
 	int removed = 0, e;
-	for (uint32_t i = 0; i < t->proc_slots;) {
+	while (from < slots && shm_proc_at(t, from)->pid != 0)
+		from++;
+	/* no free slot: a corrupt registry, walk it all */
+	bool exact = from < slots;
+	for (uint32_t n = 0; n < slots && (!exact || kept < t->h->nprocs);) {
+		uint32_t i = (from + n) & (slots - 1);
 		struct shm_proc *p = shm_proc_at(t, i);
 		if (p->pid <= 0 || cps_proc_alive(p->pid, p->start)) {
-			i++;
+			kept += p->pid != 0;
+			n++;
 			continue;
 		}
 		uint32_t set = p->set;
@@ -662,13 +678,17 @@ int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus)
 	return r;
 }
 
-static int register_txn(struct cps_ctx *c, pid_t pid, uint32_t set, bool sweep)
+/* known: pid's /proc facts if the caller has just read them, else NULL. */
+static int register_txn(struct cps_ctx *c, pid_t pid, uint32_t set, bool sweep,
+			const struct cps_procinfo *known)
 {
 	struct cps_procinfo pi;
+	int r;
 	if (pid == 0)
 		pid = c->self;
-	int r = cps_proc_info(pid, &pi);
-	if (r < 0)
+	if (known)
+		pi = *known;
+	else if ((r = cps_proc_info(pid, &pi)) < 0)
 		return r;
 	uint32_t cur = registered_set(&c->t, pid, pi.start);
 	if (cur && (set == 0 || cur == set))
@@ -719,7 +739,7 @@ static int register_txn(struct cps_ctx *c, pid_t pid, uint32_t set, bool sweep)
 
 int cps_register(struct cps_ctx *c, pid_t pid, uint32_t set)
 {
-	return register_txn(c, pid, set, false);
+	return register_txn(c, pid, set, false, NULL);
 }
 
 int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
@@ -764,11 +784,11 @@ int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 		end(c, 0);
 	} else {
 		/* one transaction: the sweep and the move */
-		if ((r = register_txn(c, pid, id, true)) < 0)
+		if ((r = register_txn(c, pid, id, true, &pi)) < 0)
 			return r;
 	}
 	/* the process and its descendants that are in no set of their own */
-	r = migrate_tree(c, pid, id, 0);
+	r = migrate_tree(c, pid, id, 0, &pi);
 	if (r == -ENOENT)
 		r = cps_migrate_set(c, id);
 	return r < 0 && r != -ESRCH ? r : 0;
@@ -883,19 +903,49 @@ int cps_thread_want(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *wan
 
 /* ---- migration ---- */
 
+/* A list of tids or pids. Most processes have a few threads and few
+ * children: those fit in the list itself, with no malloc. */
 struct tidlist {
 	pid_t *v;
 	size_t n, cap;
+	pid_t inl[16];
 };
+
+static void tidlist_init(struct tidlist *l)
+{
+	l->v = l->inl;
+	l->n = 0;
+	l->cap = CPS_ARRAY_SIZE(l->inl);
+}
+
+static void tidlist_free(struct tidlist *l)
+{
+	if (l->v != l->inl)
+		free(l->v);
+}
+
+static void tidlist_swap(struct tidlist *a, struct tidlist *b)
+{
+	struct tidlist x = *a;
+	*a = *b;
+	*b = x;
+	/* a list held in its own storage: that storage moved with the copy */
+	if (a->v == b->inl)
+		a->v = a->inl;
+	if (b->v == a->inl)
+		b->v = b->inl;
+}
 
 static int collect_tid(pid_t tid, void *arg)
 {
 	struct tidlist *l = arg;
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		pid_t *v = realloc(l->v, cap * sizeof(*v));
+		size_t cap = l->cap * 2;
+		pid_t *v = malloc(cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
+		memcpy(v, l->v, l->n * sizeof(*v));
+		tidlist_free(l);
 		l->v = v;
 		l->cap = cap;
 	}
@@ -907,6 +957,21 @@ static int cmp_pid(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 	return (x > y) - (x < y);
+}
+
+/* The threads of pid, sorted. self_single: pid is the calling process and
+ * had one thread when the caller read its /proc/PID/stat. That thread is
+ * the caller, and none can have appeared since (only a thread of the
+ * process could make one), so there is no need to read /proc. */
+static int list_threads(pid_t pid, bool self_single, struct tidlist *l)
+{
+	l->n = 0;
+	if (self_single)
+		return collect_tid((pid_t)syscall(SYS_gettid), l);
+	int r = cps_proc_each_thread(pid, collect_tid, l);
+	if (r >= 0)
+		qsort(l->v, l->n, sizeof(pid_t), cmp_pid);
+	return r;
 }
 
 /* One thread onto cpus through its wanted mask. */
@@ -922,29 +987,35 @@ static int move_thread(struct cps_ctx *c, pid_t tid, const uint64_t *cpus, bool 
 	return 1;
 }
 
-int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set)
+/* cps_migrate_process; the last thread list read is left in tids (empty
+ * if none could be read), for the caller to look for children.
+ * self_single: pid is the caller, with one thread when it read its stat
+ * file (see list_threads). */
+static int migrate_threads(struct cps_ctx *c, pid_t pid, uint32_t set, bool self_single,
+			   struct tidlist *tids)
 {
-	struct tidlist a = { 0 }, b = { 0 };
+	struct tidlist prev;
 	struct cps_setinfo si;
 	uint64_t last[CPS_MAX_WORDS];
-	bool wrap = cps_wrap_enabled(), have_last = false;
+	bool wrap = cps_wrap_enabled(), have_last = false, latest_in_prev = false;
 	int moved = 0, r = 0;
 	size_t mw = MW(c);
 
+	tidlist_init(&prev);
+	tids->n = 0;
 	/* As the seed's __cpuset_setaffinity: apply, then look again until
 	 * neither the set's CPUs nor the thread list changed under us. */
 	for (int pass = 0; pass < 100; pass++) {
 		if ((r = cps_set_get(c, set, &si)) < 0)
 			break;
-		b.n = 0;
-		if ((r = cps_proc_each_thread(pid, collect_tid, &b)) < 0)
+		if ((r = list_threads(pid, self_single, tids)) < 0)
 			break;
-		qsort(b.v, b.n, sizeof(pid_t), cmp_pid);
-		if (have_last && cps_mask_equal(last, si.cpus, mw) && a.n == b.n &&
-		    !memcmp(a.v, b.v, a.n * sizeof(pid_t)))
+		latest_in_prev = false;
+		if (have_last && cps_mask_equal(last, si.cpus, mw) && prev.n == tids->n &&
+		    !memcmp(prev.v, tids->v, prev.n * sizeof(pid_t)))
 			break;
-		for (size_t i = 0; i < b.n; i++) {
-			int m = move_thread(c, b.v[i], si.cpus, wrap);
+		for (size_t i = 0; i < tids->n; i++) {
+			int m = move_thread(c, tids->v[i], si.cpus, wrap);
 			if (m < 0) {
 				r = m;
 				goto out;
@@ -953,74 +1024,78 @@ int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set)
 		}
 		cps_mask_copy(last, si.cpus, mw);
 		have_last = true;
-		struct tidlist x = a;
-		a = b;
-		b = x;
+		tidlist_swap(&prev, tids);
+		latest_in_prev = true;
 	}
 out:
-	free(a.v);
-	free(b.v);
+	if (latest_in_prev)
+		tidlist_swap(&prev, tids);
+	tidlist_free(&prev);
 	return r < 0 ? r : moved;
 }
 
-/* Children of pid, from /proc/PID/task/TID/children (every thread may
- * have forked). -ENOENT if the kernel lacks that file. */
-static int children_of(pid_t pid, struct tidlist *kids)
+int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set)
 {
-	struct tidlist tids = { 0 };
-	int r = cps_proc_each_thread(pid, collect_tid, &tids);
+	struct tidlist tids;
+	tidlist_init(&tids);
+	int r = migrate_threads(c, pid, set, false, &tids);
+	tidlist_free(&tids);
+	return r;
+}
+
+/* Children of pid, from /proc/PID/task/TID/children for each of its
+ * threads (every thread may have forked). -ENOENT if the kernel lacks
+ * that file. */
+static int children_of(pid_t pid, const struct tidlist *tids, struct tidlist *kids)
+{
+	int r = 0;
 	kids->n = 0;
-	for (size_t i = 0; r >= 0 && i < tids.n; i++) {
-		char path[96], buf[4096];
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tids.v[i]);
-		FILE *f = fopen(path, "re");
-		if (!f) {
-			r = errno == ENOENT && i == 0 ? -ENOENT : 0;
-			continue;
-		}
-		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[n] = 0;
-		for (char *p = buf, *end; *p; p = end) {
-			long v = strtol(p, &end, 10);
-			if (end == p)
-				break;
-			if (v > 0 && (r = collect_tid((pid_t)v, kids)) < 0)
-				break;
-		}
+	for (size_t i = 0; r >= 0 && i < tids->n; i++) {
+		r = cps_proc_each_child(pid, tids->v[i], collect_tid, kids);
+		if (r == -ENOMEM)
+			break;
+		if (r < 0) /* the first thread's file missing: the kernel has none */
+			r = r == -ENOENT && i == 0 ? -ENOENT : 0;
 	}
-	free(tids.v);
 	return r;
 }
 
 /* pid and every descendant that is not registered in a set of its own,
- * depth first. Returns threads moved, or -ENOENT without children files. */
-static int migrate_tree(struct cps_ctx *c, pid_t pid, uint32_t set, int depth)
+ * depth first. Returns threads moved, or -ENOENT without children files.
+ * known: pid's /proc facts if the caller has just read them, else NULL. */
+static int migrate_tree(struct cps_ctx *c, pid_t pid, uint32_t set, int depth,
+			const struct cps_procinfo *known)
 {
-	struct tidlist kids = { 0 };
+	struct tidlist tids, kids;
 	int total = 0;
-	int r = cps_migrate_process(c, pid, set);
+	/* a process moving itself (cpuset-run, just before its exec) knows
+	 * more about itself than /proc would tell */
+	bool self = depth == 0 && pid == getpid();
+	tidlist_init(&tids);
+	tidlist_init(&kids);
+	int r = migrate_threads(c, pid, set, self && known && known->nthreads == 1, &tids);
 	if (r > 0)
 		total += r;
-	if (depth > 64)
-		return total;
-	r = children_of(pid, &kids);
-	if (r == -ENOENT) {
-		free(kids.v);
-		return -ENOENT;
+	if (depth > 64 || (self && !cps_self_has_children()))
+		goto out;
+	if (children_of(pid, &tids, &kids) == -ENOENT) {
+		total = -ENOENT;
+		goto out;
 	}
 	for (size_t i = 0; i < kids.n; i++) {
 		long k = shm_proc_find(&c->t, kids.v[i]);
 		if (k >= 0 && shm_proc_at(&c->t, (uint32_t)k)->set != set)
 			continue; /* a member of another set, with its subtree */
-		r = migrate_tree(c, kids.v[i], set, depth + 1);
+		r = migrate_tree(c, kids.v[i], set, depth + 1, NULL);
 		if (r == -ENOENT) {
 			total = -ENOENT;
 			break;
 		}
 		total += r;
 	}
-	free(kids.v);
+out:
+	tidlist_free(&tids);
+	tidlist_free(&kids);
 	return total;
 }
 
@@ -1080,7 +1155,7 @@ int cps_migrate_set(struct cps_ctx *c, uint32_t set)
 	n = cps_members(c, set, m, (size_t)n + 1);
 	int total = 0;
 	for (long i = 0; n > 0 && i < n; i++) {
-		int r = migrate_tree(c, m[i].pid, set, 0);
+		int r = migrate_tree(c, m[i].pid, set, 0, NULL);
 		if (r == -ENOENT) {
 			free(m);
 			return migrate_set_by_scan(c, set);

@@ -4,7 +4,6 @@
 #endif
 
 #include <errno.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,15 +158,4 @@ const char *cli_flags(unsigned flags)
 	if (flags & CPS_AUTOCLEAN)
 		return "autoclean";
 	return "-";
-}
-
-const char *cli_user(uid_t uid)
-{
-	static char buf[64];
-	struct passwd *pw = getpwuid(uid);
-	if (pw)
-		snprintf(buf, sizeof(buf), "%s", pw->pw_name);
-	else
-		snprintf(buf, sizeof(buf), "%u", (unsigned)uid);
-	return buf;
 }

@@ -39,11 +39,25 @@ static void usage(FILE *f)
 "\n"
 "With neither --set nor --cpus, PROGRAM runs in the caller's set.\n"
 "cpuset-run attaches itself, prepends libcpusetshim.so to LD_PRELOAD (once),\n"
-"sets CPUSETSHIM_SET and CPUSETSHIM_TABLE, and execs PROGRAM in its place.\n"
+"sets CPUSETSHIM_RUN_SET and CPUSETSHIM_TABLE, and execs PROGRAM in its place.\n"
 "\n"
 "Exit status: PROGRAM's; 1 the set was refused; 125 cpuset-run failed\n"
 "(bad usage, unusable table, shim not found); 126 PROGRAM is not\n"
 "executable; 127 PROGRAM was not found.\n");
+}
+
+/* out = a then b, or false if that does not fit in len bytes. Not
+ * snprintf: everything between our exec and the program's is paid by every
+ * run, and the first use of stdio alone costs page faults in the tens of
+ * microseconds. */
+static bool path_join(char *out, size_t len, const char *a, const char *b)
+{
+	size_t al = strlen(a), bl = strlen(b);
+	if (al + bl >= len)
+		return false;
+	memcpy(out, a, al);
+	memcpy(out + al, b, bl + 1);
+	return true;
 }
 
 static bool file_ok(const char *p)
@@ -56,27 +70,21 @@ static bool file_ok(const char *p)
 static int find_shim(char *out, size_t len)
 {
 	const char *e = getenv("CPUSETSHIM_LIB");
-	if (e && *e) {
-		snprintf(out, len, "%s", e);
-		return file_ok(out) ? 0 : -1;
-	}
+	if (e && *e)
+		return path_join(out, len, e, "") && file_ok(out) ? 0 : -1;
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = 0;
 		size_t bl = strlen(CPS_BUILDDIR);
-		if (!strncmp(exe, CPS_BUILDDIR "/", bl + 1)) {
-			snprintf(out, len, "%s/.libs/libcpusetshim.so", CPS_BUILDDIR);
-			if (file_ok(out))
-				return 0;
-		}
+		if (!strncmp(exe, CPS_BUILDDIR "/", bl + 1) &&
+		    path_join(out, len, CPS_BUILDDIR, "/.libs/libcpusetshim.so") && file_ok(out))
+			return 0;
 		/* installed next to bin/: <prefix>/lib/libcpusetshim.so */
 	}
-	snprintf(out, len, "%s/libcpusetshim.so", CPS_PKGLIBDIR);
-	if (file_ok(out))
+	if (path_join(out, len, CPS_PKGLIBDIR, "/libcpusetshim.so") && file_ok(out))
 		return 0;
-	snprintf(out, len, "%s/.libs/libcpusetshim.so", CPS_BUILDDIR);
-	return file_ok(out) ? 0 : -1;
+	return path_join(out, len, CPS_BUILDDIR, "/.libs/libcpusetshim.so") && file_ok(out) ? 0 : -1;
 }
 
 /* LD_PRELOAD with the shim first, once, keeping what is there. */
@@ -192,9 +200,18 @@ int main(int argc, char **argv)
 	if ((set || cpus) && (r = cps_attach(&c, id, 0)) < 0)
 		return cli_refused(r, c.why, "attach to set %u", id) == CLI_REFUSED ? RUN_REFUSED
 										     : RUN_FAIL;
-	char ids[16];
-	snprintf(ids, sizeof(ids), "%u", id);
-	if (set_preload(shim) < 0 || setenv("CPUSETSHIM_SET", ids, 1) < 0 ||
+	char ids[16], *p = ids + sizeof(ids);
+	*--p = 0;
+	uint32_t v = id;
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	/* CPUSETSHIM_RUN_SET: for descendants that lose their ancestry. Not
+	 * CPUSETSHIM_SET, which makes every process that loads the shim set
+	 * up and confine itself at load, where the program and its children
+	 * already have their set by record or ancestry and the kernel mask. */
+	if (set_preload(shim) < 0 || unsetenv("CPUSETSHIM_SET") < 0 ||
+	    setenv("CPUSETSHIM_RUN_SET", p, 1) < 0 ||
 	    setenv("CPUSETSHIM_TABLE", c.t.name, 1) < 0) {
 		cli_err("cannot set the environment: %s", strerror(errno));
 		return RUN_FAIL;

@@ -353,7 +353,17 @@ fi
 # top keeps /proc/stat open and reads it again after rewind() and
 # fflush(): with a busy loop in the one-CPU set, its last frame must say
 # the set's CPU is busy (a view frozen at its open said 100% idle).
-if command -v top >/dev/null 2>&1; then
+top_runs=yes
+if [ -n "$SAN_PRELOAD" ] &&
+	! env LD_PRELOAD="$SAN_PRELOAD" timeout 10 top -b -n 1 </dev/null >/dev/null 2>&1; then
+	# Measured: procps top hangs with libasan preloaded, shim or not; the
+	# same idiom is checked by prog_affinity (rewind + fflush) in this pass.
+	echo "# note: top does not run with $SAN_PRELOAD preloaded, even without the shim: not run here"
+	top_runs=no
+fi
+if [ $top_runs = no ]; then
+	:
+elif command -v top >/dev/null 2>&1; then
 	last=$(in_set "$S1" sh -c 'timeout 3 sh -c "while :; do :; done" &
 		top -b -n 3 -d 0.4 | grep "^%Cpu" | tail -n 1; wait')
 	echo "    | $last"
