@@ -66,6 +66,11 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 	uint64_t seq;
 	uint32_t nw;
 	uint64_t want[OWN_WANT_WORDS];
+	/* The last mask the thread set, as it passed it (size bytes), and
+	 * the physical mask it became, valid while the table's sequence is
+	 * seq: the same call again needs no translation (size 0: none). */
+	uint32_t size, pnw;
+	uint64_t raw[OWN_WANT_WORDS], phys[OWN_WANT_WORDS];
 } own_want;
 
 /* The snapshot every view answers from, behind a process-local sequence
@@ -257,6 +262,7 @@ static int proc_stat_of(pid_t pid, pid_t *ppid, uint64_t *start)
 static void after_fork_child(void)
 {
 	own_want.nw = 0; /* our thread has another tid now */
+	own_want.size = 0;
 	if (state != ST_READY)
 		return;
 	pid_t ppid;
@@ -699,7 +705,7 @@ static inline __attribute__((always_inline)) bool snap_to_virtual(void *buf, siz
  * words of it in virt) mapped onto the set; returns its CPU count (0:
  * EINVAL) and the set's width in *nw, or -1 to pass through. */
 static long snap_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t *virt,
-			     size_t *vw, uint32_t *nwp)
+			     size_t *vw, uint32_t *nwp, uint64_t *sseq)
 {
 	if (CPS_UNLIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) != ST_READY) && !shim_ready())
 		return -1;
@@ -722,6 +728,7 @@ static long snap_to_physical(uint64_t *phys, const void *buf, size_t size, uint6
 		if (ls & 1)
 			continue;
 		uint32_t n = snap.s.n, nw = snap.s.nw;
+		uint64_t at = snap.s.seq;
 		if (n > CPS_MAX_CPUS)
 			n = CPS_MAX_CPUS;
 		if (nw > CPS_MAX_WORDS)
@@ -780,6 +787,7 @@ static long snap_to_physical(uint64_t *phys, const void *buf, size_t size, uint6
 			continue;
 		if (n == 0)
 			return -1;
+		*sseq = at;
 		*nwp = nw;
 		return got;
 	}
@@ -885,6 +893,7 @@ static void record_own_wanted(const uint64_t *virt, size_t vw)
 	int saved = errno;
 	pid_t tid = my_tid();
 	own_want.nw = 0;
+	own_want.size = 0; /* what it remembers was for the old want */
 	if (tid > 0)
 		cps_thread_want(&ctx, self_pid, tid, virt, vw);
 	errno = saved;
@@ -1001,23 +1010,16 @@ static inline long raw_getaffinity(pid_t tid, size_t size, void *mask)
  * program: here every return after a system call costs a mispredicted
  * branch (about 9 ns on the machine BENCHMARKS.md describes), so the path
  * from the system call back to the program has exactly one, as libc's. */
-__attribute__((noinline)) static int sched_getaffinity_raw(pid_t pid, size_t size, cpu_set_t *mask)
+__attribute__((noinline)) static int getaffinity_raw(pid_t tid, size_t size, cpu_set_t *mask,
+							bool as_errno)
 {
-	long r = raw_getaffinity(pid, size, mask);
+	long r = raw_getaffinity(tid, size, mask);
 	if (CPS_UNLIKELY(r < 0)) {
+		if (!as_errno)
+			return (int)-r; /* pthread_getaffinity_np's way */
 		errno = (int)-r;
 		return -1;
 	}
-	if (CPS_UNLIKELY(!snap_to_virtual(mask, size, (size_t)r)))
-		memset((char *)mask + r, 0, size - (size_t)r); /* as libc */
-	return 0;
-}
-
-__attribute__((noinline)) static int pthread_getaffinity_raw(pid_t tid, size_t size, cpu_set_t *mask)
-{
-	long r = raw_getaffinity(tid, size, mask);
-	if (CPS_UNLIKELY(r < 0))
-		return (int)-r;
 	if (CPS_UNLIKELY(!snap_to_virtual(mask, size, (size_t)r)))
 		memset((char *)mask + r, 0, size - (size_t)r); /* as libc */
 	return 0;
@@ -1051,13 +1053,13 @@ EXPORT int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *mask)
 #ifdef SHIM_RAW_GETAFFINITY
 	if (CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) &&
 	    (pid == 0 || pid == self_pid) && size % 8 == 0 && size <= RAW_MAX_SIZE)
-		return sched_getaffinity_raw(pid, size, mask);
+		return getaffinity_raw(pid, size, mask, true);
 #endif
 	return sched_getaffinity_slow(pid, size, mask);
 }
 
 /* The calling thread's sched_setaffinity: made here for the reason given
- * above sched_getaffinity_raw (nothing is called between the system call
+ * above getaffinity_raw (nothing is called between the system call
  * and the return unless the record must be written). */
 static inline int raw_setaffinity(size_t size, const uint64_t *phys)
 {
@@ -1082,10 +1084,27 @@ EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 	struct shim_view v;
 	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
 	if (pid == 0 && !is_null(mask)) {
-		/* the calling thread: straight from the snapshot */
+		/* the calling thread: the same mask as last time, at the same
+		 * table sequence, maps onto the same CPUs */
+		if (CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) &&
+		    own_want.size == size && own_want.nw &&
+		    own_want.seq == shm_seq(&ctx.t) && own_want.pnw <= OWN_WANT_WORDS) {
+			size_t j = 0;
+			while (j < size / 8 && get_word((const void *)mask, j) == own_want.raw[j])
+				j++;
+			if (j == size / 8) {
+				uint64_t seen = own_want.seq;
+				int r = raw_setaffinity(own_want.pnw * 8, own_want.phys);
+				if (r == 0 && shm_seq(&ctx.t) != seen)
+					record_own_wanted(own_want.want, own_want.nw);
+				return r;
+			}
+		}
+		/* else straight from the snapshot */
 		size_t vw;
 		uint32_t nw;
-		long got = snap_to_physical(phys, mask, size, virt, &vw, &nw);
+		uint64_t sseq = 0;
+		long got = snap_to_physical(phys, mask, size, virt, &vw, &nw, &sseq);
 		if (got == 0) {
 			errno = EINVAL; /* as the kernel for a mask with no usable CPU */
 			return -1;
@@ -1097,6 +1116,16 @@ EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 			int r = raw_setaffinity(nw * 8, phys);
 			if (r == 0 && !(held && __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) == seen))
 				record_own_wanted(virt, vw); /* keeps errno */
+			/* remember the call, if its record holds at the sequence
+			 * of the snapshot that mapped it */
+			own_want.size = 0;
+			if (r == 0 && own_want.nw && own_want.seq == sseq && size % 8 == 0 &&
+			    size <= sizeof(own_want.raw) && nw <= OWN_WANT_WORDS) {
+				memcpy(own_want.raw, mask, size);
+				memcpy(own_want.phys, phys, nw * 8);
+				own_want.pnw = nw;
+				own_want.size = (uint32_t)size;
+			}
 			return r;
 		}
 	}
@@ -1139,8 +1168,8 @@ EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *mask)
 	/* libc's own: the kernel's call on the tid inside struct pthread */
 	if (CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) && tid_offset >= 0 &&
 	    size % 8 == 0 && size <= RAW_MAX_SIZE)
-		return pthread_getaffinity_raw(((const pid_t *)(const void *)th)[tid_offset], size,
-					       mask);
+		return getaffinity_raw(((const pid_t *)(const void *)th)[tid_offset], size, mask,
+				       false);
 #endif
 	return pthread_getaffinity_slow(th, size, mask);
 }
@@ -1155,7 +1184,8 @@ EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *ma
 		/* the calling thread: straight from the snapshot */
 		size_t vw;
 		uint32_t nw;
-		long got = snap_to_physical(phys, mask, size, virt, &vw, &nw);
+		uint64_t sseq;
+		long got = snap_to_physical(phys, mask, size, virt, &vw, &nw, &sseq);
 		if (got == 0)
 			return EINVAL;
 		if (got > 0) {

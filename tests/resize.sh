@@ -97,4 +97,36 @@ touch "$TMP/stop"
 wait $runner
 expect "workload ended cleanly" "$?" 0
 "$INSPECT" --check >"$TMP/out" 2>&1 && ok || bad "check: $(cat "$TMP/out")"
+# A thread that sets the same mask again after its set moved: the shim
+# remembers the last call's physical mask only while the table is
+# unchanged, so the mask is mapped onto the new CPUs.
+"$CPUSET" create --cpus 0 --name again >/dev/null
+cpuset_run --set again python3 -c '
+import os, sys, time
+d = sys.argv[1]
+os.sched_setaffinity(0, {0})
+os.sched_setaffinity(0, {0})
+open(d + "/again.pid", "w").write(str(os.getpid()))
+os.rename(d + "/again.pid", d + "/again.ready")
+while not os.path.exists(d + "/again.go"):
+    time.sleep(0.01)
+os.sched_setaffinity(0, {0})
+open(d + "/again.done", "w").close()
+while not os.path.exists(d + "/again.stop"):
+    time.sleep(0.01)
+' "$TMP" &
+again=$!
+for i in $(seq 200); do [ -s "$TMP/again.ready" ] && break; sleep 0.05; done
+again_pid=$(cat "$TMP/again.ready")
+expect "same mask twice in {0}: on CPU 0" "$(real_cpus $again_pid)" 0
+"$CPUSET" alloc again 1
+expect "after alloc to {1}: moved to CPU 1" "$(real_cpus $again_pid)" 1
+touch "$TMP/again.go"
+for i in $(seq 200); do [ -e "$TMP/again.done" ] && break; sleep 0.05; done
+expect "the same mask set again after the alloc: still CPU 1, not the old CPU 0" \
+	"$(real_cpus $again_pid)" 1
+touch "$TMP/again.stop"
+wait $again
+expect "the program ended cleanly" "$?" 0
+
 finish
