@@ -13,7 +13,7 @@ runner=$!
 # a member without the shim, and its child, found by ancestry
 env -u LD_PRELOAD sh -c 'sleep 300 & exec sleep 301' &
 plain=$!
-cleanup_hook='touch $TMP/stop; kill $plain 2>/dev/null; pkill -P $plain 2>/dev/null'
+cleanup_hook='touch $TMP/stop; pkill -P $plain 2>/dev/null; kill $plain 2>/dev/null'
 sleep 0.2
 "$CPUSET" attach work $plain
 plain_child=$(pgrep -P $plain | head -1)
