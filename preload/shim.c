@@ -200,6 +200,7 @@ static pid_t tid_of(pthread_t th)
 }
 
 static bool refresh(void);
+static bool refresh_ex(bool patient);
 
 /* The parent and start time of pid, from /proc/PID/stat as cps_proc_info()
  * reads them (0, or a negative errno), without what the shim never uses: a
@@ -280,6 +281,21 @@ static void after_fork_child(void)
 	refresh();
 }
 
+/* cps_snapshot for set-up, which may wait: a writer of another process
+ * inside the table (preempted on a busy machine, say) makes it fail with
+ * -EAGAIN after a bounded spin, and set-up must not take that for "no
+ * set" and pass through for the rest of the process's life. Up to about
+ * two seconds, as the tools' readers wait. */
+static int snapshot_at_setup(pid_t pid, uint64_t start, uint32_t fallback, struct cps_snap *s)
+{
+	struct timespec ts = { 0, 1000000 };
+	int r;
+	for (int i = 0; (r = cps_snapshot(&ctx.t, pid, start, fallback, s)) == -EAGAIN && i < 2000;
+	     i++)
+		nanosleep(&ts, NULL);
+	return r;
+}
+
 /* Set of pid by its record, else its nearest ancestor's: the rule of
  * cps_which(), read with the shim's own reader of /proc. 0: no record
  * matched (the root). Each process without a record costs one read of
@@ -294,7 +310,7 @@ static uint32_t ancestry_set(pid_t pid)
 		if (proc_stat_of(pid, &ppid, &start) < 0)
 			return 0;
 		struct cps_snap tmp;
-		if (shm_proc_find(&ctx.t, pid) >= 0 && cps_snapshot(&ctx.t, pid, start, 0, &tmp) == 0) {
+		if (shm_proc_find(&ctx.t, pid) >= 0 && snapshot_at_setup(pid, start, 0, &tmp) == 0) {
 			long i = shm_proc_find(&ctx.t, pid);
 			const struct shm_proc *r = i >= 0 ? shm_proc_at(&ctx.t, (uint32_t)i) : NULL;
 			if (r && r->pid == pid && r->start == start)
@@ -340,7 +356,7 @@ static void setup(void)
 			state = ST_PASS;
 			return;
 		}
-		if (cps_snapshot(&ctx.t, self_pid, self_start, 0, &tmp) == 0 &&
+		if (snapshot_at_setup(self_pid, self_start, 0, &tmp) == 0 &&
 		    tmp.set != ctx.t.root_id)
 			own = tmp.set;
 	}
@@ -369,7 +385,7 @@ static void setup(void)
 	find_tid_offset();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	state = ST_READY;
-	if (!refresh()) {
+	if (!refresh_ex(true)) {
 		shim_debug("passing through: no usable set in table %s", ctx.t.name);
 		state = ST_PASS;
 		return;
@@ -482,12 +498,15 @@ static void derive(void)
 	}
 }
 
-static bool refresh(void)
+/* A new snapshot if the table can be read now; else the old one stays
+ * (patient: at set-up, where there is no old one, wait for a writer). */
+static bool refresh_ex(bool patient)
 {
 	struct cps_snap tmp;
 	if (pthread_mutex_trylock(&refresh_lock) != 0)
 		return snap.valid; /* another thread is at it: the old one will do */
-	int r = cps_snapshot(&ctx.t, self_pid, self_start, fallback_set, &tmp);
+	int r = patient ? snapshot_at_setup(self_pid, self_start, fallback_set, &tmp)
+			: cps_snapshot(&ctx.t, self_pid, self_start, fallback_set, &tmp);
 	if (r == 0 && !snap.vcpu) {
 		size_t cap = (size_t)tmp.nw * 64;
 		void *m = mmap(NULL, cap * 2 * sizeof(uint16_t), PROT_READ | PROT_WRITE,
@@ -517,6 +536,11 @@ static bool refresh(void)
 	}
 	pthread_mutex_unlock(&refresh_lock);
 	return snap.valid;
+}
+
+static bool refresh(void)
+{
+	return refresh_ex(false);
 }
 
 static inline bool fresh(void)
@@ -691,11 +715,19 @@ static inline __attribute__((always_inline)) bool snap_to_virtual(void *buf, siz
 		}
 		for (size_t j = 0; j < filled && j < bw; j++)
 			put_word(b, j, virt[j]);
-		/* the rest is zero: mostly it is already (physical CPUs beyond
-		 * the set's last word are rare), and reading costs less here */
-		for (size_t j = filled; j < bw; j++)
-			if (j >= valid / 8 || get_word(b, j))
+		/* the rest is zero: within the kernel's mask it mostly is
+		 * already (physical CPUs beyond the set's last word are rare),
+		 * and reading costs less there; beyond it (libc's memset) in
+		 * 16-byte stores */
+		size_t kw = valid / 8 < bw ? valid / 8 : bw, j = filled;
+		for (; j < kw; j++)
+			if (get_word(b, j))
 				put_word(b, j, 0);
+		typedef uint64_t zero2 __attribute__((vector_size(16), aligned(1), may_alias));
+		for (; j + 2 <= bw; j += 2)
+			*(zero2 *)(void *)(b + j * 8) = (zero2){ 0, 0 };
+		if (j < bw)
+			put_word(b, j, 0);
 		return true;
 	}
 	return false;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/mask.h"
@@ -979,7 +980,15 @@ static int move_thread(struct cps_ctx *c, pid_t tid, const uint64_t *cpus, bool 
 {
 	size_t mw = MW(c);
 	uint64_t wanted[CPS_MAX_WORDS], phys[CPS_MAX_WORDS];
-	if (cps_thread_wanted(&c->t, tid, wanted, mw) != 1 ||
+	/* a writer of another process inside the table (preempted, say)
+	 * must not pass for "asks for nothing": the tools may wait */
+	struct timespec ts = { 0, 1000000 };
+	int w;
+	for (int i = 0; (w = cps_thread_wanted(&c->t, tid, wanted, mw)) == -EAGAIN && c->patient &&
+			i < 2000;
+	     i++)
+		nanosleep(&ts, NULL);
+	if (w != 1 ||
 	    cps_virt_to_phys(phys, cpus, mw, wanted, mw, wrap) == 0)
 		cps_mask_copy(phys, cpus, mw); /* asked for nothing: the whole set */
 	if (syscall(SYS_sched_setaffinity, tid, mw * 8, phys) < 0)
