@@ -680,6 +680,11 @@ static FILE *view_fopen(const char *path, const char *mode)
 
 EXPORT FILE *fopen(const char *path, const char *mode)
 {
+	/* an absolute path that starts with neither "/p" nor "/s" can be
+	 * no view (shim_view_path_candidate): straight to libc's */
+	if (CPS_LIKELY(path && path[0] == '/' && path[1] != 'p' && path[1] != 's' &&
+		       shim_real.fopen))
+		return shim_real.fopen(path, mode);
 	FILE *f = view_fopen(path, mode);
 	if (f)
 		return f;
@@ -690,6 +695,11 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 
 EXPORT FILE *fopen64(const char *path, const char *mode)
 {
+	/* an absolute path that starts with neither "/p" nor "/s" can be
+	 * no view (shim_view_path_candidate): straight to libc's */
+	if (CPS_LIKELY(path && path[0] == '/' && path[1] != 'p' && path[1] != 's' &&
+		       shim_real.fopen64))
+		return shim_real.fopen64(path, mode);
 	FILE *f = view_fopen(path, mode);
 	if (f)
 		return f;
