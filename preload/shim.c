@@ -384,12 +384,14 @@ static void setup(void)
 		shim_debug("cannot register in set %u: %s", set, strerror(-r));
 	find_tid_offset();
 	pthread_atfork(NULL, NULL, after_fork_child);
-	state = ST_READY;
+	/* The first snapshot before READY: the other threads take READY
+	 * for "the snapshot is there" and would pass through without it. */
 	if (!refresh_ex(true)) {
 		shim_debug("passing through: no usable set in table %s", ctx.t.name);
 		state = ST_PASS;
 		return;
 	}
+	state = ST_READY;
 	/* Put in a set by $CPUSETSHIM_SET alone (no cpuset-run, no member
 	 * ancestor): confine ourselves too, as attach would. */
 	if (!own && set && set == snap.s.set && !inherited) {

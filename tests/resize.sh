@@ -42,6 +42,8 @@ check_masks() {
 	done
 	expect "$label: plain member" "$(real_cpus $plain)" "$cpus"
 	expect "$label: plain member's child" "$(real_cpus $plain_child)" "$cpus"
+	# on a failure, what the table says, for the log
+	[ "$nfail" -gt "${masks_failed:-0}" ] && { "$INSPECT" | sed 's/^/    | /'; masks_failed=$nfail; }
 }
 
 views() {
