@@ -9,7 +9,7 @@ sh scripts/build.sh
 make -s tests/integration/prog_omp
 
 export CPUSETSHIM_TABLE=cpusetshim-demo.$$
-trap 'rm -f /dev/shm/$CPUSETSHIM_TABLE' EXIT
+trap 'rm -f /dev/shm/$CPUSETSHIM_TABLE; rm -rf /dev/shm/$CPUSETSHIM_TABLE.views.*' EXIT
 ./cpuset init >/dev/null
 echo "# the machine: $(nproc) CPUs"
 echo "\$ cpuset create --cpus 1 --name demo"

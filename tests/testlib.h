@@ -14,13 +14,17 @@
 #include "src/mask.h"
 #include "src/sets.h"
 
-/* A table name no other test (or user) uses. */
+/* A table name no other test (or user) uses. Each call's name stays valid
+ * for the next seven calls: a test may make its own table while the
+ * fixture still holds the name of the one it will remove. */
 static inline const char *tl_name(void)
 {
-	static char buf[96];
+	static char buf[8][96];
 	static unsigned n;
-	snprintf(buf, sizeof(buf), "cpusetshim-check.%d.%u", (int)getpid(), n++);
-	return buf;
+	char *b = buf[n % 8];
+	snprintf(b, sizeof(buf[0]), "cpusetshim-check.%d.%u", (int)getpid(), n);
+	n++;
+	return b;
 }
 
 /* A fresh table with the given capacities and root CPUs (list parsed by
