@@ -309,13 +309,13 @@ static uint32_t ancestry_set(pid_t pid)
 		uint64_t start;
 		if (proc_stat_of(pid, &ppid, &start) < 0)
 			return 0;
+		/* a record of pid with this start time, in a set that exists:
+		 * cps_snapshot answers the root otherwise (no record is ever
+		 * kept for the root itself) */
 		struct cps_snap tmp;
-		if (shm_proc_find(&ctx.t, pid) >= 0 && snapshot_at_setup(pid, start, 0, &tmp) == 0) {
-			long i = shm_proc_find(&ctx.t, pid);
-			const struct shm_proc *r = i >= 0 ? shm_proc_at(&ctx.t, (uint32_t)i) : NULL;
-			if (r && r->pid == pid && r->start == start)
-				return tmp.set == ctx.t.root_id ? 0 : tmp.set;
-		}
+		if (shm_proc_find(&ctx.t, pid) >= 0 && snapshot_at_setup(pid, start, 0, &tmp) == 0 &&
+		    tmp.set != ctx.t.root_id)
+			return tmp.set;
 		pid = ppid;
 	}
 	return 0;
@@ -325,7 +325,7 @@ static uint32_t ancestry_set(pid_t pid)
  * program that never asks about CPUs (most commands a job script runs)
  * pays only for loading the library. The set of a process is its own
  * record, else its nearest registered ancestor's (as the tools see it),
- * else $CPUSETSHIM_SET, else the root. */
+ * else $CPUSETSHIM_SET, else $CPUSETSHIM_RUN_SET, else the root. */
 static void setup(void)
 {
 	const char *e = getenv("CPUSETSHIM_DEBUG");

@@ -164,6 +164,21 @@ static int slurp(const char *path, char **out, size_t *len)
 	return 0;
 }
 
+/* All of data to fd; false on an error or a short write. */
+static bool write_all(int fd, const char *data, size_t len)
+{
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		off += (size_t)w;
+	}
+	return true;
+}
+
 /* A view made at its open: a memfd holding data, reopened read-only with
  * the caller's flags, like the real file. sealed: no one may change it
  * (mode 0444, as the real files). Unsealed (mode 0644): its contents are
@@ -174,16 +189,9 @@ static int make_fd(const char *data, size_t len, int flags, bool sealed)
 	int mfd = memfd_create("cpusetshim-view", MFD_CLOEXEC | (sealed ? MFD_ALLOW_SEALING : 0));
 	if (mfd < 0)
 		return -1;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(mfd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(mfd);
-			return -1;
-		}
-		off += (size_t)w;
+	if (!write_all(mfd, data, len)) {
+		close(mfd);
+		return -1;
 	}
 	if (sealed)
 		fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
@@ -295,8 +303,7 @@ static void view_rewound(int fd)
 		int w;
 		if (build_view(t->k, t->real, t->tid, &v, &b) == 0 &&
 		    (w = shim_real.open(p, O_RDWR | O_CLOEXEC)) >= 0) {
-			ssize_t n = pwrite(w, b.p, b.len, 0);
-			if (n == (ssize_t)b.len)
+			if (write_all(w, b.p, b.len))
 				ftruncate(w, (off_t)b.len);
 			close(w);
 		}
@@ -362,8 +369,15 @@ static bool kept_dir_ok(void)
 /* The kept view of kind k for the set in v: an fd on it, or -1. Then
  * *name is its file and *store says whether the caller should make it
  * (missing, or a cpuinfo view past its time) and kept_store() it. */
+/* open(2) flags of a kept view: the caller's that mean something for a
+ * regular file we read */
+static int kept_oflags(int flags)
+{
+	return O_RDONLY | O_NOFOLLOW | O_NOCTTY | (flags & (O_CLOEXEC | O_NONBLOCK));
+}
+
 static int kept_open(enum vkind k, const struct shim_view *v, int flags, char *name, size_t len,
-		     bool *store)
+		     uint64_t *keyp, bool *store)
 {
 	*store = false;
 	if (!kept_dir_ok())
@@ -378,8 +392,8 @@ static int kept_open(enum vkind k, const struct shim_view *v, int flags, char *n
 	}
 	if (n < 0 || (size_t)n >= len)
 		return -1;
-	/* the caller's flags that mean something for a regular file we read */
-	int oflags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | (flags & (O_CLOEXEC | O_NONBLOCK));
+	*keyp = key;
+	int oflags = kept_oflags(flags);
 	bool check = false;
 	if (k == V_CPUINFO) {
 		now = now_ns();
@@ -411,7 +425,8 @@ static int kept_open(enum vkind k, const struct shim_view *v, int flags, char *n
 
 /* Writes a view under name (a new file renamed over the old one, so
  * readers get one or the other whole), then opens it as kept_open does. */
-static int kept_store(enum vkind k, const char *name, const char *data, size_t len, int flags)
+static int kept_store(enum vkind k, const char *name, uint64_t key, const char *data, size_t len,
+		      int flags)
 {
 	static unsigned seq;
 	char tmp[sizeof(kept.dir) + 64];
@@ -422,29 +437,16 @@ static int kept_store(enum vkind k, const char *name, const char *data, size_t l
 	int w = shim_real.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
 	if (w < 0)
 		return -1;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t r = write(w, data + off, len - off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		off += (size_t)r;
-	}
-	if (close(w) < 0 || off < len || rename(tmp, name) < 0) {
+	bool whole = write_all(w, data, len);
+	if (close(w) < 0 || !whole || rename(tmp, name) < 0) {
 		unlink(tmp);
 		return -1;
 	}
 	if (k == V_CPUINFO) {
-		uint64_t key = 0;
-		const char *dash = strrchr(name, '-');
-		if (dash)
-			key = strtoull(dash + 1, NULL, 16);
 		__atomic_store_n(&kept.ci_key, key, __ATOMIC_RELAXED);
 		__atomic_store_n(&kept.ci_until, now_ns() + KEEP_CPUINFO_NS, __ATOMIC_RELAXED);
 	}
-	return shim_real.open(name, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
-					    (flags & (O_CLOEXEC | O_NONBLOCK)));
+	return shim_real.open(name, kept_oflags(flags));
 }
 
 int shim_view_open(int dirfd, const char *path, int flags)
@@ -459,9 +461,10 @@ int shim_view_open(int dirfd, const char *path, int flags)
 
 	int saved = errno;
 	bool store = false;
+	uint64_t key = 0;
 	int fd = -1;
 	if (k == V_RANGE || k == V_CPUINFO) {
-		fd = kept_open(k, &v, flags, name, sizeof(name), &store);
+		fd = kept_open(k, &v, flags, name, sizeof(name), &key, &store);
 		if (fd >= 0) {
 			errno = saved;
 			return fd;
@@ -470,7 +473,7 @@ int shim_view_open(int dirfd, const char *path, int flags)
 	struct cps_buf out = { 0 };
 	int r = build_view(k, real, 0, &v, &out);
 	if (r == 0 && store)
-		fd = kept_store(k, name, out.p, out.len, flags);
+		fd = kept_store(k, name, key, out.p, out.len, flags);
 	if (r == 0 && fd < 0) {
 		bool kept_kind = k == V_RANGE || k == V_CPUINFO;
 		fd = make_fd(out.p, out.len, flags, kept_kind);
