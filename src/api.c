@@ -35,7 +35,7 @@ static int ctx_open(struct cps_ctx *c, int how)
 	return cps_open(c, chosen ? name : NULL, how);
 }
 
-CPS_PUBLIC int cpuset_use_table(const char *name)
+CPS_PUBLIC int cpusetctl_use_table(const char *name)
 {
 	char n[SHM_TABLE_NAME_MAX];
 	if (name && shm_table_name(n, sizeof(n), name) < 0)
@@ -56,8 +56,8 @@ static int to_mask(uint64_t *m, size_t mw, size_t setsize, const cpu_set_t *set)
 	return cps_mask_from_cpuset(m, mw, set, setsize) ? -EINVAL : 0;
 }
 
-CPS_PUBLIC int cpuset_create_in(cpuset_t parent, int flags, const char *name, size_t setsize,
-				const cpu_set_t *mask, cpuset_t *id)
+CPS_PUBLIC int cpusetctl_create_in(cpusetctl_id_t parent, int flags, const char *name, size_t setsize,
+				const cpu_set_t *mask, cpusetctl_id_t *id)
 {
 	struct cps_ctx c;
 	uint64_t m[CPS_MAX_WORDS];
@@ -77,12 +77,12 @@ out:
 	return r < 0 ? fail(-r) : 0;
 }
 
-CPS_PUBLIC int cpuset_create(cpuset_t *id, int flags)
+CPS_PUBLIC int cpusetctl_create(cpusetctl_id_t *id, int flags)
 {
-	return cpuset_create_in(0, flags, NULL, 0, NULL, id);
+	return cpusetctl_create_in(0, flags, NULL, 0, NULL, id);
 }
 
-CPS_PUBLIC int cpuset_destroy(cpuset_t id)
+CPS_PUBLIC int cpusetctl_destroy(cpusetctl_id_t id)
 {
 	struct cps_ctx c;
 	int r = ctx_open(&c, CPS_OPEN_CREATE);
@@ -93,7 +93,7 @@ CPS_PUBLIC int cpuset_destroy(cpuset_t id)
 	return r < 0 ? fail(-r) : 0;
 }
 
-CPS_PUBLIC int cpuset_alloc(cpuset_t id, size_t setsize, const cpu_set_t *mask)
+CPS_PUBLIC int cpusetctl_alloc(cpusetctl_id_t id, size_t setsize, const cpu_set_t *mask)
 {
 	struct cps_ctx c;
 	uint64_t m[CPS_MAX_WORDS];
@@ -106,7 +106,7 @@ CPS_PUBLIC int cpuset_alloc(cpuset_t id, size_t setsize, const cpu_set_t *mask)
 	return r < 0 ? fail(-r) : 0;
 }
 
-CPS_PUBLIC int cpuset_attach(cpuset_t id, pid_t pid)
+CPS_PUBLIC int cpusetctl_attach(cpusetctl_id_t id, pid_t pid)
 {
 	struct cps_ctx c;
 	int r = ctx_open(&c, CPS_OPEN_CREATE);
@@ -117,7 +117,7 @@ CPS_PUBLIC int cpuset_attach(cpuset_t id, pid_t pid)
 	return r < 0 ? fail(-r) : 0;
 }
 
-CPS_PUBLIC int cpuset_getfreecpus(int flags, size_t setsize, cpu_set_t *mask)
+CPS_PUBLIC int cpusetctl_getfreecpus(int flags, size_t setsize, cpu_set_t *mask)
 {
 	struct cps_ctx c;
 	uint64_t m[CPS_MAX_WORDS];
@@ -136,7 +136,7 @@ CPS_PUBLIC int cpuset_getfreecpus(int flags, size_t setsize, cpu_set_t *mask)
 	return r < 0 ? fail(-r) : (int)setsize;
 }
 
-CPS_PUBLIC int cpuset_mask_bits(void)
+CPS_PUBLIC int cpusetctl_mask_bits(void)
 {
 	struct cps_ctx c;
 	int r = ctx_open(&c, CPS_OPEN_CREATE);
@@ -147,7 +147,7 @@ CPS_PUBLIC int cpuset_mask_bits(void)
 	return r;
 }
 
-CPS_PUBLIC int cpuset_find(const char *what, cpuset_t *id)
+CPS_PUBLIC int cpusetctl_find(const char *what, cpusetctl_id_t *id)
 {
 	struct cps_ctx c;
 	uint32_t v;
@@ -163,7 +163,7 @@ CPS_PUBLIC int cpuset_find(const char *what, cpuset_t *id)
 	return r < 0 ? fail(-r) : 0;
 }
 
-CPS_PUBLIC int cpuset_which(pid_t pid, cpuset_t *id)
+CPS_PUBLIC int cpusetctl_which(pid_t pid, cpusetctl_id_t *id)
 {
 	struct cps_ctx c;
 	uint32_t v;
@@ -179,7 +179,7 @@ CPS_PUBLIC int cpuset_which(pid_t pid, cpuset_t *id)
 	return r < 0 ? fail(-r) : 0;
 }
 
-CPS_PUBLIC int cpuset_list(cpuset_t *ids, size_t max)
+CPS_PUBLIC int cpusetctl_list(cpusetctl_id_t *ids, size_t max)
 {
 	struct cps_ctx c;
 	int r = ctx_open(&c, CPS_OPEN_CREATE);
@@ -190,7 +190,7 @@ CPS_PUBLIC int cpuset_list(cpuset_t *ids, size_t max)
 	return n < 0 ? fail((int)-n) : (int)n;
 }
 
-CPS_PUBLIC int cpuset_get(cpuset_t id, struct cpuset_info *info, size_t setsize, cpu_set_t *cpus)
+CPS_PUBLIC int cpusetctl_get(cpusetctl_id_t id, struct cpusetctl_info *info, size_t setsize, cpu_set_t *cpus)
 {
 	struct cps_ctx c;
 	struct cps_setinfo si;

@@ -27,8 +27,8 @@ static void setup(void)
 	N = tl_name();
 	tl_init(&c, N, 32, 64, 64, 0, NULL); /* the real machine */
 	cps_close(&c);
-	ck_assert_int_eq(cpuset_use_table(N), 0);
-	int bits = cpuset_mask_bits();
+	ck_assert_int_eq(cpusetctl_use_table(N), 0);
+	int bits = cpusetctl_mask_bits();
 	ck_assert_int_ge(bits, 1024);
 	SZ = CPU_ALLOC_SIZE(bits);
 	S = CPU_ALLOC(bits);
@@ -37,7 +37,7 @@ static void setup(void)
 static void teardown(void)
 {
 	CPU_FREE(S);
-	cpuset_use_table(NULL);
+	cpusetctl_use_table(NULL);
 	shm_table_unlink(N);
 }
 
@@ -51,114 +51,114 @@ static void teardown(void)
 
 START_TEST(create_rows)
 {
-	cpuset_t a, b;
-	FAILS(cpuset_create(&a, 0x8), EINVAL);
-	ck_assert_int_eq(cpuset_create(&a, 0), 0);
-	ck_assert_int_eq(cpuset_alloc(a, SZ, cpus("0-1")), 0);
+	cpusetctl_id_t a, b;
+	FAILS(cpusetctl_create(&a, 0x8), EINVAL);
+	ck_assert_int_eq(cpusetctl_create(&a, 0), 0);
+	ck_assert_int_eq(cpusetctl_alloc(a, SZ, cpus("0-1")), 0);
 	/* strict inside non-strict */
-	FAILS(cpuset_create_in(a, CPUSET_STRICT, NULL, 0, NULL, &b), EINVAL);
-	FAILS(cpuset_create(NULL, 0), EFAULT);
+	FAILS(cpusetctl_create_in(a, CPUSETCTL_STRICT, NULL, 0, NULL, &b), EINVAL);
+	FAILS(cpusetctl_create(NULL, 0), EFAULT);
 	/* full: 32 sets */
 	int r;
-	while ((r = cpuset_create(&b, 0)) == 0)
+	while ((r = cpusetctl_create(&b, 0)) == 0)
 		;
 	ck_assert_int_eq(errno, ENOSPC);
-	FAILS(cpuset_use_table("x/y"), EINVAL);
+	FAILS(cpusetctl_use_table("x/y"), EINVAL);
 }
 END_TEST
 
 START_TEST(destroy_rows)
 {
-	cpuset_t a, b;
-	FAILS(cpuset_destroy(CPUSET_ROOT), EINVAL);
-	FAILS(cpuset_destroy(999), EINVAL);
-	ck_assert_int_eq(cpuset_create_in(0, 0, "p", SZ, cpus("0-1"), &a), 0);
-	ck_assert_int_eq(cpuset_create_in(a, 0, NULL, SZ, cpus("1"), &b), 0);
-	FAILS(cpuset_destroy(a), EBUSY);
+	cpusetctl_id_t a, b;
+	FAILS(cpusetctl_destroy(CPUSETCTL_ROOT), EINVAL);
+	FAILS(cpusetctl_destroy(999), EINVAL);
+	ck_assert_int_eq(cpusetctl_create_in(0, 0, "p", SZ, cpus("0-1"), &a), 0);
+	ck_assert_int_eq(cpusetctl_create_in(a, 0, NULL, SZ, cpus("1"), &b), 0);
+	FAILS(cpusetctl_destroy(a), EBUSY);
 	setenv("CPUSETSHIM_TEST_UID", "4321", 1);
-	FAILS(cpuset_destroy(b), EPERM);
+	FAILS(cpusetctl_destroy(b), EPERM);
 	unsetenv("CPUSETSHIM_TEST_UID");
-	ck_assert_int_eq(cpuset_destroy(b), 0);
-	ck_assert_int_eq(cpuset_destroy(a), 0);
+	ck_assert_int_eq(cpusetctl_destroy(b), 0);
+	ck_assert_int_eq(cpusetctl_destroy(a), 0);
 }
 END_TEST
 
 START_TEST(alloc_rows)
 {
-	cpuset_t a, b, s;
-	FAILS(cpuset_alloc(CPUSET_ROOT, SZ, cpus("0")), EINVAL);
-	FAILS(cpuset_alloc(999, SZ, cpus("0")), EINVAL);
-	ck_assert_int_eq(cpuset_create(&a, 0), 0);
-	FAILS(cpuset_alloc(a, SZ, cpus("")), EINVAL);           /* empty */
-	FAILS(cpuset_alloc(a, SZ, cpus("1000")), EINVAL);       /* not present */
-	ck_assert_int_eq(cpuset_alloc(a, SZ, cpus("1")), 0);
-	ck_assert_int_eq(cpuset_create_in(a, 0, NULL, SZ, cpus("1"), &b), 0);
-	FAILS(cpuset_alloc(b, SZ, cpus("0")), EACCES);          /* not in parent */
-	FAILS(cpuset_alloc(a, SZ, cpus("0")), EBUSY);           /* child holds 1 */
+	cpusetctl_id_t a, b, s;
+	FAILS(cpusetctl_alloc(CPUSETCTL_ROOT, SZ, cpus("0")), EINVAL);
+	FAILS(cpusetctl_alloc(999, SZ, cpus("0")), EINVAL);
+	ck_assert_int_eq(cpusetctl_create(&a, 0), 0);
+	FAILS(cpusetctl_alloc(a, SZ, cpus("")), EINVAL);           /* empty */
+	FAILS(cpusetctl_alloc(a, SZ, cpus("1000")), EINVAL);       /* not present */
+	ck_assert_int_eq(cpusetctl_alloc(a, SZ, cpus("1")), 0);
+	ck_assert_int_eq(cpusetctl_create_in(a, 0, NULL, SZ, cpus("1"), &b), 0);
+	FAILS(cpusetctl_alloc(b, SZ, cpus("0")), EACCES);          /* not in parent */
+	FAILS(cpusetctl_alloc(a, SZ, cpus("0")), EBUSY);           /* child holds 1 */
 	setenv("CPUSETSHIM_TEST_UID", "4321", 1);
-	FAILS(cpuset_alloc(b, SZ, cpus("1")), EPERM);
+	FAILS(cpusetctl_alloc(b, SZ, cpus("1")), EPERM);
 	unsetenv("CPUSETSHIM_TEST_UID");
-	ck_assert_int_eq(cpuset_create_in(0, CPUSET_STRICT, NULL, SZ, cpus("0"), &s), 0);
-	cpuset_t l;
-	ck_assert_int_eq(cpuset_create(&l, 0), 0);
-	FAILS(cpuset_alloc(l, SZ, cpus("0")), EBUSY);           /* strict sibling */
-	FAILS(cpuset_alloc(s, SZ, cpus("0-1")), EBUSY);         /* strict vs any sibling */
-	FAILS(cpuset_alloc(a, SZ, NULL), EFAULT);
+	ck_assert_int_eq(cpusetctl_create_in(0, CPUSETCTL_STRICT, NULL, SZ, cpus("0"), &s), 0);
+	cpusetctl_id_t l;
+	ck_assert_int_eq(cpusetctl_create(&l, 0), 0);
+	FAILS(cpusetctl_alloc(l, SZ, cpus("0")), EBUSY);           /* strict sibling */
+	FAILS(cpusetctl_alloc(s, SZ, cpus("0-1")), EBUSY);         /* strict vs any sibling */
+	FAILS(cpusetctl_alloc(a, SZ, NULL), EFAULT);
 }
 END_TEST
 
 START_TEST(attach_rows)
 {
-	cpuset_t a, e;
-	ck_assert_int_eq(cpuset_create(&e, 0), 0);
-	ck_assert_int_eq(cpuset_create_in(0, 0, NULL, SZ, cpus("1"), &a), 0);
+	cpusetctl_id_t a, e;
+	ck_assert_int_eq(cpusetctl_create(&e, 0), 0);
+	ck_assert_int_eq(cpusetctl_create_in(0, 0, NULL, SZ, cpus("1"), &a), 0);
 	pid_t p = tl_sleeper();
-	FAILS(cpuset_attach(999, p), EINVAL);
-	FAILS(cpuset_attach(e, p), EINVAL);
-	FAILS(cpuset_attach(a, 4194304 + 9), ESRCH);
+	FAILS(cpusetctl_attach(999, p), EINVAL);
+	FAILS(cpusetctl_attach(e, p), EINVAL);
+	FAILS(cpusetctl_attach(a, 4194304 + 9), ESRCH);
 	setenv("CPUSETSHIM_TEST_UID", "4321", 1);
-	FAILS(cpuset_attach(a, p), EPERM);
+	FAILS(cpusetctl_attach(a, p), EPERM);
 	unsetenv("CPUSETSHIM_TEST_UID");
-	ck_assert_int_eq(cpuset_attach(a, p), 0);
+	ck_assert_int_eq(cpusetctl_attach(a, p), 0);
 	cpu_set_t *got = CPU_ALLOC(1024);
 	ck_assert_int_eq(sched_getaffinity(p, CPU_ALLOC_SIZE(1024), got), 0);
 	ck_assert_int_eq(CPU_COUNT_S(CPU_ALLOC_SIZE(1024), got), 1);
 	ck_assert(CPU_ISSET_S(1, CPU_ALLOC_SIZE(1024), got));
 	CPU_FREE(got);
-	cpuset_t w;
-	ck_assert_int_eq(cpuset_which(p, &w), 0);
+	cpusetctl_id_t w;
+	ck_assert_int_eq(cpusetctl_which(p, &w), 0);
 	ck_assert_uint_eq(w, a);
-	struct cpuset_info info;
-	ck_assert_int_eq(cpuset_get(a, &info, SZ, S), 0);
+	struct cpusetctl_info info;
+	ck_assert_int_eq(cpusetctl_get(a, &info, SZ, S), 0);
 	ck_assert_uint_eq(info.nmembers, 1);
-	ck_assert_uint_eq(info.parent, CPUSET_ROOT);
+	ck_assert_uint_eq(info.parent, CPUSETCTL_ROOT);
 	ck_assert(CPU_ISSET_S(1, SZ, S) && CPU_COUNT_S(SZ, S) == 1);
-	FAILS(cpuset_destroy(a), EBUSY);
+	FAILS(cpusetctl_destroy(a), EBUSY);
 	tl_reap(p);
-	ck_assert_int_eq(cpuset_destroy(a), 0);
+	ck_assert_int_eq(cpusetctl_destroy(a), 0);
 }
 END_TEST
 
 START_TEST(freecpus_rows)
 {
-	cpuset_t s;
-	ck_assert_int_eq(cpuset_getfreecpus(0, SZ, S), (int)SZ);
+	cpusetctl_id_t s;
+	ck_assert_int_eq(cpusetctl_getfreecpus(0, SZ, S), (int)SZ);
 	int all = CPU_COUNT_S(SZ, S);
 	ck_assert_int_ge(all, 1);
-	ck_assert_int_eq(cpuset_create_in(0, CPUSET_STRICT, "s", SZ, cpus("0"), &s), 0);
-	ck_assert_int_eq(cpuset_getfreecpus(0, SZ, S), (int)SZ);
+	ck_assert_int_eq(cpusetctl_create_in(0, CPUSETCTL_STRICT, "s", SZ, cpus("0"), &s), 0);
+	ck_assert_int_eq(cpusetctl_getfreecpus(0, SZ, S), (int)SZ);
 	ck_assert_int_eq(CPU_COUNT_S(SZ, S), all - 1);
 	ck_assert(!CPU_ISSET_S(0, SZ, S));
-	ck_assert_int_eq(cpuset_getfreecpus(CPUSET_STRICT, SZ, S), (int)SZ);
+	ck_assert_int_eq(cpusetctl_getfreecpus(CPUSETCTL_STRICT, SZ, S), (int)SZ);
 	ck_assert(!CPU_ISSET_S(0, SZ, S));
-	FAILS(cpuset_getfreecpus(0x40, SZ, S), EINVAL);
-	FAILS(cpuset_getfreecpus(0, SZ, NULL), EFAULT);
-	cpuset_t f;
-	ck_assert_int_eq(cpuset_find("s", &f), 0);
+	FAILS(cpusetctl_getfreecpus(0x40, SZ, S), EINVAL);
+	FAILS(cpusetctl_getfreecpus(0, SZ, NULL), EFAULT);
+	cpusetctl_id_t f;
+	ck_assert_int_eq(cpusetctl_find("s", &f), 0);
 	ck_assert_uint_eq(f, s);
-	FAILS(cpuset_find("nope", &f), ENOENT);
-	cpuset_t ids[4];
-	ck_assert_int_eq(cpuset_list(ids, 4), 2);
+	FAILS(cpusetctl_find("nope", &f), ENOENT);
+	cpusetctl_id_t ids[4];
+	ck_assert_int_eq(cpusetctl_list(ids, 4), 2);
 }
 END_TEST
 
