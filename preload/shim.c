@@ -73,13 +73,13 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 	uint64_t raw[OWN_WANT_WORDS], phys[OWN_WANT_WORDS];
 } own_want;
 
-/* The snapshot every view answers from, behind a process-local sequence
+/* The set copy every answer comes from, behind a process-local sequence
  * counter so readers never lock; refreshed when the table's changes. */
 static struct {
 	uint32_t lseq;
 	int valid;
 	const uint64_t *tseq; /* &ctx.t.h->seq, beside what fresh() compares it with */
-	struct cps_snap s;
+	struct cps_placement s;
 	/* Derived from s.cpus when it is taken, so that the hot calls neither
 	 * copy the set nor count bits: words of s.cpus up to the last
 	 * non-zero one, the virtual number of the first CPU of each word,
@@ -92,7 +92,7 @@ static struct {
 	 * process that loads the shim a mapping and page faults. */
 	uint32_t cap;
 	uint16_t *vcpu, *pcpu;
-} snap;
+} setcopy;
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void shim_debug(const char *fmt, ...)
@@ -268,29 +268,29 @@ static void after_fork_child(void)
 		return;
 	pid_t ppid;
 	uint64_t start;
-	uint32_t set = snap.valid ? snap.s.set : 0;
+	uint32_t set = setcopy.valid ? setcopy.s.set : 0;
 	self_pid = getpid();
 	ctx.self = self_pid;
 	if (proc_stat_of(self_pid, &ppid, &start) == 0)
 		self_start = start;
 	fallback_set = set;
-	snap.valid = 0;
+	setcopy.valid = 0;
 	pthread_mutex_init(&refresh_lock, NULL);
 	if (ctx.t.writable && set && set != ctx.t.root_id)
 		cps_register(&ctx, self_pid, set);
 	refresh();
 }
 
-/* cps_snapshot for set-up, which may wait: a writer of another process
+/* cps_placement_read for set-up, which may wait: a writer of another process
  * inside the table (preempted on a busy machine, say) makes it fail with
  * -EAGAIN after a bounded spin, and set-up must not take that for "no
  * set" and pass through for the rest of the process's life. Up to about
  * two seconds, as the tools' readers wait. */
-static int snapshot_at_setup(pid_t pid, uint64_t start, uint32_t fallback, struct cps_snap *s)
+static int placement_at_setup(pid_t pid, uint64_t start, uint32_t fallback, struct cps_placement *s)
 {
 	struct timespec ts = { 0, 1000000 };
 	int r;
-	for (int i = 0; (r = cps_snapshot(&ctx.t, pid, start, fallback, s)) == -EAGAIN && i < 2000;
+	for (int i = 0; (r = cps_placement_read(&ctx.t, pid, start, fallback, s)) == -EAGAIN && i < 2000;
 	     i++)
 		nanosleep(&ts, NULL);
 	return r;
@@ -310,10 +310,10 @@ static uint32_t ancestry_set(pid_t pid)
 		if (proc_stat_of(pid, &ppid, &start) < 0)
 			return 0;
 		/* a record of pid with this start time, in a set that exists:
-		 * cps_snapshot answers the root otherwise (no record is ever
+		 * cps_placement_read answers the root otherwise (no record is ever
 		 * kept for the root itself) */
-		struct cps_snap tmp;
-		if (shm_proc_find(&ctx.t, pid) >= 0 && snapshot_at_setup(pid, start, 0, &tmp) == 0 &&
+		struct cps_placement tmp;
+		if (shm_proc_find(&ctx.t, pid) >= 0 && placement_at_setup(pid, start, 0, &tmp) == 0 &&
 		    tmp.set != ctx.t.root_id)
 			return tmp.set;
 		pid = ppid;
@@ -347,7 +347,7 @@ static void setup(void)
 	 * with no record under our pid it is not needed (a record made later
 	 * can only be ours), and /proc is not read. */
 	uint32_t own = 0, set = 0;
-	struct cps_snap tmp;
+	struct cps_placement tmp;
 	if (shm_proc_find(&ctx.t, self_pid) >= 0) {
 		pid_t ppid;
 		if (proc_stat_of(self_pid, &ppid, &self_start) < 0) {
@@ -356,7 +356,7 @@ static void setup(void)
 			state = ST_PASS;
 			return;
 		}
-		if (snapshot_at_setup(self_pid, self_start, 0, &tmp) == 0 &&
+		if (placement_at_setup(self_pid, self_start, 0, &tmp) == 0 &&
 		    tmp.set != ctx.t.root_id)
 			own = tmp.set;
 	}
@@ -384,8 +384,8 @@ static void setup(void)
 		shim_debug("cannot register in set %u: %s", set, strerror(-r));
 	find_tid_offset();
 	pthread_atfork(NULL, NULL, after_fork_child);
-	/* The first snapshot before READY: the other threads take READY
-	 * for "the snapshot is there" and would pass through without it. */
+	/* The first set copy before READY: the other threads take READY
+	 * for "the set copy is there" and would pass through without it. */
 	if (!refresh_ex(true)) {
 		shim_debug("passing through: no usable set in table %s", ctx.t.name);
 		state = ST_PASS;
@@ -394,10 +394,10 @@ static void setup(void)
 	state = ST_READY;
 	/* Put in a set by $CPUSETSHIM_SET alone (no cpuset-run, no member
 	 * ancestor): confine ourselves too, as attach would. */
-	if (!own && set && set == snap.s.set && !inherited) {
+	if (!own && set && set == setcopy.s.set && !inherited) {
 		int saved = errno;
-		if (shim_real.sched_setaffinity(0, snap.s.nw * 8,
-						(const cpu_set_t *)(void *)snap.s.cpus) < 0)
+		if (shim_real.sched_setaffinity(0, setcopy.s.nw * 8,
+						(const cpu_set_t *)(void *)setcopy.s.cpus) < 0)
 			shim_debug("cannot confine to set %u: %s", set, strerror(errno));
 		errno = saved;
 	}
@@ -475,69 +475,69 @@ __attribute__((constructor)) static void shim_ctor(void)
 		shim_ready();
 }
 
-/* ---- the snapshot ---- */
+/* ---- the set copy ---- */
 
-/* The derived tables of snap (refresh, inside its write section). */
+/* The derived tables of setcopy (refresh, inside its write section). */
 static void derive(void)
 {
-	uint32_t nw = snap.s.nw <= CPS_MAX_WORDS ? snap.s.nw : CPS_MAX_WORDS;
-	unsigned n = snap.s.n ? snap.s.n : 1, r = 0;
-	snap.top = 0;
+	uint32_t nw = setcopy.s.nw <= CPS_MAX_WORDS ? setcopy.s.nw : CPS_MAX_WORDS;
+	unsigned n = setcopy.s.n ? setcopy.s.n : 1, r = 0;
+	setcopy.top = 0;
 	for (uint32_t i = 0; i < nw; i++) {
-		uint64_t w = snap.s.cpus[i];
-		snap.base[i] = r;
+		uint64_t w = setcopy.s.cpus[i];
+		setcopy.base[i] = r;
 		if (w)
-			snap.top = i + 1;
+			setcopy.top = i + 1;
 		for (unsigned b = 0; b < 64; b++) {
 			unsigned cpu = i * 64 + b;
 			if ((w >> b) & 1) {
-				snap.pcpu[r] = (uint16_t)cpu;
-				snap.vcpu[cpu] = (uint16_t)r++;
+				setcopy.pcpu[r] = (uint16_t)cpu;
+				setcopy.vcpu[cpu] = (uint16_t)r++;
 			} else {
-				snap.vcpu[cpu] = (uint16_t)(cpu % n); /* as virt_cpu() */
+				setcopy.vcpu[cpu] = (uint16_t)(cpu % n); /* as virt_cpu() */
 			}
 		}
 	}
 }
 
-/* A new snapshot if the table can be read now; else the old one stays
+/* A new set copy if the table can be read now; else the old one stays
  * (patient: at set-up, where there is no old one, wait for a writer). */
 static bool refresh_ex(bool patient)
 {
-	struct cps_snap tmp;
+	struct cps_placement tmp;
 	if (pthread_mutex_trylock(&refresh_lock) != 0)
-		return snap.valid; /* another thread is at it: the old one will do */
-	int r = patient ? snapshot_at_setup(self_pid, self_start, fallback_set, &tmp)
-			: cps_snapshot(&ctx.t, self_pid, self_start, fallback_set, &tmp);
-	if (r == 0 && !snap.vcpu) {
+		return setcopy.valid; /* another thread is at it: the old one will do */
+	int r = patient ? placement_at_setup(self_pid, self_start, fallback_set, &tmp)
+			: cps_placement_read(&ctx.t, self_pid, self_start, fallback_set, &tmp);
+	if (r == 0 && !setcopy.vcpu) {
 		size_t cap = (size_t)tmp.nw * 64;
 		void *m = mmap(NULL, cap * 2 * sizeof(uint16_t), PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED) {
 			r = -ENOMEM;
 		} else {
-			snap.vcpu = m;
-			snap.pcpu = snap.vcpu + cap;
-			__atomic_store_n(&snap.cap, (uint32_t)cap, __ATOMIC_RELEASE);
+			setcopy.vcpu = m;
+			setcopy.pcpu = setcopy.vcpu + cap;
+			__atomic_store_n(&setcopy.cap, (uint32_t)cap, __ATOMIC_RELEASE);
 		}
 	}
-	if (r == 0 && tmp.nw * 64 > snap.cap)
+	if (r == 0 && tmp.nw * 64 > setcopy.cap)
 		r = -EINVAL; /* cannot happen: one table, one width */
 	if (r == 0) {
-		__atomic_store_n(&snap.lseq, snap.lseq + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&setcopy.lseq, setcopy.lseq + 1, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		snap.s.seq = tmp.seq;
-		snap.s.set = tmp.set;
-		snap.s.n = tmp.n;
-		snap.s.nw = tmp.nw;
-		memcpy(snap.s.cpus, tmp.cpus, tmp.nw * 8);
-		snap.tseq = &ctx.t.h->seq;
+		setcopy.s.seq = tmp.seq;
+		setcopy.s.set = tmp.set;
+		setcopy.s.n = tmp.n;
+		setcopy.s.nw = tmp.nw;
+		memcpy(setcopy.s.cpus, tmp.cpus, tmp.nw * 8);
+		setcopy.tseq = &ctx.t.h->seq;
 		derive();
-		__atomic_store_n(&snap.valid, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&snap.lseq, snap.lseq + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&setcopy.valid, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&setcopy.lseq, setcopy.lseq + 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&refresh_lock);
-	return snap.valid;
+	return setcopy.valid;
 }
 
 static bool refresh(void)
@@ -547,7 +547,7 @@ static bool refresh(void)
 
 static inline bool fresh(void)
 {
-	return snap.valid && __atomic_load_n(snap.tseq, __ATOMIC_ACQUIRE) == snap.s.seq;
+	return setcopy.valid && __atomic_load_n(setcopy.tseq, __ATOMIC_ACQUIRE) == setcopy.s.seq;
 }
 
 /* The count alone: the sysconf path. */
@@ -558,12 +558,12 @@ static inline bool shim_count(unsigned *n)
 	for (int i = 0; i < 1000; i++) {
 		if (!fresh() && !refresh())
 			return false;
-		uint32_t ls = __atomic_load_n(&snap.lseq, __ATOMIC_ACQUIRE);
+		uint32_t ls = __atomic_load_n(&setcopy.lseq, __ATOMIC_ACQUIRE);
 		if (ls & 1)
 			continue;
-		unsigned v = snap.s.n;
+		unsigned v = setcopy.s.n;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&snap.lseq, __ATOMIC_RELAXED) == ls) {
+		if (__atomic_load_n(&setcopy.lseq, __ATOMIC_RELAXED) == ls) {
 			*n = v;
 			return v > 0;
 		}
@@ -571,54 +571,54 @@ static inline bool shim_count(unsigned *n)
 	return false;
 }
 
-bool shim_view(struct shim_view *v)
+bool shim_cpus_now(struct shim_cpus *v)
 {
 	if (!shim_ready())
 		return false;
 	for (int i = 0; i < 1000; i++) {
 		if (!fresh() && !refresh())
 			return false;
-		uint32_t ls = __atomic_load_n(&snap.lseq, __ATOMIC_ACQUIRE);
+		uint32_t ls = __atomic_load_n(&setcopy.lseq, __ATOMIC_ACQUIRE);
 		if (ls & 1)
 			continue;
-		v->n = snap.s.n;
-		v->nw = snap.s.nw <= CPS_MAX_WORDS ? snap.s.nw : CPS_MAX_WORDS;
-		memcpy(v->cpus, snap.s.cpus, v->nw * 8);
+		v->n = setcopy.s.n;
+		v->nw = setcopy.s.nw <= CPS_MAX_WORDS ? setcopy.s.nw : CPS_MAX_WORDS;
+		memcpy(v->cpus, setcopy.s.cpus, v->nw * 8);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&snap.lseq, __ATOMIC_RELAXED) == ls)
+		if (__atomic_load_n(&setcopy.lseq, __ATOMIC_RELAXED) == ls)
 			return v->n > 0;
 	}
 	return false;
 }
 
-static void to_virtual(void *buf, size_t size, const struct shim_view *v);
+static void to_virtual(void *buf, size_t size, const struct shim_cpus *v);
 
-/* ---- hot paths: straight from the snapshot ----
+/* ---- hot paths: straight from the set copy ----
  *
- * Each gives exactly what its counterpart on a copied view gives (shim_view
- * then virt_cpu, to_virtual, to_physical), reading the snapshot between two
+ * Each gives exactly what its counterpart on a copy of the CPUs gives (shim_cpus_now
+ * then virt_cpu, to_virtual, to_physical), reading the set copy between two
  * reads of its sequence instead of copying it, and using the derived
  * tables instead of counting bits. Everything read may be torn by a
  * concurrent refresh until the sequence is checked: every index is bounded
- * first. False (or -1): the caller passes through, as for !shim_view(). */
+ * first. False (or -1): the caller passes through, as for !shim_cpus_now(). */
 
-/* virt_cpu(cpu, view), once shim_ready() said yes */
-static inline bool snap_vcpu(unsigned cpu, unsigned *out)
+/* virt_cpu(cpu, cpus), once shim_ready() said yes */
+static inline bool setcopy_vcpu(unsigned cpu, unsigned *out)
 {
 	for (int i = 0; i < 1000; i++) {
 		if (!fresh() && !refresh())
 			return false;
-		uint32_t ls = __atomic_load_n(&snap.lseq, __ATOMIC_ACQUIRE);
+		uint32_t ls = __atomic_load_n(&setcopy.lseq, __ATOMIC_ACQUIRE);
 		if (ls & 1)
 			continue;
-		uint32_t n = snap.s.n, nw = snap.s.nw;
+		uint32_t n = setcopy.s.n, nw = setcopy.s.nw;
 		unsigned v = 0;
-		if (cpu < nw * 64 && cpu < snap.cap)
-			v = snap.vcpu[cpu];
+		if (cpu < nw * 64 && cpu < setcopy.cap)
+			v = setcopy.vcpu[cpu];
 		else if (n)
 			v = cpu % n;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&snap.lseq, __ATOMIC_RELAXED) == ls) {
+		if (__atomic_load_n(&setcopy.lseq, __ATOMIC_RELAXED) == ls) {
 			if (n == 0)
 				return false;
 			*out = v;
@@ -655,14 +655,14 @@ static inline uint64_t fill_word(size_t j, unsigned n)
 	return 0;
 }
 
-/* to_virtual(buf, size, view): the caller's physical mask becomes its
+/* to_virtual(buf, size, cpus): the caller's physical mask becomes its
  * virtual image, in place. */
-static inline __attribute__((always_inline)) bool snap_to_virtual(void *buf, size_t size,
+static inline __attribute__((always_inline)) bool setcopy_to_virtual(void *buf, size_t size,
 								 size_t valid)
 {
 	if (sizeof(unsigned long) != 8 || size % 8) {
-		struct shim_view v;
-		if (!shim_view(&v))
+		struct shim_cpus v;
+		if (!shim_cpus_now(&v))
 			return false;
 		to_virtual(buf, size, &v);
 		return true;
@@ -675,10 +675,10 @@ static inline __attribute__((always_inline)) bool snap_to_virtual(void *buf, siz
 	for (int i = 0; i < 1000; i++) {
 		if (!fresh() && !refresh())
 			return false;
-		uint32_t ls = __atomic_load_n(&snap.lseq, __ATOMIC_ACQUIRE);
+		uint32_t ls = __atomic_load_n(&setcopy.lseq, __ATOMIC_ACQUIRE);
 		if (ls & 1)
 			continue;
-		uint32_t n = snap.s.n, top = snap.top;
+		uint32_t n = setcopy.s.n, top = setcopy.top;
 		if (n > CPS_MAX_CPUS)
 			n = CPS_MAX_CPUS;
 		if (top > CPS_MAX_WORDS)
@@ -687,9 +687,9 @@ static inline __attribute__((always_inline)) bool snap_to_virtual(void *buf, siz
 		size_t filled = 0; /* virt[0..filled) are set: ranks only grow */
 		unsigned got = 0;
 		for (size_t j = 0; j < m; j++) {
-			uint64_t set = snap.s.cpus[j];
+			uint64_t set = setcopy.s.cpus[j];
 			uint64_t w = j < valid / 8 ? get_word(b, j) & set : 0;
-			unsigned r = snap.base[j];
+			unsigned r = setcopy.base[j];
 			/* the CPUs of w, ranked among the set's */
 			while (w && r < vw * 64) {
 				uint64_t low = set & -set;
@@ -707,7 +707,7 @@ static inline __attribute__((always_inline)) bool snap_to_virtual(void *buf, siz
 			}
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&snap.lseq, __ATOMIC_RELAXED) != ls)
+		if (__atomic_load_n(&setcopy.lseq, __ATOMIC_RELAXED) != ls)
 			continue;
 		if (n == 0)
 			return false;
@@ -735,10 +735,10 @@ static inline __attribute__((always_inline)) bool snap_to_virtual(void *buf, siz
 	return false;
 }
 
-/* to_physical(phys, buf, size, view, virt): the virtual mask in buf (vw
+/* to_physical(phys, buf, size, cpus, virt): the virtual mask in buf (vw
  * words of it in virt) mapped onto the set; returns its CPU count (0:
  * EINVAL) and the set's width in *nw, or -1 to pass through. */
-static long snap_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t *virt,
+static long setcopy_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t *virt,
 			     size_t *vw, uint32_t *nwp, uint64_t *sseq)
 {
 	if (CPS_UNLIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) != ST_READY) && !shim_ready())
@@ -758,11 +758,11 @@ static long snap_to_physical(uint64_t *phys, const void *buf, size_t size, uint6
 	for (int i = 0; i < 1000; i++) {
 		if (!fresh() && !refresh())
 			return -1;
-		uint32_t ls = __atomic_load_n(&snap.lseq, __ATOMIC_ACQUIRE);
+		uint32_t ls = __atomic_load_n(&setcopy.lseq, __ATOMIC_ACQUIRE);
 		if (ls & 1)
 			continue;
-		uint32_t n = snap.s.n, nw = snap.s.nw;
-		uint64_t at = snap.s.seq;
+		uint32_t n = setcopy.s.n, nw = setcopy.s.nw;
+		uint64_t at = setcopy.s.seq;
 		if (n > CPS_MAX_CPUS)
 			n = CPS_MAX_CPUS;
 		if (nw > CPS_MAX_WORDS)
@@ -801,7 +801,7 @@ static long snap_to_physical(uint64_t *phys, const void *buf, size_t size, uint6
 		}
 	folded:
 		for (size_t j = 0; j < nw; j++) {
-			phys[j] = got == n ? snap.s.cpus[j] : 0;
+			phys[j] = got == n ? setcopy.s.cpus[j] : 0;
 			NOT_A_STRING_OP(j);
 		}
 		if (got && got < n) {
@@ -809,7 +809,7 @@ static long snap_to_physical(uint64_t *phys, const void *buf, size_t size, uint6
 				uint64_t w = ranks[j];
 				while (w) {
 					unsigned r = (unsigned)(j * 64) + (unsigned)__builtin_ctzll(w);
-					unsigned cpu = snap.pcpu[r < snap.cap ? r : 0];
+					unsigned cpu = setcopy.pcpu[r < setcopy.cap ? r : 0];
 					w &= w - 1;
 					if (cpu < nw * 64)
 						phys[cpu / 64] |= (uint64_t)1 << (cpu % 64);
@@ -817,7 +817,7 @@ static long snap_to_physical(uint64_t *phys, const void *buf, size_t size, uint6
 			}
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&snap.lseq, __ATOMIC_RELAXED) != ls)
+		if (__atomic_load_n(&setcopy.lseq, __ATOMIC_RELAXED) != ls)
 			continue;
 		if (n == 0)
 			return -1;
@@ -830,18 +830,18 @@ static long snap_to_physical(uint64_t *phys, const void *buf, size_t size, uint6
 
 /* The set of another process: its record, else its thread group is ours,
  * else its ancestry. */
-static bool view_of(pid_t pid, struct shim_view *v)
+static bool cpus_of(pid_t pid, struct shim_cpus *v)
 {
 	if (pid == 0 || pid == self_pid)
-		return shim_view(v);
-	if (!shim_view(v)) /* also checks we are set up */
+		return shim_cpus_now(v);
+	if (!shim_cpus_now(v)) /* also checks we are set up */
 		return false;
 	if (cps_thread_alive(self_pid, pid))
 		return true;
 	uint32_t set;
-	struct cps_snap s;
+	struct cps_placement s;
 	if (cps_which(&ctx, pid, &set) < 0 ||
-	    cps_snapshot(&ctx.t, -1, 0, set, &s) < 0)
+	    cps_placement_read(&ctx.t, -1, 0, set, &s) < 0)
 		return false;
 	v->n = s.n;
 	v->nw = s.nw;
@@ -861,7 +861,7 @@ __attribute__((noinline)) static bool is_null(const void *p)
 
 
 /* Physical mask in buf (size bytes) -> virtual image in place. */
-static void to_virtual(void *buf, size_t size, const struct shim_view *v)
+static void to_virtual(void *buf, size_t size, const struct shim_cpus *v)
 {
 	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
 	cps_mask_from_cpuset(phys, v->nw, buf, size);
@@ -872,14 +872,14 @@ static void to_virtual(void *buf, size_t size, const struct shim_view *v)
 }
 
 /* Virtual mask in buf -> physical; 0 CPUs means EINVAL. */
-static unsigned to_physical(uint64_t *phys, const void *buf, size_t size, const struct shim_view *v,
+static unsigned to_physical(uint64_t *phys, const void *buf, size_t size, const struct shim_cpus *v,
 			    uint64_t *virt)
 {
 	cps_mask_from_cpuset(virt, CPS_MAX_WORDS, buf, size);
 	return cps_virt_to_phys(phys, v->cpus, v->nw, virt, CPS_MAX_WORDS, wrap);
 }
 
-bool shim_thread_vmask(pid_t tid, const struct shim_view *v, uint64_t *vm, size_t vnw)
+bool shim_thread_vmask(pid_t tid, const struct shim_cpus *v, uint64_t *vm, size_t vnw)
 {
 	uint64_t phys[CPS_MAX_WORDS];
 	if (shim_real.syscall(SYS_sched_getaffinity, tid, v->nw * 8, phys) < 0)
@@ -894,9 +894,9 @@ bool shim_thread_vmask(pid_t tid, const struct shim_view *v, uint64_t *vm, size_
  * a read-only table or a full registry changes nothing the caller sees). */
 static void record_wanted(pid_t pid, pid_t tid, const uint64_t *virt)
 {
-	if (!ctx.t.writable || tid <= 0 || !snap.valid || snap.s.set == ctx.t.root_id)
+	if (!ctx.t.writable || tid <= 0 || !setcopy.valid || setcopy.s.set == ctx.t.root_id)
 		return;
-	cps_thread_want(&ctx, pid, tid, virt, CPS_MAX_WORDS);
+	cps_thread_record(&ctx, pid, tid, virt, CPS_MAX_WORDS);
 }
 
 /* Is virt (vw words, zero beyond) what the calling thread's record holds,
@@ -909,7 +909,7 @@ static inline bool own_want_held(const uint64_t *virt, size_t vw, uint64_t *seq)
 	uint64_t now = shm_seq(&ctx.t);
 	if (!own_want.nw || own_want.nw != mw || own_want.seq != now)
 		return false;
-	/* what cps_thread_want compares: mw words, zero beyond vw */
+	/* what cps_thread_record compares: mw words, zero beyond vw */
 	for (size_t j = 0; j < mw; j++)
 		if ((j < vw ? virt[j] : 0) != own_want.want[j])
 			return false;
@@ -921,7 +921,7 @@ static inline bool own_want_held(const uint64_t *virt, size_t vw, uint64_t *seq)
  * vw words (zero beyond). */
 static void record_own_wanted(const uint64_t *virt, size_t vw)
 {
-	if (!ctx.t.writable || !snap.valid || snap.s.set == ctx.t.root_id)
+	if (!ctx.t.writable || !setcopy.valid || setcopy.s.set == ctx.t.root_id)
 		return;
 	size_t mw = ctx.t.mask_words;
 	int saved = errno;
@@ -929,7 +929,7 @@ static void record_own_wanted(const uint64_t *virt, size_t vw)
 	own_want.nw = 0;
 	own_want.size = 0; /* what it remembers was for the old want */
 	if (tid > 0)
-		cps_thread_want(&ctx, self_pid, tid, virt, vw);
+		cps_thread_record(&ctx, self_pid, tid, virt, vw);
 	errno = saved;
 	uint64_t w[OWN_WANT_WORDS], seq;
 	if (tid <= 0 || mw > OWN_WANT_WORDS || shm_read_begin(&ctx.t, &seq) < 0)
@@ -1054,7 +1054,7 @@ __attribute__((noinline)) static int getaffinity_raw(pid_t tid, size_t size, cpu
 		errno = (int)-r;
 		return -1;
 	}
-	if (CPS_UNLIKELY(!snap_to_virtual(mask, size, (size_t)r)))
+	if (CPS_UNLIKELY(!setcopy_to_virtual(mask, size, (size_t)r)))
 		memset((char *)mask + r, 0, size - (size_t)r); /* as libc */
 	return 0;
 }
@@ -1062,7 +1062,7 @@ __attribute__((noinline)) static int getaffinity_raw(pid_t tid, size_t size, cpu
 
 __attribute__((noinline)) static int sched_getaffinity_slow(pid_t pid, size_t size, cpu_set_t *mask)
 {
-	struct shim_view v;
+	struct shim_cpus v;
 	bool ok = CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) || shim_ready();
 	if (!shim_real.sched_getaffinity) {
 		errno = ENOSYS;
@@ -1071,10 +1071,10 @@ __attribute__((noinline)) static int sched_getaffinity_slow(pid_t pid, size_t si
 	int r = shim_real.sched_getaffinity(pid, size, mask);
 	if (r == 0 && ok) {
 		if (pid == 0 || pid == self_pid) {
-			snap_to_virtual(mask, size, size); /* reads memory only: errno stays */
+			setcopy_to_virtual(mask, size, size); /* reads memory only: errno stays */
 		} else {
 			int saved = errno;
-			if (view_of(pid, &v))
+			if (cpus_of(pid, &v))
 				to_virtual(mask, size, &v);
 			errno = saved;
 		}
@@ -1115,7 +1115,7 @@ static inline int raw_setaffinity(size_t size, const uint64_t *phys)
 
 EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 {
-	struct shim_view v;
+	struct shim_cpus v;
 	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
 	if (pid == 0 && !is_null(mask)) {
 		/* the calling thread: the same mask as last time, at the same
@@ -1134,11 +1134,11 @@ EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 				return r;
 			}
 		}
-		/* else straight from the snapshot */
+		/* else straight from the set copy */
 		size_t vw;
 		uint32_t nw;
 		uint64_t sseq = 0;
-		long got = snap_to_physical(phys, mask, size, virt, &vw, &nw, &sseq);
+		long got = setcopy_to_physical(phys, mask, size, virt, &vw, &nw, &sseq);
 		if (got == 0) {
 			errno = EINVAL; /* as the kernel for a mask with no usable CPU */
 			return -1;
@@ -1151,7 +1151,7 @@ EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 			if (r == 0 && !(held && __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) == seen))
 				record_own_wanted(virt, vw); /* keeps errno */
 			/* remember the call, if its record holds at the sequence
-			 * of the snapshot that mapped it */
+			 * of the set copy that mapped it */
 			own_want.size = 0;
 			if (r == 0 && own_want.nw && own_want.seq == sseq && size % 8 == 0 &&
 			    size <= sizeof(own_want.raw) && nw <= OWN_WANT_WORDS) {
@@ -1163,7 +1163,7 @@ EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 			return r;
 		}
 	}
-	if (!shim_ready() || is_null(mask) || !view_of(pid, &v)) {
+	if (!shim_ready() || is_null(mask) || !cpus_of(pid, &v)) {
 		if (!shim_real.sched_setaffinity) {
 			errno = ENOSYS;
 			return -1;
@@ -1192,7 +1192,7 @@ __attribute__((noinline)) static int pthread_getaffinity_slow(pthread_t th, size
 		return ENOSYS;
 	int r = shim_real.pthread_getaffinity_np(th, size, mask);
 	if (r == 0 && ok)
-		snap_to_virtual(mask, size, size); /* reads memory only: errno stays */
+		setcopy_to_virtual(mask, size, size); /* reads memory only: errno stays */
 	return r;
 }
 
@@ -1210,16 +1210,16 @@ EXPORT int pthread_getaffinity_np(pthread_t th, size_t size, cpu_set_t *mask)
 
 EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *mask)
 {
-	struct shim_view v;
+	struct shim_cpus v;
 	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
 	if (!shim_real.pthread_setaffinity_np && !shim_ready())
 		return ENOSYS;
 	if (!is_null(mask) && pthread_equal(th, pthread_self())) {
-		/* the calling thread: straight from the snapshot */
+		/* the calling thread: straight from the set copy */
 		size_t vw;
 		uint32_t nw;
 		uint64_t sseq;
-		long got = snap_to_physical(phys, mask, size, virt, &vw, &nw, &sseq);
+		long got = setcopy_to_physical(phys, mask, size, virt, &vw, &nw, &sseq);
 		if (got == 0)
 			return EINVAL;
 		if (got > 0) {
@@ -1235,7 +1235,7 @@ EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *ma
 			return r;
 		}
 	}
-	if (!shim_ready() || is_null(mask) || !shim_view(&v))
+	if (!shim_ready() || is_null(mask) || !shim_cpus_now(&v))
 		return shim_real.pthread_setaffinity_np(th, size, mask);
 	if (to_physical(phys, mask, size, &v, virt) == 0)
 		return EINVAL;
@@ -1251,11 +1251,11 @@ EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *ma
  * kernel as it is; the getters translate back. */
 EXPORT int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t size, const cpu_set_t *mask)
 {
-	struct shim_view v;
+	struct shim_cpus v;
 	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
 	if (!shim_real.pthread_attr_setaffinity_np && !shim_ready())
 		return ENOSYS;
-	if (!shim_ready() || is_null(mask) || size == 0 || !shim_view(&v))
+	if (!shim_ready() || is_null(mask) || size == 0 || !shim_cpus_now(&v))
 		return shim_real.pthread_attr_setaffinity_np(attr, size, mask);
 	if (to_physical(phys, mask, size, &v, virt) == 0)
 		return EINVAL;
@@ -1298,14 +1298,14 @@ static void *start_tramp(void *p)
 EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
 			  void *arg)
 {
-	struct shim_view v;
+	struct shim_cpus v;
 	uint64_t phys[CPS_MAX_WORDS], expect[CPS_MAX_WORDS];
 	if (!shim_real.pthread_create) {
 		resolve_all();
 		if (!shim_real.pthread_create)
 			return ENOSYS;
 	}
-	if (!attr || !shim_ready() || !ctx.t.writable || !shim_view(&v) ||
+	if (!attr || !shim_ready() || !ctx.t.writable || !shim_cpus_now(&v) ||
 	    shim_real.pthread_attr_getaffinity_np(attr, v.nw * 8, (cpu_set_t *)(void *)phys) != 0)
 		return shim_real.pthread_create(th, attr, fn, arg);
 	unsigned nphys = cps_mask_count(phys, v.nw);
@@ -1335,12 +1335,12 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
 
 EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t size, cpu_set_t *mask)
 {
-	struct shim_view v;
+	struct shim_cpus v;
 	bool ok = shim_ready();
 	if (!shim_real.pthread_attr_getaffinity_np)
 		return ENOSYS;
 	int r = shim_real.pthread_attr_getaffinity_np(attr, size, mask);
-	if (r == 0 && ok && shim_view(&v)) {
+	if (r == 0 && ok && shim_cpus_now(&v)) {
 		/* an attribute without affinity reads as all ones: leave it */
 		uint64_t m[CPS_MAX_WORDS];
 		cps_mask_from_cpuset(m, CPS_MAX_WORDS, mask, size);
@@ -1362,9 +1362,9 @@ EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *attr)
 
 /* ---- where a thread runs ---- */
 
-/* The rule, on a view; the calls below answer it from the snapshot's
- * table (snap_vcpu), which derive() fills by this same rule. */
-static inline int virt_cpu(int cpu, const struct shim_view *v)
+/* The rule, on a copy of the CPUs; the calls below answer it from the set copy's
+ * table (setcopy_vcpu), which derive() fills by this same rule. */
+static inline int virt_cpu(int cpu, const struct shim_cpus *v)
 {
 	if (cps_mask_test(v->cpus, v->nw, (unsigned)cpu))
 		return (int)cps_mask_rank(v->cpus, v->nw, (unsigned)cpu);
@@ -1391,7 +1391,7 @@ EXPORT int sched_getcpu(void)
 	unsigned vc;
 	if (CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY)) {
 		int cpu = rseq_cpu();
-		if (CPS_LIKELY(cpu >= 0) && snap_vcpu((unsigned)cpu, &vc))
+		if (CPS_LIKELY(cpu >= 0) && setcopy_vcpu((unsigned)cpu, &vc))
 			return (int)vc;
 	}
 	bool ok = CPS_LIKELY(__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_READY) || shim_ready();
@@ -1400,7 +1400,7 @@ EXPORT int sched_getcpu(void)
 		return -1;
 	}
 	int cpu = shim_real.sched_getcpu();
-	if (cpu >= 0 && ok && snap_vcpu((unsigned)cpu, &vc))
+	if (cpu >= 0 && ok && setcopy_vcpu((unsigned)cpu, &vc))
 		cpu = (int)vc;
 	return cpu;
 }
@@ -1414,7 +1414,7 @@ EXPORT int getcpu(unsigned *cpu, unsigned *node)
 	}
 	int r = shim_real.getcpu(cpu, node);
 	unsigned vc;
-	if (r == 0 && cpu && ok && snap_vcpu(*cpu, &vc))
+	if (r == 0 && cpu && ok && setcopy_vcpu(*cpu, &vc))
 		*cpu = vc;
 	return r;
 }
@@ -1476,7 +1476,7 @@ EXPORT long syscall(long nr, ...)
 		       nr != SYS_getcpu))
 		return shim_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 
-	struct shim_view v;
+	struct shim_cpus v;
 	bool ok = shim_ready();
 	if (nr == SYS_sched_getaffinity) {
 		long r = shim_real.syscall(nr, a[0], a[1], a[2]);
@@ -1485,8 +1485,8 @@ EXPORT long syscall(long nr, ...)
 			int saved = errno;
 			pid_t pid = (pid_t)a[0];
 			if (pid == 0 || pid == self_pid)
-				snap_to_virtual((void *)a[2], (size_t)r, (size_t)r);
-			else if (view_of(pid, &v))
+				setcopy_to_virtual((void *)a[2], (size_t)r, (size_t)r);
+			else if (cpus_of(pid, &v))
 				to_virtual((void *)a[2], (size_t)r, &v);
 			errno = saved;
 		}
@@ -1494,7 +1494,7 @@ EXPORT long syscall(long nr, ...)
 	}
 	if (nr == SYS_sched_setaffinity) {
 		uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
-		if (!ok || !a[2] || !view_of((pid_t)a[0], &v))
+		if (!ok || !a[2] || !cpus_of((pid_t)a[0], &v))
 			return shim_real.syscall(nr, a[0], a[1], a[2]);
 		if (to_physical(phys, (const void *)a[2], (size_t)a[1], &v, virt) == 0) {
 			errno = EINVAL;
@@ -1514,7 +1514,7 @@ EXPORT long syscall(long nr, ...)
 	/* SYS_getcpu */
 	long r = shim_real.syscall(nr, a[0], a[1], a[2]);
 	unsigned vc;
-	if (r == 0 && a[0] && ok && snap_vcpu(*(unsigned *)a[0], &vc))
+	if (r == 0 && a[0] && ok && setcopy_vcpu(*(unsigned *)a[0], &vc))
 		*(unsigned *)a[0] = vc;
 	return r;
 }

@@ -61,14 +61,14 @@ const char *shim_table_name(void);
 void shim_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A consistent copy of the caller's set (physical CPUs) for one call. */
-struct shim_view {
+struct shim_cpus {
 	uint32_t n, nw;
 	uint64_t cpus[CPS_MAX_WORDS];
 };
 /* The caller's set now; false when the shim is passing through. */
-bool shim_view(struct shim_view *v);
+bool shim_cpus_now(struct shim_cpus *v);
 /* The virtual image of a thread's kernel mask (tid 0: the caller). */
-bool shim_thread_vmask(pid_t tid, const struct shim_view *v, uint64_t *vm, size_t vnw);
+bool shim_thread_vmask(pid_t tid, const struct shim_cpus *v, uint64_t *vm, size_t vnw);
 
 /* Views: a read-only fd holding the virtual contents of path, or -1 with
  * errno untouched when path is not one we virtualise (the caller then opens

@@ -1,10 +1,10 @@
 /* The open family: virtual /proc and /sys files for the set (cpuinfo,
- * stat, status, online/possible/present), all from one snapshot.
+ * stat, status, online/possible/present), all from one copy of the set.
  *
  * A virtual file is an ordinary read-only file, so read, pread, lseek,
  * fstat, mmap, stdio and O_CLOEXEC behave as on a regular file. Views that
  * do not change at every read (the CPU ranges, cpuinfo) are kept in a
- * directory beside the table (src/vcache.h) and each open is one open(2)
+ * directory beside the table (src/kept_views.h) and each open is one open(2)
  * of a tmpfs file; the others (stat, status) are made at each open as a
  * sealed memfd reopened read-only.
  */
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "preload/shim.h"
-#include "src/vcache.h"
+#include "src/kept_views.h"
 #include "src/views.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -205,11 +205,11 @@ static int make_fd(const char *data, size_t len, int flags, bool sealed)
 
 /* The contents of view k of the real file real, for the set in v; tid:
  * the thread of a thread's status (0: the caller). */
-static int build_view(enum vkind k, const char *real, pid_t tid, const struct shim_view *v,
+static int build_view(enum vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
 		      struct cps_buf *out)
 {
 	uint64_t vallowed[CPS_MAX_WORDS];
-	struct cps_view_snap s = { v->cpus, v->nw, v->n, vallowed, v->nw };
+	struct cps_view_input s = { v->cpus, v->nw, v->n, vallowed, v->nw };
 	char *in = NULL;
 	size_t inlen = 0;
 	int r = 0;
@@ -291,12 +291,12 @@ static void view_rewound(int fd)
 		goto out;
 	struct vfd *t = vfds[fd];
 	struct stat sb;
-	struct shim_view v;
+	struct shim_cpus v;
 	if (fstat(fd, &sb) < 0 || sb.st_dev != t->dev || sb.st_ino != t->ino) {
 		/* closed since, and the number given to another file */
 		__atomic_store_n(&vfds[fd], NULL, __ATOMIC_RELEASE);
 		free(t);
-	} else if (shim_view(&v)) {
+	} else if (shim_cpus_now(&v)) {
 		struct cps_buf b = { 0 };
 		char p[64];
 		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
@@ -314,7 +314,7 @@ out:
 	errno = saved;
 }
 
-/* ---- kept views (src/vcache.h) ---- */
+/* ---- kept views (src/kept_views.h) ---- */
 
 /* How long a kept cpuinfo view serves before it is made again from the
  * real file: its "cpu MHz" lines change on real hardware. */
@@ -352,7 +352,7 @@ static bool kept_dir_ok(void)
 		struct stat sb;
 		st = -1;
 		if (!env_off("CPUSETSHIM_KEEP_VIEWS") &&
-		    cps_vcache_dir(d, sizeof(d), shim_table_name(), uid) == 0 &&
+		    cps_kept_dir(d, sizeof(d), shim_table_name(), uid) == 0 &&
 		    (mkdir(d, 0755) == 0 || errno == EEXIST) && lstat(d, &sb) == 0 &&
 		    S_ISDIR(sb.st_mode) && sb.st_uid == uid && !(sb.st_mode & (S_IWGRP | S_IWOTH))) {
 			memcpy(kept.dir, d, sizeof(d));
@@ -376,7 +376,7 @@ static int kept_oflags(int flags)
 	return O_RDONLY | O_NOFOLLOW | O_NOCTTY | (flags & (O_CLOEXEC | O_NONBLOCK));
 }
 
-static int kept_open(enum vkind k, const struct shim_view *v, int flags, char *name, size_t len,
+static int kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *name, size_t len,
 		     uint64_t *keyp, bool *store)
 {
 	*store = false;
@@ -387,7 +387,7 @@ static int kept_open(enum vkind k, const struct shim_view *v, int flags, char *n
 	if (k == V_RANGE) {
 		n = snprintf(name, len, "%s/range-%u", kept.dir, v->n);
 	} else {
-		key = cps_vcache_key(v->cpus, v->nw, v->n);
+		key = cps_kept_key(v->cpus, v->nw, v->n);
 		n = snprintf(name, len, "%s/cpuinfo-%016llx", kept.dir, (unsigned long long)key);
 	}
 	if (n < 0 || (size_t)n >= len)
@@ -452,11 +452,11 @@ static int kept_store(enum vkind k, const char *name, uint64_t key, const char *
 int shim_view_open(int dirfd, const char *path, int flags)
 {
 	char real[512], name[sizeof(kept.dir) + 48];
-	struct shim_view v;
+	struct shim_cpus v;
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_DIRECTORY | O_PATH | O_CREAT)))
 		return -1;
 	enum vkind k = classify(dirfd, path, real, sizeof(real));
-	if (k == V_NONE || !shim_view(&v))
+	if (k == V_NONE || !shim_cpus_now(&v))
 		return -1;
 
 	int saved = errno;

@@ -1,5 +1,5 @@
 /* src/ — the set rules (DESIGN.md "The operations"), membership, the
- * lock-free snapshot and the migration of member threads. */
+ * lock-free placement read the shim uses and the migration of member threads. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -17,7 +17,7 @@
 #include "src/mask.h"
 #include "src/procfs.h"
 #include "src/sets.h"
-#include "src/vcache.h"
+#include "src/kept_views.h"
 
 #define MW(c) ((size_t)(c)->t.mask_words)
 
@@ -66,7 +66,7 @@ static int populate_root(struct shm_table *t, void *arg)
 	struct shm_set *s = shm_set_at(t, id % t->set_slots);
 	memset(s, 0, t->set_rsz);
 	s->id = id;
-	s->flags = CPS_STRICT; /* the root is strict, as in the seed */
+	s->flags = CPS_STRICT; /* the root is strict, as in the 2003 CPUSETS proposal */
 	s->uid = (uint32_t)pa->uid;
 	strcpy(s->name, "root");
 	uint64_t *cpus = shm_set_mask(t, s, SHM_MASK_CPUS);
@@ -106,7 +106,7 @@ int cps_init(struct cps_ctx *c, const char *name, const struct cps_init_opts *o)
 	int r = shm_table_create(&c->t, name, &o->caps, o->mode, o->gid, populate_root, &pa,
 				 &c->why);
 	if (r == 0)
-		cps_vcache_remove(name); /* a former table's: best effort */
+		cps_kept_remove(name); /* a former table's: best effort */
 	return r;
 }
 
@@ -478,7 +478,7 @@ static int sweep_locked(struct cps_ctx *c)
 	return removed;
 }
 
-static int begin(struct cps_ctx *c, bool sweep)
+static int txn_begin(struct cps_ctx *c, bool sweep)
 {
 	if (!c->t.base)
 		return -EINVAL;
@@ -496,7 +496,7 @@ static int begin(struct cps_ctx *c, bool sweep)
 	return 0;
 }
 
-static int end(struct cps_ctx *c, int r)
+static int txn_end(struct cps_ctx *c, int r)
 {
 	if (r < 0)
 		shm_write_abort(&c->t);
@@ -518,10 +518,10 @@ int cps_repair(struct cps_ctx *c)
 
 int cps_sweep(struct cps_ctx *c)
 {
-	int r = begin(c, false);
+	int r = txn_begin(c, false);
 	if (r < 0)
 		return r;
-	return end(c, sweep_locked(c));
+	return txn_end(c, sweep_locked(c));
 }
 
 static bool owner_ok(struct cps_ctx *c, const struct shm_set *s)
@@ -529,7 +529,7 @@ static bool owner_ok(struct cps_ctx *c, const struct shm_set *s)
 	return c->uid == 0 || c->uid == s->uid;
 }
 
-/* The seed's rules for giving s the CPUs in cpus, checked in its order. */
+/* The 2003 CPUSETS proposal's rules for giving s the CPUs in cpus, checked in its order. */
 static int alloc_locked(struct cps_ctx *c, struct shm_set *s, const uint64_t *cpus)
 {
 	size_t mw = MW(c);
@@ -591,30 +591,30 @@ int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *n
 	}
 	if (!parent)
 		parent = cps_current(c);
-	int r = begin(c, true);
+	int r = txn_begin(c, true);
 	if (r < 0)
 		return r;
 	struct shm_set *p = set_get(c, parent);
 	if (!p) {
 		c->why = "no such parent set";
-		return end(c, -EINVAL);
+		return txn_end(c, -EINVAL);
 	}
 	if ((flags & CPS_STRICT) && !(p->flags & CPS_STRICT)) {
 		c->why = "a strict set can only be made inside a strict set";
-		return end(c, -EINVAL);
+		return txn_end(c, -EINVAL);
 	}
 	if (name && find_name(c, name)) {
 		c->why = "a set with that name exists";
-		return end(c, -EEXIST);
+		return txn_end(c, -EEXIST);
 	}
 	uint32_t nid;
 	if (c->t.h->nsets >= c->t.h->caps.max_sets || !(nid = shm_set_new_id(&c->t))) {
 		c->why = "the table is full";
-		return end(c, -ENOSPC);
+		return txn_end(c, -ENOSPC);
 	}
 	struct shm_set *s = shm_set_at(&c->t, nid % c->t.set_slots);
 	if ((r = shm_undo(&c->t, s, c->t.set_rsz)) < 0)
-		return end(c, r);
+		return txn_end(c, r);
 	memset(s, 0, c->t.set_rsz);
 	s->parent = parent;
 	s->flags = flags;
@@ -624,36 +624,36 @@ int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *n
 	__atomic_store_n(&s->id, nid, __ATOMIC_RELEASE);
 	if ((r = shm_write_u32(&c->t, &c->t.h->nsets, c->t.h->nsets + 1)) < 0 ||
 	    (r = rebuild_reserved(c, p)) < 0)
-		return end(c, r);
+		return txn_end(c, r);
 	if (cpus) {
 		/* creating inside someone else's set is allowed; the new set is ours */
 		if ((r = alloc_locked(c, s, cpus)) < 0)
-			return end(c, r);
+			return txn_end(c, r);
 	}
 	*id = nid;
-	return end(c, 0);
+	return txn_end(c, 0);
 }
 
 int cps_destroy(struct cps_ctx *c, uint32_t id)
 {
 	c->why = NULL;
-	int r = begin(c, true);
+	int r = txn_begin(c, true);
 	if (r < 0)
 		return r;
 	struct shm_set *s = set_get(c, id);
 	if (!s || id == c->t.root_id) {
 		c->why = s ? "the root set cannot be destroyed" : "no such set";
-		return end(c, -EINVAL);
+		return txn_end(c, -EINVAL);
 	}
 	if (!owner_ok(c, s)) {
 		c->why = "not the owner of the set";
-		return end(c, -EPERM);
+		return txn_end(c, -EPERM);
 	}
 	if (s->nmembers || s->nchildren) {
 		c->why = s->nmembers ? "the set has member processes" : "the set has child sets";
-		return end(c, -EBUSY);
+		return txn_end(c, -EBUSY);
 	}
-	return end(c, remove_set(c, s));
+	return txn_end(c, remove_set(c, s));
 }
 
 int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus)
@@ -663,17 +663,17 @@ int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus)
 		c->why = "the root set's CPUs are fixed when the table is made";
 		return -EINVAL;
 	}
-	int r = begin(c, true);
+	int r = txn_begin(c, true);
 	if (r < 0)
 		return r;
 	struct shm_set *s = set_get(c, id);
 	if (!s) {
 		c->why = "no such set";
-		return end(c, -EINVAL);
+		return txn_end(c, -EINVAL);
 	}
 	bool changed = !cps_mask_equal(shm_set_mask(&c->t, s, SHM_MASK_CPUS), cpus, MW(c));
 	bool members = s->nmembers > 0;
-	r = end(c, alloc_locked(c, s, cpus));
+	r = txn_end(c, alloc_locked(c, s, cpus));
 	if (r == 0 && changed && members)
 		r = cps_migrate_set(c, id) < 0 ? -EIO : 0;
 	return r;
@@ -694,7 +694,7 @@ static int register_txn(struct cps_ctx *c, pid_t pid, uint32_t set, bool sweep,
 	uint32_t cur = registered_set(&c->t, pid, pi.start);
 	if (cur && (set == 0 || cur == set))
 		return 0; /* already recorded: no write */
-	if ((r = begin(c, sweep)) < 0)
+	if ((r = txn_begin(c, sweep)) < 0)
 		return r;
 	long i = shm_proc_find(&c->t, pid);
 	struct shm_proc *p = i >= 0 ? shm_proc_at(&c->t, (uint32_t)i) : NULL;
@@ -707,35 +707,35 @@ static int register_txn(struct cps_ctx *c, pid_t pid, uint32_t set, bool sweep,
 		/* a dead member with our pid: it leaves its set */
 		uint32_t dead = p->set;
 		if ((r = shm_proc_remove(&c->t, (uint32_t)i)) < 0 || (r = member_leaves(c, dead)) < 0)
-			return end(c, r);
+			return txn_end(c, r);
 		p = NULL;
 	}
 	struct shm_set *s = set_get(c, set);
 	if (!s || set == c->t.root_id || cps_mask_empty(shm_set_mask(&c->t, s, SHM_MASK_CPUS), MW(c)))
-		return end(c, 0); /* the root needs no members on record */
+		return txn_end(c, 0); /* the root needs no members on record */
 	if (old == set)
-		return end(c, 0);
+		return txn_end(c, 0);
 	if (!p) {
 		i = shm_proc_insert(&c->t, pid);
 		if (i == -ENOSPC && (r = sweep_locked(c)) >= 0)
 			i = shm_proc_insert(&c->t, pid);
 		if (i < 0) {
 			c->why = "the member registry is full";
-			return end(c, (int)i);
+			return txn_end(c, (int)i);
 		}
 		p = shm_proc_at(&c->t, (uint32_t)i);
 	}
 	struct shm_proc np = { .pid = pid, .set = set, .start = pi.start, .ppid = pi.ppid,
 			       .uid = (uint32_t)pi.uid };
 	if ((r = shm_write(&c->t, p, &np, sizeof(np))) < 0)
-		return end(c, r);
+		return txn_end(c, r);
 	s = set_get(c, set);
 	if ((r = shm_write_u32(&c->t, &s->nmembers, s->nmembers + 1)) < 0 ||
 	    (!s->attached && (r = shm_write_u32(&c->t, &s->attached, 1)) < 0))
-		return end(c, r);
+		return txn_end(c, r);
 	if (old && (r = member_leaves(c, old)) < 0)
-		return end(c, r);
-	return end(c, 0);
+		return txn_end(c, r);
+	return txn_end(c, 0);
 }
 
 int cps_register(struct cps_ctx *c, pid_t pid, uint32_t set)
@@ -773,16 +773,16 @@ int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 	}
 	if (id == c->t.root_id) {
 		/* back to the root: forget the registration */
-		if ((r = begin(c, true)) < 0)
+		if ((r = txn_begin(c, true)) < 0)
 			return r;
 		long i = shm_proc_find(&c->t, pid);
 		if (i >= 0) {
 			uint32_t old = shm_proc_at(&c->t, (uint32_t)i)->set;
 			if ((r = shm_proc_remove(&c->t, (uint32_t)i)) < 0 ||
 			    (r = member_leaves(c, old)) < 0)
-				return end(c, r);
+				return txn_end(c, r);
 		}
-		end(c, 0);
+		txn_end(c, 0);
 	} else {
 		/* one transaction: the sweep and the move */
 		if ((r = register_txn(c, pid, id, true, &pi)) < 0)
@@ -810,8 +810,8 @@ int cps_getfreecpus(struct cps_ctx *c, uint32_t parent, unsigned flags, uint64_t
 
 /* ---- the shim's read side ---- */
 
-int cps_snapshot(const struct shm_table *t, pid_t pid, uint64_t start, uint32_t fallback,
-		 struct cps_snap *s)
+int cps_placement_read(const struct shm_table *t, pid_t pid, uint64_t start, uint32_t fallback,
+		 struct cps_placement *s)
 {
 	size_t nw = t->mask_words < CPS_MAX_WORDS ? t->mask_words : CPS_MAX_WORDS;
 	for (int tries = 0; tries < 64; tries++) {
@@ -849,7 +849,7 @@ int cps_snapshot(const struct shm_table *t, pid_t pid, uint64_t start, uint32_t 
 	return -EAGAIN;
 }
 
-int cps_thread_wanted(const struct shm_table *t, pid_t tid, uint64_t *wanted, size_t vnw)
+int cps_thread_lookup(const struct shm_table *t, pid_t tid, uint64_t *wanted, size_t vnw)
 {
 	size_t mw = t->mask_words < vnw ? t->mask_words : vnw;
 	for (int tries = 0; tries < 64; tries++) {
@@ -871,19 +871,19 @@ int cps_thread_wanted(const struct shm_table *t, pid_t tid, uint64_t *wanted, si
 	return -EAGAIN;
 }
 
-int cps_thread_want(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *wanted, size_t vnw)
+int cps_thread_record(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *wanted, size_t vnw)
 {
 	size_t mw = MW(c);
 	uint64_t cur[CPS_MAX_WORDS], w[CPS_MAX_WORDS];
 	cps_mask_zero(w, mw);
 	memcpy(w, wanted, (vnw < mw ? vnw : mw) * 8);
-	if (cps_thread_wanted(&c->t, tid, cur, mw) == 1 && cps_mask_equal(cur, w, mw))
+	if (cps_thread_lookup(&c->t, tid, cur, mw) == 1 && cps_mask_equal(cur, w, mw))
 		return 0; /* already on record: no write */
 	struct cps_procinfo pi;
 	int r = cps_proc_info(pid, &pi);
 	if (r < 0)
 		return r;
-	if ((r = begin(c, false)) < 0)
+	if ((r = txn_begin(c, false)) < 0)
 		return r;
 	long i = shm_thread_find(&c->t, tid);
 	if (i < 0) {
@@ -891,15 +891,15 @@ int cps_thread_want(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *wan
 		if (i == -ENOSPC && sweep_locked(c) >= 0)
 			i = shm_thread_insert(&c->t, tid);
 		if (i < 0)
-			return end(c, (int)i);
+			return txn_end(c, (int)i);
 	}
 	struct shm_thread *th = shm_thread_at(&c->t, (uint32_t)i);
 	int32_t p32 = pid;
 	if ((r = shm_write(&c->t, &th->pid, &p32, sizeof(p32))) < 0 ||
 	    (r = shm_write(&c->t, &th->pstart, &pi.start, sizeof(pi.start))) < 0 ||
 	    (r = shm_write(&c->t, th->wanted, w, mw * 8)) < 0)
-		return end(c, r);
-	return end(c, 0);
+		return txn_end(c, r);
+	return txn_end(c, 0);
 }
 
 /* ---- migration ---- */
@@ -984,7 +984,7 @@ static int move_thread(struct cps_ctx *c, pid_t tid, const uint64_t *cpus, bool 
 	 * must not pass for "asks for nothing": the tools may wait */
 	struct timespec ts = { 0, 1000000 };
 	int w;
-	for (int i = 0; (w = cps_thread_wanted(&c->t, tid, wanted, mw)) == -EAGAIN && c->patient &&
+	for (int i = 0; (w = cps_thread_lookup(&c->t, tid, wanted, mw)) == -EAGAIN && c->patient &&
 			i < 2000;
 	     i++)
 		nanosleep(&ts, NULL);
@@ -1012,8 +1012,9 @@ static int migrate_threads(struct cps_ctx *c, pid_t pid, uint32_t set, bool self
 
 	tidlist_init(&prev);
 	tids->n = 0;
-	/* As the seed's __cpuset_setaffinity: apply, then look again until
-	 * neither the set's CPUs nor the thread list changed under us. */
+	/* As the 2003 CPUSETS proposal's __cpuset_setaffinity: apply, then
+	 * look again until neither the set's CPUs nor the thread list changed
+	 * under us. */
 	for (int pass = 0; pass < 100; pass++) {
 		if ((r = cps_set_get(c, set, &si)) < 0)
 			break;

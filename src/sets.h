@@ -1,5 +1,6 @@
 /* src/ — the meaning of the table: the set rules, membership, the
- * snapshot the shim reads, and migration of member threads.
+ * placement the shim reads (the set a process is in, with its CPUs), and
+ * migration of member threads.
  *
  * Convention: functions return 0 (or a non-negative value) on success and a
  * negative errno on failure, with exactly the errors of DESIGN.md's table.
@@ -103,7 +104,7 @@ int cps_repair(struct cps_ctx *c);
 int cps_register(struct cps_ctx *c, pid_t pid, uint32_t set);
 /* Record a thread's wanted virtual mask (vnw words) and apply it: the
  * thread's kernel mask becomes wanted mapped onto its set. */
-int cps_thread_want(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *wanted, size_t vnw);
+int cps_thread_record(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *wanted, size_t vnw);
 
 /* Move every thread of pid onto set's CPUs through each thread's wanted
  * mask, repeating until no new thread appears. Returns threads moved. */
@@ -112,8 +113,9 @@ int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set);
  * is a member. Returns threads moved. */
 int cps_migrate_set(struct cps_ctx *c, uint32_t set);
 
-/* What the shim keeps: one consistent snapshot of the caller's set. */
-struct cps_snap {
+/* What the shim reads: a process's set and its CPUs, consistent at one
+ * table sequence (its placement). */
+struct cps_placement {
 	uint64_t seq;     /* table sequence it was taken at */
 	uint32_t set;
 	uint32_t n;       /* CPUs in the set */
@@ -122,10 +124,10 @@ struct cps_snap {
 };
 /* Lock-free: the set of pid (its registry entry if its start time matches
  * (start 0: any), else fallback, else the root). -EAGAIN if the table stayed busy. */
-int cps_snapshot(const struct shm_table *t, pid_t pid, uint64_t start, uint32_t fallback,
-		 struct cps_snap *s);
+int cps_placement_read(const struct shm_table *t, pid_t pid, uint64_t start, uint32_t fallback,
+		 struct cps_placement *s);
 /* Lock-free: a thread's wanted mask, if recorded (1), else 0. */
-int cps_thread_wanted(const struct shm_table *t, pid_t tid, uint64_t *wanted, size_t vnw);
+int cps_thread_lookup(const struct shm_table *t, pid_t tid, uint64_t *wanted, size_t vnw);
 
 /* The wrap rule (DESIGN.md): true unless $CPUSETSHIM_WRAP=0. */
 bool cps_wrap_enabled(void);

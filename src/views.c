@@ -271,7 +271,7 @@ static bool blank_line(const char *s, const struct line *l)
 }
 
 int cps_view_cpuinfo(struct cps_buf *out, const char *real, size_t len,
-		     const struct cps_view_snap *s)
+		     const struct cps_view_input *s)
 {
 	size_t start_len = out->len, pos = 0;
 	bool in_block = false, keep = false, found = false;
@@ -399,7 +399,7 @@ static int stat_classify(const char *s, const struct line *l, struct stat_line *
 }
 
 int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
-		  const struct cps_view_snap *s)
+		  const struct cps_view_input *s)
 {
 	size_t start_len = out->len, pos;
 	unsigned long long *sum = NULL;
@@ -494,7 +494,7 @@ static size_t status_value(const char *s, const struct line *l, const char *name
 }
 
 int cps_view_status(struct cps_buf *out, const char *real, size_t len,
-		    const struct cps_view_snap *s)
+		    const struct cps_view_input *s)
 {
 	static const char hex_name[] = "Cpus_allowed:";
 	static const char list_name[] = "Cpus_allowed_list:";
@@ -535,7 +535,7 @@ int cps_view_status(struct cps_buf *out, const char *real, size_t len,
 
 /* ---- /sys/devices/system/cpu/{online,possible,present} ---- */
 
-int cps_view_cpurange(struct cps_buf *out, const struct cps_view_snap *s)
+int cps_view_cpurange(struct cps_buf *out, const struct cps_view_input *s)
 {
 	size_t start_len = out->len;
 	int r;

@@ -1,6 +1,6 @@
 /* Virtual views of /proc and /sys files: pure text transforms.
  *
- * Each takes the real file's contents and one snapshot of the caller's set
+ * Each takes the real file's contents and one copy of the caller's set
  * and produces what a program inside the set must see. They never read
  * files themselves (the shim and the tests do), so they can be tested
  * against captures of bigger machines.
@@ -9,7 +9,7 @@
  * buffer is cut back to its length before the call. Functions return 0, or
  * -ENOMEM / -EINVAL (unparseable input: the caller then passes the real
  * file through untouched). The set mask is authoritative; n must equal its
- * count (the shim takes both from one snapshot).
+ * count (the shim takes both from one set copy).
  */
 #ifndef CPS_VIEWS_H
 #define CPS_VIEWS_H
@@ -26,11 +26,11 @@ int cps_buf_append(struct cps_buf *b, const char *s, size_t n);
 int cps_buf_printf(struct cps_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* What one snapshot of a set says. set is the set's physical CPUs (nw
+/* What one view is made from. set is the set's physical CPUs (nw
  * words); vallowed is the virtual image of the calling thread's kernel
  * mask (vnw words, bits 0..n-1): the thread-group leader's for
  * /proc/PID/status, the calling thread's for /proc/thread-self/status. */
-struct cps_view_snap {
+struct cps_view_input {
 	const uint64_t *set;
 	size_t nw;
 	unsigned n; /* CPUs in set */
@@ -43,22 +43,22 @@ struct cps_view_snap {
  * kept. On x86 blocks are separated by blank lines; architectures whose
  * file has a global header (lines before the first processor) keep it. */
 int cps_view_cpuinfo(struct cps_buf *out, const char *real, size_t len,
-		     const struct cps_view_snap *s);
+		     const struct cps_view_input *s);
 
 /* /proc/stat: the "cpu  " total line is replaced by the sum, field by field,
  * of the cpuP lines of CPUs in set; cpuP lines of CPUs in set are kept,
  * renumbered cpu0..cpu(n-1); other cpuP lines dropped; every other line is
  * untouched. */
 int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
-		  const struct cps_view_snap *s);
+		  const struct cps_view_input *s);
 
 /* /proc/<pid>/status: Cpus_allowed (hex, as many 32-bit groups as the real
  * line had) and Cpus_allowed_list from vallowed; other lines untouched. */
 int cps_view_status(struct cps_buf *out, const char *real, size_t len,
-		    const struct cps_view_snap *s);
+		    const struct cps_view_input *s);
 
 /* /sys/devices/system/cpu/{online,possible,present}: "0-(n-1)\n" ("0\n"
  * for one CPU). */
-int cps_view_cpurange(struct cps_buf *out, const struct cps_view_snap *s);
+int cps_view_cpurange(struct cps_buf *out, const struct cps_view_input *s);
 
 #endif

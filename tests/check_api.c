@@ -6,39 +6,39 @@
 #include "include/cpusetctl.h"
 #include "tests/testlib.h"
 
-static const char *N;
-static size_t SZ;
-static cpu_set_t *S;
+static const char *tname;
+static size_t set_size;
+static cpu_set_t *set_buf;
 
 static cpu_set_t *cpus(const char *list)
 {
 	uint64_t m[CPS_MAX_WORDS] = { 0 };
 	if (*list)
 		tl_mask(m, CPS_MAX_WORDS, list);
-	CPU_ZERO_S(SZ, S);
+	CPU_ZERO_S(set_size, set_buf);
 	for (int c = cps_mask_next(m, CPS_MAX_WORDS, -1); c >= 0; c = cps_mask_next(m, CPS_MAX_WORDS, c))
-		CPU_SET_S((size_t)c, SZ, S);
-	return S;
+		CPU_SET_S((size_t)c, set_size, set_buf);
+	return set_buf;
 }
 
 static void setup(void)
 {
 	struct cps_ctx c;
-	N = tl_name();
-	tl_init(&c, N, 32, 64, 64, 0, NULL); /* the real machine */
+	tname = tl_name();
+	tl_init(&c, tname, 32, 64, 64, 0, NULL); /* the real machine */
 	cps_close(&c);
-	ck_assert_int_eq(cpusetctl_use_table(N), 0);
+	ck_assert_int_eq(cpusetctl_use_table(tname), 0);
 	int bits = cpusetctl_mask_bits();
 	ck_assert_int_ge(bits, 1024);
-	SZ = CPU_ALLOC_SIZE(bits);
-	S = CPU_ALLOC(bits);
+	set_size = CPU_ALLOC_SIZE(bits);
+	set_buf = CPU_ALLOC(bits);
 }
 
 static void teardown(void)
 {
-	CPU_FREE(S);
+	CPU_FREE(set_buf);
 	cpusetctl_use_table(NULL);
-	shm_table_unlink(N);
+	shm_table_unlink(tname);
 }
 
 #define FAILS(call, err)                                                       \
@@ -54,7 +54,7 @@ START_TEST(create_rows)
 	cpusetctl_id_t a, b;
 	FAILS(cpusetctl_create(&a, 0x8), EINVAL);
 	ck_assert_int_eq(cpusetctl_create(&a, 0), 0);
-	ck_assert_int_eq(cpusetctl_alloc(a, SZ, cpus("0-1")), 0);
+	ck_assert_int_eq(cpusetctl_alloc(a, set_size, cpus("0-1")), 0);
 	/* strict inside non-strict */
 	FAILS(cpusetctl_create_in(a, CPUSETCTL_STRICT, NULL, 0, NULL, &b), EINVAL);
 	FAILS(cpusetctl_create(NULL, 0), EFAULT);
@@ -72,8 +72,8 @@ START_TEST(destroy_rows)
 	cpusetctl_id_t a, b;
 	FAILS(cpusetctl_destroy(CPUSETCTL_ROOT), EINVAL);
 	FAILS(cpusetctl_destroy(999), EINVAL);
-	ck_assert_int_eq(cpusetctl_create_in(0, 0, "p", SZ, cpus("0-1"), &a), 0);
-	ck_assert_int_eq(cpusetctl_create_in(a, 0, NULL, SZ, cpus("1"), &b), 0);
+	ck_assert_int_eq(cpusetctl_create_in(0, 0, "p", set_size, cpus("0-1"), &a), 0);
+	ck_assert_int_eq(cpusetctl_create_in(a, 0, NULL, set_size, cpus("1"), &b), 0);
 	FAILS(cpusetctl_destroy(a), EBUSY);
 	setenv("CPUSETSHIM_TEST_UID", "4321", 1);
 	FAILS(cpusetctl_destroy(b), EPERM);
@@ -86,24 +86,24 @@ END_TEST
 START_TEST(alloc_rows)
 {
 	cpusetctl_id_t a, b, s;
-	FAILS(cpusetctl_alloc(CPUSETCTL_ROOT, SZ, cpus("0")), EINVAL);
-	FAILS(cpusetctl_alloc(999, SZ, cpus("0")), EINVAL);
+	FAILS(cpusetctl_alloc(CPUSETCTL_ROOT, set_size, cpus("0")), EINVAL);
+	FAILS(cpusetctl_alloc(999, set_size, cpus("0")), EINVAL);
 	ck_assert_int_eq(cpusetctl_create(&a, 0), 0);
-	FAILS(cpusetctl_alloc(a, SZ, cpus("")), EINVAL);           /* empty */
-	FAILS(cpusetctl_alloc(a, SZ, cpus("1000")), EINVAL);       /* not present */
-	ck_assert_int_eq(cpusetctl_alloc(a, SZ, cpus("1")), 0);
-	ck_assert_int_eq(cpusetctl_create_in(a, 0, NULL, SZ, cpus("1"), &b), 0);
-	FAILS(cpusetctl_alloc(b, SZ, cpus("0")), EACCES);          /* not in parent */
-	FAILS(cpusetctl_alloc(a, SZ, cpus("0")), EBUSY);           /* child holds 1 */
+	FAILS(cpusetctl_alloc(a, set_size, cpus("")), EINVAL);           /* empty */
+	FAILS(cpusetctl_alloc(a, set_size, cpus("1000")), EINVAL);       /* not present */
+	ck_assert_int_eq(cpusetctl_alloc(a, set_size, cpus("1")), 0);
+	ck_assert_int_eq(cpusetctl_create_in(a, 0, NULL, set_size, cpus("1"), &b), 0);
+	FAILS(cpusetctl_alloc(b, set_size, cpus("0")), EACCES);          /* not in parent */
+	FAILS(cpusetctl_alloc(a, set_size, cpus("0")), EBUSY);           /* child holds 1 */
 	setenv("CPUSETSHIM_TEST_UID", "4321", 1);
-	FAILS(cpusetctl_alloc(b, SZ, cpus("1")), EPERM);
+	FAILS(cpusetctl_alloc(b, set_size, cpus("1")), EPERM);
 	unsetenv("CPUSETSHIM_TEST_UID");
-	ck_assert_int_eq(cpusetctl_create_in(0, CPUSETCTL_STRICT, NULL, SZ, cpus("0"), &s), 0);
+	ck_assert_int_eq(cpusetctl_create_in(0, CPUSETCTL_STRICT, NULL, set_size, cpus("0"), &s), 0);
 	cpusetctl_id_t l;
 	ck_assert_int_eq(cpusetctl_create(&l, 0), 0);
-	FAILS(cpusetctl_alloc(l, SZ, cpus("0")), EBUSY);           /* strict sibling */
-	FAILS(cpusetctl_alloc(s, SZ, cpus("0-1")), EBUSY);         /* strict vs any sibling */
-	FAILS(cpusetctl_alloc(a, SZ, NULL), EFAULT);
+	FAILS(cpusetctl_alloc(l, set_size, cpus("0")), EBUSY);           /* strict sibling */
+	FAILS(cpusetctl_alloc(s, set_size, cpus("0-1")), EBUSY);         /* strict vs any sibling */
+	FAILS(cpusetctl_alloc(a, set_size, NULL), EFAULT);
 }
 END_TEST
 
@@ -111,7 +111,7 @@ START_TEST(attach_rows)
 {
 	cpusetctl_id_t a, e;
 	ck_assert_int_eq(cpusetctl_create(&e, 0), 0);
-	ck_assert_int_eq(cpusetctl_create_in(0, 0, NULL, SZ, cpus("1"), &a), 0);
+	ck_assert_int_eq(cpusetctl_create_in(0, 0, NULL, set_size, cpus("1"), &a), 0);
 	pid_t p = tl_sleeper();
 	FAILS(cpusetctl_attach(999, p), EINVAL);
 	FAILS(cpusetctl_attach(e, p), EINVAL);
@@ -129,10 +129,10 @@ START_TEST(attach_rows)
 	ck_assert_int_eq(cpusetctl_which(p, &w), 0);
 	ck_assert_uint_eq(w, a);
 	struct cpusetctl_info info;
-	ck_assert_int_eq(cpusetctl_get(a, &info, SZ, S), 0);
+	ck_assert_int_eq(cpusetctl_get(a, &info, set_size, set_buf), 0);
 	ck_assert_uint_eq(info.nmembers, 1);
 	ck_assert_uint_eq(info.parent, CPUSETCTL_ROOT);
-	ck_assert(CPU_ISSET_S(1, SZ, S) && CPU_COUNT_S(SZ, S) == 1);
+	ck_assert(CPU_ISSET_S(1, set_size, set_buf) && CPU_COUNT_S(set_size, set_buf) == 1);
 	FAILS(cpusetctl_destroy(a), EBUSY);
 	tl_reap(p);
 	ck_assert_int_eq(cpusetctl_destroy(a), 0);
@@ -142,17 +142,17 @@ END_TEST
 START_TEST(freecpus_rows)
 {
 	cpusetctl_id_t s;
-	ck_assert_int_eq(cpusetctl_getfreecpus(0, SZ, S), (int)SZ);
-	int all = CPU_COUNT_S(SZ, S);
+	ck_assert_int_eq(cpusetctl_getfreecpus(0, set_size, set_buf), (int)set_size);
+	int all = CPU_COUNT_S(set_size, set_buf);
 	ck_assert_int_ge(all, 1);
-	ck_assert_int_eq(cpusetctl_create_in(0, CPUSETCTL_STRICT, "s", SZ, cpus("0"), &s), 0);
-	ck_assert_int_eq(cpusetctl_getfreecpus(0, SZ, S), (int)SZ);
-	ck_assert_int_eq(CPU_COUNT_S(SZ, S), all - 1);
-	ck_assert(!CPU_ISSET_S(0, SZ, S));
-	ck_assert_int_eq(cpusetctl_getfreecpus(CPUSETCTL_STRICT, SZ, S), (int)SZ);
-	ck_assert(!CPU_ISSET_S(0, SZ, S));
-	FAILS(cpusetctl_getfreecpus(0x40, SZ, S), EINVAL);
-	FAILS(cpusetctl_getfreecpus(0, SZ, NULL), EFAULT);
+	ck_assert_int_eq(cpusetctl_create_in(0, CPUSETCTL_STRICT, "s", set_size, cpus("0"), &s), 0);
+	ck_assert_int_eq(cpusetctl_getfreecpus(0, set_size, set_buf), (int)set_size);
+	ck_assert_int_eq(CPU_COUNT_S(set_size, set_buf), all - 1);
+	ck_assert(!CPU_ISSET_S(0, set_size, set_buf));
+	ck_assert_int_eq(cpusetctl_getfreecpus(CPUSETCTL_STRICT, set_size, set_buf), (int)set_size);
+	ck_assert(!CPU_ISSET_S(0, set_size, set_buf));
+	FAILS(cpusetctl_getfreecpus(0x40, set_size, set_buf), EINVAL);
+	FAILS(cpusetctl_getfreecpus(0, set_size, NULL), EFAULT);
 	cpusetctl_id_t f;
 	ck_assert_int_eq(cpusetctl_find("s", &f), 0);
 	ck_assert_uint_eq(f, s);

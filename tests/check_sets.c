@@ -10,80 +10,79 @@
 
 #define NW 2 /* 128-bit masks for the synthetic tables */
 
-static struct cps_ctx C;
-static const char *N;
-static uint64_t M[CPS_MAX_WORDS];
+static struct cps_ctx ctx;
+static const char *tname;
 
 static uint64_t *mask(const char *list)
 {
 	static uint64_t bufs[8][CPS_MAX_WORDS];
 	static int k;
 	uint64_t *m = bufs[k++ % 8];
-	tl_mask(m, C.t.mask_words, list);
+	tl_mask(m, ctx.t.mask_words, list);
 	return m;
 }
 
 /* A 64-CPU synthetic root "0-63". */
 static void setup_synth(void)
 {
-	N = tl_name();
+	tname = tl_name();
 	uint64_t root[NW];
 	struct cps_parse_error e;
 	ck_assert_int_eq(cps_cpulist_parse("0-63", root, NW, &e), 0);
-	tl_init(&C, N, 64, 64, 64, 64 * NW, root);
+	tl_init(&ctx, tname, 64, 64, 64, 64 * NW, root);
 }
 
 /* The real machine as root, for attach (real affinity). */
 static void setup_real(void)
 {
-	N = tl_name();
-	tl_init(&C, N, 64, 64, 256, 0, NULL);
+	tname = tl_name();
+	tl_init(&ctx, tname, 64, 64, 256, 0, NULL);
 }
 
 static void teardown(void)
 {
-	cps_close(&C);
-	shm_table_unlink(N);
+	cps_close(&ctx);
+	shm_table_unlink(tname);
 }
 
 static uint32_t mk(uint32_t parent, unsigned flags, const char *cpus)
 {
 	uint32_t id = 0;
-	int r = cps_create(&C, parent, flags, NULL, cpus ? mask(cpus) : NULL, &id);
+	int r = cps_create(&ctx, parent, flags, NULL, cpus ? mask(cpus) : NULL, &id);
 	ck_assert_msg(r == 0, "create in %u (%s): %d %s", parent, cpus ? cpus : "-", r,
-		      C.why ? C.why : "");
+		      ctx.why ? ctx.why : "");
 	return id;
 }
 
 static void cpus_eq(uint32_t id, const char *list)
 {
 	struct cps_setinfo si;
-	ck_assert_int_eq(cps_set_get(&C, id, &si), 0);
-	ck_assert_msg(cps_mask_equal(si.cpus, mask(list), C.t.mask_words), "set %u cpus", id);
+	ck_assert_int_eq(cps_set_get(&ctx, id, &si), 0);
+	ck_assert_msg(cps_mask_equal(si.cpus, mask(list), ctx.t.mask_words), "set %u cpus", id);
 }
 
 /* ---- create ---- */
 START_TEST(create_errors)
 {
-	uint32_t id, R = C.t.root_id;
-	ck_assert_int_eq(cps_create(&C, R, 0x4, NULL, NULL, &id), -EINVAL); /* unknown flag */
+	uint32_t id, R = ctx.t.root_id;
+	ck_assert_int_eq(cps_create(&ctx, R, 0x4, NULL, NULL, &id), -EINVAL); /* unknown flag */
 	uint32_t loose = mk(R, 0, "0-7");
 	/* strict child of a non-strict parent */
-	ck_assert_int_eq(cps_create(&C, loose, CPS_STRICT, NULL, NULL, &id), -EINVAL);
-	ck_assert_int_eq(cps_create(&C, 999, 0, NULL, NULL, &id), -EINVAL); /* no parent */
-	ck_assert_int_eq(cps_create(&C, R, 0, "1234", NULL, &id), -EINVAL); /* all digits */
-	ck_assert_int_eq(cps_create(&C, R, 0, "a b", NULL, &id), -EINVAL);
-	ck_assert_int_eq(cps_create(&C, R, 0, "web", NULL, &id), 0);
-	ck_assert_int_eq(cps_create(&C, R, 0, "web", NULL, &id), -EEXIST);
+	ck_assert_int_eq(cps_create(&ctx, loose, CPS_STRICT, NULL, NULL, &id), -EINVAL);
+	ck_assert_int_eq(cps_create(&ctx, 999, 0, NULL, NULL, &id), -EINVAL); /* no parent */
+	ck_assert_int_eq(cps_create(&ctx, R, 0, "1234", NULL, &id), -EINVAL); /* all digits */
+	ck_assert_int_eq(cps_create(&ctx, R, 0, "a b", NULL, &id), -EINVAL);
+	ck_assert_int_eq(cps_create(&ctx, R, 0, "web", NULL, &id), 0);
+	ck_assert_int_eq(cps_create(&ctx, R, 0, "web", NULL, &id), -EEXIST);
 	/* ENOSPC: table full (64 sets) */
 	int made = 3, r = 0;
-	while ((r = cps_create(&C, R, 0, NULL, NULL, &id)) == 0)
+	while ((r = cps_create(&ctx, R, 0, NULL, NULL, &id)) == 0)
 		made++;
 	ck_assert_int_eq(r, -ENOSPC);
 	ck_assert_int_eq(made, 64);
 	/* EACCES: table not writable */
 	struct cps_ctx ro;
-	ck_assert_int_eq(cps_open(&ro, N, CPS_OPEN_READ), 0);
+	ck_assert_int_eq(cps_open(&ro, tname, CPS_OPEN_READ), 0);
 	ck_assert_int_eq(cps_create(&ro, R, 0, NULL, NULL, &id), -EACCES);
 	cps_close(&ro);
 }
@@ -92,97 +91,97 @@ END_TEST
 /* ---- destroy ---- */
 START_TEST(destroy_errors)
 {
-	uint32_t R = C.t.root_id;
-	ck_assert_int_eq(cps_destroy(&C, R), -EINVAL);
-	ck_assert_int_eq(cps_destroy(&C, 4242), -EINVAL);
+	uint32_t R = ctx.t.root_id;
+	ck_assert_int_eq(cps_destroy(&ctx, R), -EINVAL);
+	ck_assert_int_eq(cps_destroy(&ctx, 4242), -EINVAL);
 	uint32_t a = mk(R, 0, "0-7"), b = mk(a, 0, "1");
-	ck_assert_int_eq(cps_destroy(&C, a), -EBUSY); /* has a child */
-	C.uid = 4321;                                  /* another user */
-	ck_assert_int_eq(cps_destroy(&C, b), -EPERM);
-	C.uid = 0;                                     /* root may */
-	ck_assert_int_eq(cps_destroy(&C, b), 0);
-	ck_assert_int_eq(cps_destroy(&C, a), 0);
-	ck_assert_uint_eq(C.t.h->nsets, 1);
+	ck_assert_int_eq(cps_destroy(&ctx, a), -EBUSY); /* has a child */
+	ctx.uid = 4321;                                  /* another user */
+	ck_assert_int_eq(cps_destroy(&ctx, b), -EPERM);
+	ctx.uid = 0;                                     /* root may */
+	ck_assert_int_eq(cps_destroy(&ctx, b), 0);
+	ck_assert_int_eq(cps_destroy(&ctx, a), 0);
+	ck_assert_uint_eq(ctx.t.h->nsets, 1);
 }
 END_TEST
 
 START_TEST(destroy_busy_with_member)
 {
-	uint32_t a = mk(C.t.root_id, 0, "1");
+	uint32_t a = mk(ctx.t.root_id, 0, "1");
 	pid_t p = tl_sleeper();
-	ck_assert_int_eq(cps_attach(&C, a, p), 0);
-	ck_assert_int_eq(cps_destroy(&C, a), -EBUSY);
+	ck_assert_int_eq(cps_attach(&ctx, a, p), 0);
+	ck_assert_int_eq(cps_destroy(&ctx, a), -EBUSY);
 	tl_reap(p);
 	/* the dead member is swept by the write itself */
-	ck_assert_int_eq(cps_destroy(&C, a), 0);
+	ck_assert_int_eq(cps_destroy(&ctx, a), 0);
 }
 END_TEST
 
 /* ---- alloc ---- */
 START_TEST(alloc_errors)
 {
-	uint32_t R = C.t.root_id;
+	uint32_t R = ctx.t.root_id;
 	uint32_t a = mk(R, 0, "0-15");
 	uint64_t empty[CPS_MAX_WORDS] = { 0 };
-	ck_assert_int_eq(cps_alloc(&C, R, mask("0")), -EINVAL);     /* root */
-	ck_assert_int_eq(cps_alloc(&C, 777, mask("0")), -EINVAL);   /* unknown */
-	ck_assert_int_eq(cps_alloc(&C, a, empty), -EINVAL);         /* empty */
-	ck_assert_int_eq(cps_alloc(&C, a, mask("64")), -EINVAL);    /* not present */
+	ck_assert_int_eq(cps_alloc(&ctx, R, mask("0")), -EINVAL);     /* root */
+	ck_assert_int_eq(cps_alloc(&ctx, 777, mask("0")), -EINVAL);   /* unknown */
+	ck_assert_int_eq(cps_alloc(&ctx, a, empty), -EINVAL);         /* empty */
+	ck_assert_int_eq(cps_alloc(&ctx, a, mask("64")), -EINVAL);    /* not present */
 	uint32_t b = mk(a, 0, "0-3");
-	ck_assert_int_eq(cps_alloc(&C, b, mask("0-4,20")), -EACCES); /* not in parent */
-	C.uid = 4321;
-	ck_assert_int_eq(cps_alloc(&C, b, mask("0-1")), -EPERM);
-	C.uid = 0;
+	ck_assert_int_eq(cps_alloc(&ctx, b, mask("0-4,20")), -EACCES); /* not in parent */
+	ctx.uid = 4321;
+	ck_assert_int_eq(cps_alloc(&ctx, b, mask("0-1")), -EPERM);
+	ctx.uid = 0;
 	/* removing a CPU a child still holds */
-	ck_assert_int_eq(cps_alloc(&C, a, mask("2-15")), -EBUSY);
+	ck_assert_int_eq(cps_alloc(&ctx, a, mask("2-15")), -EBUSY);
 	/* strict sibling holds CPU 40; a loose set may not take it */
 	uint32_t s1 = mk(R, CPS_STRICT, "40-41");
 	uint32_t l1 = mk(R, 0, "42");
-	ck_assert_int_eq(cps_alloc(&C, l1, mask("40,42")), -EBUSY);
+	ck_assert_int_eq(cps_alloc(&ctx, l1, mask("40,42")), -EBUSY);
 	/* a strict set may take no CPU any sibling holds */
-	ck_assert_int_eq(cps_alloc(&C, s1, mask("40-42")), -EBUSY);
-	ck_assert_int_eq(cps_alloc(&C, s1, mask("40-41,50")), 0); /* its own + a free one */
+	ck_assert_int_eq(cps_alloc(&ctx, s1, mask("40-42")), -EBUSY);
+	ck_assert_int_eq(cps_alloc(&ctx, s1, mask("40-41,50")), 0); /* its own + a free one */
 	cpus_eq(s1, "40-41,50");
 	/* create with CPUs refused leaves nothing behind */
-	uint32_t id, n0 = C.t.h->nsets;
-	ck_assert_int_eq(cps_create(&C, R, CPS_STRICT, NULL, mask("0"), &id), -EBUSY);
-	ck_assert_uint_eq(C.t.h->nsets, n0);
+	uint32_t id, n0 = ctx.t.h->nsets;
+	ck_assert_int_eq(cps_create(&ctx, R, CPS_STRICT, NULL, mask("0"), &id), -EBUSY);
+	ck_assert_uint_eq(ctx.t.h->nsets, n0);
 }
 END_TEST
 
 START_TEST(strict_siblings_and_freecpus)
 {
-	uint32_t R = C.t.root_id;
+	uint32_t R = ctx.t.root_id;
 	uint64_t f[CPS_MAX_WORDS];
 	uint32_t s = mk(R, CPS_STRICT, "0-7");
 	mk(R, 0, "8-15");
 	/* a non-strict child may take everything but strictly held CPUs */
-	ck_assert_int_eq(cps_getfreecpus(&C, R, 0, f), 0);
+	ck_assert_int_eq(cps_getfreecpus(&ctx, R, 0, f), 0);
 	ck_assert(cps_mask_equal(f, mask("8-63"), NW));
 	/* a strict child only what no child holds */
-	ck_assert_int_eq(cps_getfreecpus(&C, R, CPS_STRICT, f), 0);
+	ck_assert_int_eq(cps_getfreecpus(&ctx, R, CPS_STRICT, f), 0);
 	ck_assert(cps_mask_equal(f, mask("16-63"), NW));
-	ck_assert_int_eq(cps_getfreecpus(&C, R, 0x10, f), -EINVAL);
+	ck_assert_int_eq(cps_getfreecpus(&ctx, R, 0x10, f), -EINVAL);
 	/* second strict sibling overlapping: refused; disjoint: fine */
 	uint32_t id;
-	ck_assert_int_eq(cps_create(&C, R, CPS_STRICT, NULL, mask("7-9"), &id), -EBUSY);
-	ck_assert_int_eq(cps_create(&C, R, CPS_STRICT, NULL, mask("16-23"), &id), 0);
+	ck_assert_int_eq(cps_create(&ctx, R, CPS_STRICT, NULL, mask("7-9"), &id), -EBUSY);
+	ck_assert_int_eq(cps_create(&ctx, R, CPS_STRICT, NULL, mask("16-23"), &id), 0);
 	/* inside the strict set, getfreecpus sees its CPUs */
-	ck_assert_int_eq(cps_getfreecpus(&C, s, 0, f), 0);
+	ck_assert_int_eq(cps_getfreecpus(&ctx, s, 0, f), 0);
 	ck_assert(cps_mask_equal(f, mask("0-7"), NW));
 }
 END_TEST
 
 START_TEST(three_levels_renumbered)
 {
-	uint32_t R = C.t.root_id;
+	uint32_t R = ctx.t.root_id;
 	uint32_t l1 = mk(R, CPS_STRICT, "8-15");
 	uint32_t l2 = mk(l1, CPS_STRICT, "10,12,14");
 	uint32_t l3 = mk(l2, 0, "14");
 	struct cps_setinfo s1, s2, s3;
-	ck_assert_int_eq(cps_set_get(&C, l1, &s1), 0);
-	ck_assert_int_eq(cps_set_get(&C, l2, &s2), 0);
-	ck_assert_int_eq(cps_set_get(&C, l3, &s3), 0);
+	ck_assert_int_eq(cps_set_get(&ctx, l1, &s1), 0);
+	ck_assert_int_eq(cps_set_get(&ctx, l2, &s2), 0);
+	ck_assert_int_eq(cps_set_get(&ctx, l3, &s3), 0);
 	ck_assert_uint_eq(s3.parent, l2);
 	ck_assert(cps_mask_equal(s1.reserved, mask("10,12,14"), NW));
 	ck_assert(cps_mask_equal(s1.sreserved, mask("10,12,14"), NW));
@@ -205,30 +204,30 @@ START_TEST(three_levels_renumbered)
 	tl_mask(v, NW, "1-5");
 	ck_assert_uint_eq(cps_virt_to_phys(p, s3.cpus, NW, v, NW, false), 0);
 	/* growing the middle level inside level 1 keeps the child */
-	ck_assert_int_eq(cps_alloc(&C, l2, mask("10-15")), 0);
-	ck_assert_int_eq(cps_alloc(&C, l2, mask("10-13")), -EBUSY); /* child holds 14 */
+	ck_assert_int_eq(cps_alloc(&ctx, l2, mask("10-15")), 0);
+	ck_assert_int_eq(cps_alloc(&ctx, l2, mask("10-13")), -EBUSY); /* child holds 14 */
 	/* destroy bottom up */
-	ck_assert_int_eq(cps_destroy(&C, l1), -EBUSY);
-	ck_assert_int_eq(cps_destroy(&C, l3), 0);
-	ck_assert_int_eq(cps_destroy(&C, l2), 0);
-	ck_assert_int_eq(cps_destroy(&C, l1), 0);
+	ck_assert_int_eq(cps_destroy(&ctx, l1), -EBUSY);
+	ck_assert_int_eq(cps_destroy(&ctx, l3), 0);
+	ck_assert_int_eq(cps_destroy(&ctx, l2), 0);
+	ck_assert_int_eq(cps_destroy(&ctx, l1), 0);
 }
 END_TEST
 
 START_TEST(find_and_list)
 {
-	uint32_t id, R = C.t.root_id;
-	ck_assert_int_eq(cps_create(&C, R, 0, "alpha", mask("1"), &id), 0);
+	uint32_t id, R = ctx.t.root_id;
+	ck_assert_int_eq(cps_create(&ctx, R, 0, "alpha", mask("1"), &id), 0);
 	uint32_t f;
-	ck_assert_int_eq(cps_find(&C, "alpha", &f), 0);
+	ck_assert_int_eq(cps_find(&ctx, "alpha", &f), 0);
 	ck_assert_uint_eq(f, id);
 	char b[16];
 	snprintf(b, sizeof(b), "%u", id);
-	ck_assert_int_eq(cps_find(&C, b, &f), 0);
-	ck_assert_int_eq(cps_find(&C, "beta", &f), -ENOENT);
-	ck_assert_int_eq(cps_find(&C, "12x", &f), -EINVAL);
+	ck_assert_int_eq(cps_find(&ctx, b, &f), 0);
+	ck_assert_int_eq(cps_find(&ctx, "beta", &f), -ENOENT);
+	ck_assert_int_eq(cps_find(&ctx, "12x", &f), -EINVAL);
 	uint32_t ids[8];
-	ck_assert_int_eq(cps_set_list(&C, ids, 8), 2);
+	ck_assert_int_eq(cps_set_list(&ctx, ids, 8), 2);
 	ck_assert_uint_eq(ids[0], R);
 	ck_assert_uint_eq(ids[1], id);
 }
@@ -246,35 +245,35 @@ static void real_mask_eq(pid_t tid, const char *list)
 
 START_TEST(attach_errors_and_effect)
 {
-	uint32_t R = C.t.root_id, id;
-	ck_assert_int_eq(cps_create(&C, R, 0, NULL, NULL, &id), 0);
+	uint32_t R = ctx.t.root_id, id;
+	ck_assert_int_eq(cps_create(&ctx, R, 0, NULL, NULL, &id), 0);
 	pid_t p = tl_sleeper();
-	ck_assert_int_eq(cps_attach(&C, id, p), -EINVAL);   /* empty set */
-	ck_assert_int_eq(cps_attach(&C, 5555, p), -EINVAL); /* unknown set */
-	ck_assert_int_eq(cps_alloc(&C, id, mask("1")), 0);
-	ck_assert_int_eq(cps_attach(&C, id, 4194304 + 7), -ESRCH);
-	C.uid = 4321; /* not the set's owner */
-	ck_assert_int_eq(cps_attach(&C, id, p), -EPERM);
-	C.uid = 0;
+	ck_assert_int_eq(cps_attach(&ctx, id, p), -EINVAL);   /* empty set */
+	ck_assert_int_eq(cps_attach(&ctx, 5555, p), -EINVAL); /* unknown set */
+	ck_assert_int_eq(cps_alloc(&ctx, id, mask("1")), 0);
+	ck_assert_int_eq(cps_attach(&ctx, id, 4194304 + 7), -ESRCH);
+	ctx.uid = 4321; /* not the set's owner */
+	ck_assert_int_eq(cps_attach(&ctx, id, p), -EPERM);
+	ctx.uid = 0;
 	/* a set owned by 4321, and a process of another uid: EPERM */
 	uint32_t theirs;
-	C.uid = 4321;
-	ck_assert_int_eq(cps_create(&C, R, 0, NULL, mask("1"), &theirs), 0);
-	ck_assert_int_eq(cps_attach(&C, theirs, p), -EPERM); /* p is root's */
-	C.uid = 0;
-	ck_assert_int_eq(cps_attach(&C, id, p), 0);
+	ctx.uid = 4321;
+	ck_assert_int_eq(cps_create(&ctx, R, 0, NULL, mask("1"), &theirs), 0);
+	ck_assert_int_eq(cps_attach(&ctx, theirs, p), -EPERM); /* p is root's */
+	ctx.uid = 0;
+	ck_assert_int_eq(cps_attach(&ctx, id, p), 0);
 	real_mask_eq(p, "1");
 	uint32_t w;
-	ck_assert_int_eq(cps_which(&C, p, &w), 0);
+	ck_assert_int_eq(cps_which(&ctx, p, &w), 0);
 	ck_assert_uint_eq(w, id);
 	struct cps_setinfo si;
-	cps_set_get(&C, id, &si);
+	cps_set_get(&ctx, id, &si);
 	ck_assert_uint_eq(si.nmembers, 1);
 	/* a child of a member is in the set by ancestry */
-	ck_assert_int_eq(cps_which(&C, p, &w), 0);
+	ck_assert_int_eq(cps_which(&ctx, p, &w), 0);
 	/* moving to another set: counts follow */
-	ck_assert_int_eq(cps_attach(&C, theirs, p), 0); /* root may */
-	cps_set_get(&C, id, &si);
+	ck_assert_int_eq(cps_attach(&ctx, theirs, p), 0); /* root may */
+	cps_set_get(&ctx, id, &si);
 	ck_assert_uint_eq(si.nmembers, 0);
 	tl_reap(p);
 }
@@ -282,7 +281,7 @@ END_TEST
 
 START_TEST(attach_other_uid_process)
 {
-	uint32_t id = mk(C.t.root_id, 0, "0");
+	uint32_t id = mk(ctx.t.root_id, 0, "0");
 	pid_t p = fork();
 	if (p == 0) {
 		if (setuid(65534) < 0)
@@ -291,45 +290,45 @@ START_TEST(attach_other_uid_process)
 			pause();
 	}
 	usleep(100000);
-	C.uid = 4321; /* owns nothing, is not nobody */
+	ctx.uid = 4321; /* owns nothing, is not nobody */
 	uint32_t mine;
-	ck_assert_int_eq(cps_create(&C, C.t.root_id, 0, NULL, mask("0"), &mine), 0);
-	ck_assert_int_eq(cps_attach(&C, mine, p), -EPERM);
-	C.uid = 0;
-	ck_assert_int_eq(cps_attach(&C, id, p), 0); /* root may move anyone */
+	ck_assert_int_eq(cps_create(&ctx, ctx.t.root_id, 0, NULL, mask("0"), &mine), 0);
+	ck_assert_int_eq(cps_attach(&ctx, mine, p), -EPERM);
+	ctx.uid = 0;
+	ck_assert_int_eq(cps_attach(&ctx, id, p), 0); /* root may move anyone */
 	tl_reap(p);
 }
 END_TEST
 
 START_TEST(autoclean_and_ancestry)
 {
-	uint32_t id = mk(C.t.root_id, CPS_AUTOCLEAN, "1");
+	uint32_t id = mk(ctx.t.root_id, CPS_AUTOCLEAN, "1");
 	pid_t p = tl_sleeper();
 	/* never attached: stays */
-	ck_assert_int_eq(cps_sweep(&C), 0);
-	ck_assert_int_eq(shm_set_by_id(&C.t, id) != NULL, 1);
-	ck_assert_int_eq(cps_attach(&C, id, p), 0);
+	ck_assert_int_eq(cps_sweep(&ctx), 0);
+	ck_assert_int_eq(shm_set_by_id(&ctx.t, id) != NULL, 1);
+	ck_assert_int_eq(cps_attach(&ctx, id, p), 0);
 	tl_reap(p);
-	ck_assert_int_eq(cps_sweep(&C), 1);
-	ck_assert_ptr_null(shm_set_by_id(&C.t, id));
+	ck_assert_int_eq(cps_sweep(&ctx), 1);
+	ck_assert_ptr_null(shm_set_by_id(&ctx.t, id));
 }
 END_TEST
 
 START_TEST(reused_pid_is_not_member)
 {
-	uint32_t id = mk(C.t.root_id, 0, "1");
+	uint32_t id = mk(ctx.t.root_id, 0, "1");
 	pid_t p = tl_sleeper();
-	ck_assert_int_eq(cps_attach(&C, id, p), 0);
+	ck_assert_int_eq(cps_attach(&ctx, id, p), 0);
 	/* forge the record's start time: as if p were a new process */
-	ck_assert_int_eq(shm_write_begin(&C.t), 0);
-	struct shm_proc *pr = shm_proc_at(&C.t, (uint32_t)shm_proc_find(&C.t, p));
+	ck_assert_int_eq(shm_write_begin(&ctx.t), 0);
+	struct shm_proc *pr = shm_proc_at(&ctx.t, (uint32_t)shm_proc_find(&ctx.t, p));
 	uint64_t st = pr->start + 1;
-	shm_write(&C.t, &pr->start, &st, sizeof(st));
-	shm_write_commit(&C.t);
+	shm_write(&ctx.t, &pr->start, &st, sizeof(st));
+	shm_write_commit(&ctx.t);
 	uint32_t w;
-	ck_assert_int_eq(cps_which(&C, p, &w), 0);
-	ck_assert_uint_eq(w, C.t.root_id);
-	ck_assert_int_eq(cps_sweep(&C), 1);
+	ck_assert_int_eq(cps_which(&ctx, p, &w), 0);
+	ck_assert_uint_eq(w, ctx.t.root_id);
+	ck_assert_int_eq(cps_sweep(&ctx), 1);
 	tl_reap(p);
 }
 END_TEST
@@ -378,7 +377,7 @@ START_TEST(concurrent_create_destroy)
 		if (kids[k] == 0) {
 			struct cps_ctx c;
 			uint32_t ids[EACH];
-			if (cps_open(&c, N, CPS_OPEN_WRITE) < 0)
+			if (cps_open(&c, tname, CPS_OPEN_WRITE) < 0)
 				_exit(10);
 			for (int round = 0; round < 5; round++) {
 				for (int i = 0; i < EACH; i++)
@@ -412,13 +411,13 @@ START_TEST(concurrent_create_destroy)
 	close(fds[0]);
 	/* no id lost, none given twice */
 	for (int i = 0; i < K * EACH; i++) {
-		ck_assert_ptr_nonnull(shm_set_by_id(&C.t, all[i]));
+		ck_assert_ptr_nonnull(shm_set_by_id(&ctx.t, all[i]));
 		for (int j = i + 1; j < K * EACH; j++)
 			ck_assert_uint_ne(all[i], all[j]);
 	}
-	ck_assert_uint_eq(C.t.h->nsets, 1 + K * EACH);
+	ck_assert_uint_eq(ctx.t.h->nsets, 1 + K * EACH);
 	struct cps_setinfo r;
-	ck_assert_int_eq(cps_set_get(&C, C.t.root_id, &r), 0);
+	ck_assert_int_eq(cps_set_get(&ctx, ctx.t.root_id, &r), 0);
 	ck_assert_uint_eq(r.nchildren, K * EACH);
 }
 END_TEST
@@ -452,6 +451,5 @@ static Suite *sets_suite(void)
 
 int main(void)
 {
-	(void)M;
 	return tl_run(sets_suite());
 }

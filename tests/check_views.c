@@ -131,9 +131,9 @@ static void set_add(struct set *s, unsigned cpu)
 			s->cpu[s->n++] = c;
 }
 
-static struct cps_view_snap snap_of(const struct set *s, const uint64_t *vallowed, size_t vnw)
+static struct cps_view_input snap_of(const struct set *s, const uint64_t *vallowed, size_t vnw)
 {
-	struct cps_view_snap v = { s->m, NW, s->n, vallowed, vnw };
+	struct cps_view_input v = { s->m, NW, s->n, vallowed, vnw };
 
 	return v;
 }
@@ -276,7 +276,7 @@ static void check_cpuinfo_on(const struct machine *mc, const struct set *set)
 {
 	static struct block orig[MAX_BLOCKS], got[MAX_BLOCKS];
 	struct text in = load(mc->prefix, "proc/cpuinfo");
-	struct cps_view_snap sn = snap_of(set, NULL, 0);
+	struct cps_view_input sn = snap_of(set, NULL, 0);
 	struct cps_buf out = { 0 };
 	size_t oh, gh;
 	char *ins = cstr(&in);
@@ -429,7 +429,7 @@ static char *other_lines(const char *s)
 static void check_stat_on(const struct machine *mc, const struct set *set)
 {
 	struct text in = load(mc->prefix, "proc/stat");
-	struct cps_view_snap sn = snap_of(set, NULL, 0);
+	struct cps_view_input sn = snap_of(set, NULL, 0);
 	struct cps_buf out = { 0 };
 	char *ins = cstr(&in), *exp, *oa, *ob;
 	const char *p;
@@ -488,7 +488,7 @@ START_TEST(test_stat_total_known)
 	struct text in = load("16em64t-", "proc/stat");
 	struct cps_buf out = { 0 };
 	struct set set;
-	struct cps_view_snap sn;
+	struct cps_view_input sn;
 	char *line;
 
 	memset(&set, 0, sizeof(set));
@@ -506,7 +506,7 @@ START_TEST(test_stat_total_known)
 }
 END_TEST
 
-/* ---- every view from one snapshot tells the same count ---- */
+/* ---- every view from one set copy tells the same count ---- */
 
 START_TEST(test_views_agree)
 {
@@ -514,7 +514,7 @@ START_TEST(test_views_agree)
 	struct text ci = load(mc->prefix, "proc/cpuinfo");
 	struct text st = load(mc->prefix, "proc/stat");
 	struct cps_buf a = { 0 }, b = { 0 }, c = { 0 };
-	struct cps_view_snap sn;
+	struct cps_view_input sn;
 	unsigned nproc = 0, ncpu = 0, nrange;
 	struct set set;
 	const char *p;
@@ -554,8 +554,8 @@ END_TEST
 /* ---- cpuinfo of other shapes ---- */
 
 static void view_str(int (*fn)(struct cps_buf *, const char *, size_t,
-			       const struct cps_view_snap *),
-		     const char *in, const struct cps_view_snap *sn, int want_r,
+			       const struct cps_view_input *),
+		     const char *in, const struct cps_view_input *sn, int want_r,
 		     const char *want)
 {
 	struct text t = exact_copy(in, strlen(in));
@@ -608,7 +608,7 @@ START_TEST(test_cpuinfo_arm_header_trailer)
 		"Serial\t\t: 0000000000000000\n";
 	static const unsigned cpus[] = { 1, 3 };
 	struct set s = set_of(cpus, 2);
-	struct cps_view_snap sn = snap_of(&s, NULL, 0);
+	struct cps_view_input sn = snap_of(&s, NULL, 0);
 
 	view_str(cps_view_cpuinfo, in, &sn, 0, want);
 }
@@ -626,7 +626,7 @@ START_TEST(test_cpuinfo_spacing_kept)
 		"processor\t\t: 0\ncpu model\t\t: BMIPS5000 V1.1 FPU\n\n";
 	static const unsigned cpus[] = { 1 };
 	struct set s = set_of(cpus, 1);
-	struct cps_view_snap sn = snap_of(&s, NULL, 0);
+	struct cps_view_input sn = snap_of(&s, NULL, 0);
 
 	view_str(cps_view_cpuinfo, in, &sn, 0, want);
 }
@@ -636,7 +636,7 @@ START_TEST(test_cpuinfo_no_trailing_blank)
 {
 	static const unsigned one[] = { 1 }, zero[] = { 0 };
 	struct set s1 = set_of(one, 1), s0 = set_of(zero, 1);
-	struct cps_view_snap sn1 = snap_of(&s1, NULL, 0), sn0 = snap_of(&s0, NULL, 0);
+	struct cps_view_input sn1 = snap_of(&s1, NULL, 0), sn0 = snap_of(&s0, NULL, 0);
 
 	view_str(cps_view_cpuinfo, "processor\t: 0\na\t: x\n\nprocessor\t: 1\na\t: y\n",
 		 &sn1, 0, "processor\t: 0\na\t: y\n");
@@ -655,7 +655,7 @@ START_TEST(test_cpuinfo_none_kept)
 {
 	static const unsigned cpus[] = { 5 };
 	struct set s = set_of(cpus, 1);
-	struct cps_view_snap sn = snap_of(&s, NULL, 0);
+	struct cps_view_input sn = snap_of(&s, NULL, 0);
 
 	view_str(cps_view_cpuinfo, "hdr\t: 1\nprocessor\t: 0\na\t: x\n\n", &sn, 0, "hdr\t: 1\n");
 	view_str(cps_view_cpuinfo, "processor\t: 0\na\t: x\n\n", &sn, 0, "");
@@ -666,7 +666,7 @@ START_TEST(test_cpuinfo_invalid)
 {
 	static const unsigned cpus[] = { 0 };
 	struct set s = set_of(cpus, 1);
-	struct cps_view_snap sn = snap_of(&s, NULL, 0);
+	struct cps_view_input sn = snap_of(&s, NULL, 0);
 
 	view_str(cps_view_cpuinfo, "", &sn, -EINVAL, NULL);
 	view_str(cps_view_cpuinfo, "\n\n\n", &sn, -EINVAL, NULL);
@@ -688,7 +688,7 @@ START_TEST(test_views_append_and_restore)
 {
 	static const unsigned cpus[] = { 0 };
 	struct set s = set_of(cpus, 1);
-	struct cps_view_snap sn = snap_of(&s, NULL, 0);
+	struct cps_view_input sn = snap_of(&s, NULL, 0);
 	struct cps_buf out = { 0 };
 
 	ck_assert_int_eq(cps_buf_append(&out, "before|", 7), 0);
@@ -709,7 +709,7 @@ START_TEST(test_stat_shapes)
 {
 	static const unsigned cpus[] = { 1, 2 };
 	struct set s = set_of(cpus, 2);
-	struct cps_view_snap sn = snap_of(&s, NULL, 0);
+	struct cps_view_input sn = snap_of(&s, NULL, 0);
 
 	/* any number of fields; a line with a cpu-like name stays */
 	view_str(cps_view_stat,
@@ -734,7 +734,7 @@ START_TEST(test_stat_invalid)
 {
 	static const unsigned cpus[] = { 0 };
 	struct set s = set_of(cpus, 1);
-	struct cps_view_snap sn = snap_of(&s, NULL, 0);
+	struct cps_view_input sn = snap_of(&s, NULL, 0);
 
 	view_str(cps_view_stat, "", &sn, -EINVAL, NULL);
 	view_str(cps_view_stat, "intr 1 2\nctxt 3\n", &sn, -EINVAL, NULL);
@@ -775,7 +775,7 @@ END_TEST
 static void check_status(const uint64_t *va, size_t vnw, const char *in, const char *want, int rw)
 {
 	struct set s;
-	struct cps_view_snap sn;
+	struct cps_view_input sn;
 
 	memset(&s, 0, sizeof(s));
 	set_add(&s, 4);
@@ -828,7 +828,7 @@ END_TEST
 
 static void check_range(unsigned n, int want_r, const char *want)
 {
-	struct cps_view_snap sn = { NULL, 0, n, NULL, 0 };
+	struct cps_view_input sn = { NULL, 0, n, NULL, 0 };
 	struct cps_buf out = { 0 };
 
 	ck_assert_int_eq(cps_view_cpurange(&out, &sn), want_r);
@@ -906,7 +906,7 @@ static void run_all_views(const char *p, size_t len)
 		UINT64_C(0x5555555555555555), UINT64_C(0x5555555555555555),
 	};
 	static const uint64_t va[2] = { 0x5, 0 };
-	struct cps_view_snap sn = { every_other, NW, NW * 32, va, 2 };
+	struct cps_view_input sn = { every_other, NW, NW * 32, va, 2 };
 	struct cps_buf out = { 0 };
 	int r;
 
@@ -999,7 +999,7 @@ START_TEST(test_garbage_truncated)
 		struct cps_buf out = { 0 };
 		static const unsigned cpus[] = { 1, 2 };
 		struct set s = set_of(cpus, 2);
-		struct cps_view_snap sn = snap_of(&s, NULL, 0);
+		struct cps_view_input sn = snap_of(&s, NULL, 0);
 		int r = cps_view_cpuinfo(&out, t.p, t.len, &sn);
 
 		/* the first processor line, even cut before its newline,

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	} else if (argc == 5 && !strcmp(argv[1], "want")) {
 		if (cps_cpulist_parse(argv[4], m, c.t.mask_words, &e) < 0)
 			return 2;
-		r = cps_thread_want(&c, atoi(argv[2]), atoi(argv[3]), m, c.t.mask_words);
+		r = cps_thread_record(&c, atoi(argv[2]), atoi(argv[3]), m, c.t.mask_words);
 	} else {
 		fprintf(stderr, "usage: fault_op register PID SET | want PID TID LIST\n");
 		return 2;

@@ -1,5 +1,5 @@
-/* cpuset-inspect — show and check the shared-memory set table (the seed's
- * /proc/cpusets, and more). It reads without the writers' lock: it copies
+/* cpuset-inspect — show and check the shared-memory set table (the 2003
+ * CPUSETS proposal's /proc/cpusets, and more). It reads without the writers' lock: it copies
  * the table under the sequence counter and works on the copy. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -39,7 +39,7 @@ static void usage(FILE *f)
 }
 
 /* A private copy of the table, taken consistently. */
-static int snapshot_copy(struct cps_ctx *c, struct shm_table *copy)
+static int table_copy(struct cps_ctx *c, struct shm_table *copy)
 {
 	unsigned char *buf = malloc(c->t.size);
 	if (!buf)
@@ -76,8 +76,8 @@ static int snapshot_copy(struct cps_ctx *c, struct shm_table *copy)
 	return 1;
 }
 
-static struct shm_table T;
-static size_t MWs;
+static struct shm_table tbl;
+static size_t tbl_words;
 static int nviol;
 static bool json;
 
@@ -97,15 +97,15 @@ static void viol(const char *fmt, ...)
 
 static bool live_set(uint32_t i, struct shm_set **out)
 {
-	struct shm_set *s = shm_set_at(&T, i);
+	struct shm_set *s = shm_set_at(&tbl, i);
 	*out = s;
 	return s->id != 0;
 }
 
 static int check(void)
 {
-	struct shm_header *h = T.h;
-	size_t mw = MWs;
+	struct shm_header *h = tbl.h;
+	size_t mw = tbl_words;
 	uint64_t r[CPS_MAX_WORDS], sr[CPS_MAX_WORDS];
 	uint32_t nsets = 0, nprocs = 0, nthreads = 0;
 
@@ -114,30 +114,30 @@ static int check(void)
 		     "writer repairs it)");
 	if (h->jcount && !(h->seq & 1))
 		viol("the undo journal holds %u entries outside a write", h->jcount);
-	struct shm_set *root = shm_set_by_id(&T, T.root_id);
+	struct shm_set *root = shm_set_by_id(&tbl, tbl.root_id);
 	if (!root)
-		viol("the root set %u is missing", T.root_id);
-	for (uint32_t i = 0; i < T.set_slots; i++) {
+		viol("the root set %u is missing", tbl.root_id);
+	for (uint32_t i = 0; i < tbl.set_slots; i++) {
 		struct shm_set *s;
 		if (!live_set(i, &s))
 			continue;
 		nsets++;
-		if (s->id % T.set_slots != i)
-			viol("set %u sits in slot %u, not %u", s->id, i, s->id % T.set_slots);
-		uint64_t *cpus = shm_set_mask(&T, s, SHM_MASK_CPUS);
+		if (s->id % tbl.set_slots != i)
+			viol("set %u sits in slot %u, not %u", s->id, i, s->id % tbl.set_slots);
+		uint64_t *cpus = shm_set_mask(&tbl, s, SHM_MASK_CPUS);
 		if (s->flags & ~CPS_FLAGS_ALL)
 			viol("set %u has unknown flags %#x", s->id, s->flags);
 		if (memchr(s->name, 0, sizeof(s->name)) == NULL)
 			viol("set %u has an unterminated name", s->id);
-		if (s->id == T.root_id) {
+		if (s->id == tbl.root_id) {
 			if (s->parent)
 				viol("the root set has a parent (%u)", s->parent);
 		} else {
-			struct shm_set *p = shm_set_by_id(&T, s->parent);
+			struct shm_set *p = shm_set_by_id(&tbl, s->parent);
 			if (!p) {
 				viol("set %u has a missing parent %u", s->id, s->parent);
 			} else {
-				if (!cps_mask_subset(cpus, shm_set_mask(&T, p, SHM_MASK_CPUS), mw))
+				if (!cps_mask_subset(cpus, shm_set_mask(&tbl, p, SHM_MASK_CPUS), mw))
 					viol("set %u holds CPUs outside its parent %u", s->id,
 					     s->parent);
 				if ((s->flags & CPS_STRICT) && !(p->flags & CPS_STRICT))
@@ -149,35 +149,35 @@ static int check(void)
 		cps_mask_zero(r, mw);
 		cps_mask_zero(sr, mw);
 		uint32_t nch = 0;
-		for (uint32_t j = 0; j < T.set_slots; j++) {
+		for (uint32_t j = 0; j < tbl.set_slots; j++) {
 			struct shm_set *ch;
 			if (!live_set(j, &ch) || ch->parent != s->id || ch == s)
 				continue;
 			nch++;
-			uint64_t *cc = shm_set_mask(&T, ch, SHM_MASK_CPUS);
+			uint64_t *cc = shm_set_mask(&tbl, ch, SHM_MASK_CPUS);
 			cps_mask_or(r, r, cc, mw);
 			if (ch->flags & CPS_STRICT) {
 				cps_mask_or(sr, sr, cc, mw);
-				for (uint32_t k = 0; k < T.set_slots; k++) {
+				for (uint32_t k = 0; k < tbl.set_slots; k++) {
 					struct shm_set *sib;
 					if (!live_set(k, &sib) || sib == ch || sib->parent != s->id)
 						continue;
-					if (cps_mask_intersects(cc, shm_set_mask(&T, sib, SHM_MASK_CPUS), mw))
+					if (cps_mask_intersects(cc, shm_set_mask(&tbl, sib, SHM_MASK_CPUS), mw))
 						viol("strict set %u shares CPUs with sibling %u", ch->id,
 						     sib->id);
 				}
 			}
 		}
-		if (!cps_mask_equal(r, shm_set_mask(&T, s, SHM_MASK_RESERVED), mw))
+		if (!cps_mask_equal(r, shm_set_mask(&tbl, s, SHM_MASK_RESERVED), mw))
 			viol("set %u: reserved CPUs are not the union of its children's", s->id);
-		if (!cps_mask_equal(sr, shm_set_mask(&T, s, SHM_MASK_SRESERVED), mw))
+		if (!cps_mask_equal(sr, shm_set_mask(&tbl, s, SHM_MASK_SRESERVED), mw))
 			viol("set %u: strictly reserved CPUs are not the union of its strict "
 			     "children's", s->id);
 		if (nch != s->nchildren)
 			viol("set %u counts %u children but has %u", s->id, s->nchildren, nch);
 		uint32_t nm = 0;
-		for (uint32_t j = 0; j < T.proc_slots; j++) {
-			struct shm_proc *p = shm_proc_at(&T, j);
+		for (uint32_t j = 0; j < tbl.proc_slots; j++) {
+			struct shm_proc *p = shm_proc_at(&tbl, j);
 			if (p->pid > 0 && p->set == s->id)
 				nm++;
 		}
@@ -185,7 +185,7 @@ static int check(void)
 			viol("set %u counts %u members but has %u", s->id, s->nmembers, nm);
 		if (nm && !s->attached)
 			viol("set %u has members but is not marked attached", s->id);
-		for (uint32_t j = i + 1; j < T.set_slots && s->name[0]; j++) {
+		for (uint32_t j = i + 1; j < tbl.set_slots && s->name[0]; j++) {
 			struct shm_set *o;
 			if (live_set(j, &o) && !strncmp(o->name, s->name, SHM_NAME_MAX))
 				viol("sets %u and %u share the name '%s'", s->id, o->id, s->name);
@@ -193,27 +193,27 @@ static int check(void)
 	}
 	if (nsets != h->nsets)
 		viol("the header counts %u sets but there are %u", h->nsets, nsets);
-	for (uint32_t j = 0; j < T.proc_slots; j++) {
-		struct shm_proc *p = shm_proc_at(&T, j);
+	for (uint32_t j = 0; j < tbl.proc_slots; j++) {
+		struct shm_proc *p = shm_proc_at(&tbl, j);
 		if (p->pid == 0)
 			continue;
 		nprocs++;
 		if (p->pid < 0)
 			viol("member slot %u holds pid %d", j, p->pid);
-		else if (shm_proc_find(&T, p->pid) != (long)j)
+		else if (shm_proc_find(&tbl, p->pid) != (long)j)
 			viol("member %d in slot %u cannot be found by its pid (dangling index)",
 			     p->pid, j);
-		if (!shm_set_by_id(&T, p->set))
+		if (!shm_set_by_id(&tbl, p->set))
 			viol("member %d is in a missing set %u", p->pid, p->set);
 	}
 	if (nprocs != h->nprocs)
 		viol("the header counts %u members but there are %u", h->nprocs, nprocs);
-	for (uint32_t j = 0; j < T.thread_slots; j++) {
-		struct shm_thread *th = shm_thread_at(&T, j);
+	for (uint32_t j = 0; j < tbl.thread_slots; j++) {
+		struct shm_thread *th = shm_thread_at(&tbl, j);
 		if (th->tid == 0)
 			continue;
 		nthreads++;
-		if (th->tid < 0 || shm_thread_find(&T, th->tid) != (long)j)
+		if (th->tid < 0 || shm_thread_find(&tbl, th->tid) != (long)j)
 			viol("thread %d in slot %u cannot be found by its tid (dangling index)",
 			     th->tid, j);
 	}
@@ -225,8 +225,8 @@ static int check(void)
 static int dead_members(void)
 {
 	int n = 0;
-	for (uint32_t j = 0; j < T.proc_slots; j++) {
-		struct shm_proc *p = shm_proc_at(&T, j);
+	for (uint32_t j = 0; j < tbl.proc_slots; j++) {
+		struct shm_proc *p = shm_proc_at(&tbl, j);
 		if (p->pid > 0 && !cps_proc_alive(p->pid, p->start))
 			n++;
 	}
@@ -235,20 +235,20 @@ static int dead_members(void)
 
 static void cpumap(const uint64_t *m, const uint64_t *all)
 {
-	int last = cps_mask_last(all, MWs);
+	int last = cps_mask_last(all, tbl_words);
 	putchar('|');
 	for (int i = 0; i <= last; i++) {
 		if (i && i % 64 == 0)
 			printf("|\n%*s|", 40, "");
-		putchar(!cps_mask_test(all, MWs, (unsigned)i) ? ' '
-			: cps_mask_test(m, MWs, (unsigned)i) ? '#' : '.');
+		putchar(!cps_mask_test(all, tbl_words, (unsigned)i) ? ' '
+			: cps_mask_test(m, tbl_words, (unsigned)i) ? '#' : '.');
 	}
 	putchar('|');
 }
 
 static void tree(uint32_t id, int depth, const uint64_t *all, const char *prefix, bool lastchild)
 {
-	struct shm_set *s = shm_set_by_id(&T, id);
+	struct shm_set *s = shm_set_by_id(&tbl, id);
 	if (!s || depth > 64)
 		return;
 	char label[256];
@@ -256,12 +256,12 @@ static void tree(uint32_t id, int depth, const uint64_t *all, const char *prefix
 		 depth == 0 ? "" : lastchild ? "`-- " : "|-- ", s->id,
 		 s->name[0] ? s->name : "-");
 	printf("%-40s", label);
-	cpumap(shm_set_mask(&T, s, SHM_MASK_CPUS), all);
-	printf(" %s %s, %u member%s\n", cli_cpulist(shm_set_mask(&T, s, SHM_MASK_CPUS), MWs),
+	cpumap(shm_set_mask(&tbl, s, SHM_MASK_CPUS), all);
+	printf(" %s %s, %u member%s\n", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words),
 	       cli_flags(s->flags), s->nmembers, s->nmembers == 1 ? "" : "s");
 	uint32_t kids[4096];
 	size_t nk = 0;
-	for (uint32_t i = 0; i < T.set_slots && nk < CPS_ARRAY_SIZE(kids); i++) {
+	for (uint32_t i = 0; i < tbl.set_slots && nk < CPS_ARRAY_SIZE(kids); i++) {
 		struct shm_set *ch;
 		if (live_set(i, &ch) && ch->parent == id && ch->id != id)
 			kids[nk++] = ch->id;
@@ -280,8 +280,8 @@ static void tree(uint32_t id, int depth, const uint64_t *all, const char *prefix
 
 static void show_text(void)
 {
-	struct shm_header *h = T.h;
-	printf("table %s: layout %u, %u-bit masks, made %s", T.name, SHM_LAYOUT,
+	struct shm_header *h = tbl.h;
+	printf("table %s: layout %u, %u-bit masks, made %s", tbl.name, SHM_LAYOUT,
 	       h->caps.mask_bits, ctime(&(time_t){ (time_t)h->created }));
 	printf("  mode %04o, creator uid %u, seq %llu, writes %llu, repairs %llu\n", h->mode,
 	       h->creator_uid, (unsigned long long)h->seq, (unsigned long long)h->writes,
@@ -289,41 +289,41 @@ static void show_text(void)
 	printf("  sets %u/%u, members %u/%u, threads %u/%u\n", h->nsets, h->caps.max_sets,
 	       h->nprocs, h->caps.max_procs, h->nthreads, h->caps.max_threads);
 	printf("\nsets:\n");
-	for (uint32_t i = 0; i < T.set_slots; i++) {
+	for (uint32_t i = 0; i < tbl.set_slots; i++) {
 		struct shm_set *s;
 		if (!live_set(i, &s))
 			continue;
 		printf("  set %u {\n    name = %s\n    parent = %u\n    flags = %s\n    owner = %s\n",
 		       s->id, s->name[0] ? s->name : "-", s->parent, cli_flags(s->flags),
 		       cli_user(s->uid));
-		printf("    cpus = %s\n", cli_cpulist(shm_set_mask(&T, s, SHM_MASK_CPUS), MWs));
-		printf("    reserved = %s\n", cli_cpulist(shm_set_mask(&T, s, SHM_MASK_RESERVED), MWs));
+		printf("    cpus = %s\n", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
+		printf("    reserved = %s\n", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_RESERVED), tbl_words));
 		printf("    strictly reserved = %s\n",
-		       cli_cpulist(shm_set_mask(&T, s, SHM_MASK_SRESERVED), MWs));
+		       cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_SRESERVED), tbl_words));
 		printf("    children = %u, members = %u, attached = %u\n  }\n", s->nchildren,
 		       s->nmembers, s->attached);
 	}
 	printf("\nmembers:\n");
-	for (uint32_t j = 0; j < T.proc_slots; j++) {
-		struct shm_proc *p = shm_proc_at(&T, j);
+	for (uint32_t j = 0; j < tbl.proc_slots; j++) {
+		struct shm_proc *p = shm_proc_at(&tbl, j);
 		if (p->pid <= 0)
 			continue;
 		printf("  pid %d in set %u (parent %d, uid %u)%s\n", p->pid, p->set, p->ppid, p->uid,
 		       cps_proc_alive(p->pid, p->start) ? "" : " [dead: swept on the next write]");
-		for (uint32_t k = 0; k < T.thread_slots; k++) {
-			struct shm_thread *th = shm_thread_at(&T, k);
+		for (uint32_t k = 0; k < tbl.thread_slots; k++) {
+			struct shm_thread *th = shm_thread_at(&tbl, k);
 			if (th->tid > 0 && th->pid == p->pid)
 				printf("    thread %d wants virtual CPUs %s\n", th->tid,
-				       cli_cpulist(th->wanted, MWs));
+				       cli_cpulist(th->wanted, tbl_words));
 		}
 	}
 }
 
 static void show_json(bool checked)
 {
-	struct shm_header *h = T.h;
+	struct shm_header *h = tbl.h;
 	printf("{\"table\":");
-	cli_json_str(stdout, T.name);
+	cli_json_str(stdout, tbl.name);
 	printf(",\"layout\":%u,\"mask_bits\":%u,\"mode\":%u,\"creator_uid\":%u,\"seq\":%llu,"
 	       "\"writes\":%llu,\"repairs\":%llu,",
 	       SHM_LAYOUT, h->caps.mask_bits, h->mode, h->creator_uid, (unsigned long long)h->seq,
@@ -333,7 +333,7 @@ static void show_json(bool checked)
 	printf("\"usage\":{\"sets\":%u,\"members\":%u,\"threads\":%u},\"sets\":[", h->nsets,
 	       h->nprocs, h->nthreads);
 	int first = 1;
-	for (uint32_t i = 0; i < T.set_slots; i++) {
+	for (uint32_t i = 0; i < tbl.set_slots; i++) {
 		struct shm_set *s;
 		if (!live_set(i, &s))
 			continue;
@@ -343,29 +343,29 @@ static void show_json(bool checked)
 		       (s->flags & CPS_STRICT) ? "\"strict\"" : "",
 		       (s->flags & CPS_FLAGS_ALL) == CPS_FLAGS_ALL ? "," : "",
 		       (s->flags & CPS_AUTOCLEAN) ? "\"autoclean\"" : "", s->uid);
-		cli_json_str(stdout, cli_cpulist(shm_set_mask(&T, s, SHM_MASK_CPUS), MWs));
+		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
 		printf(",\"reserved\":");
-		cli_json_str(stdout, cli_cpulist(shm_set_mask(&T, s, SHM_MASK_RESERVED), MWs));
+		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_RESERVED), tbl_words));
 		printf(",\"strictly_reserved\":");
-		cli_json_str(stdout, cli_cpulist(shm_set_mask(&T, s, SHM_MASK_SRESERVED), MWs));
+		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_SRESERVED), tbl_words));
 		printf(",\"children\":%u,\"members\":%u}", s->nchildren, s->nmembers);
 		first = 0;
 	}
 	printf("],\"members\":[");
 	first = 1;
-	for (uint32_t j = 0; j < T.proc_slots; j++) {
-		struct shm_proc *p = shm_proc_at(&T, j);
+	for (uint32_t j = 0; j < tbl.proc_slots; j++) {
+		struct shm_proc *p = shm_proc_at(&tbl, j);
 		if (p->pid <= 0)
 			continue;
 		printf("%s{\"pid\":%d,\"set\":%u,\"ppid\":%d,\"uid\":%u,\"alive\":%s,\"threads\":[",
 		       first ? "" : ",", p->pid, p->set, p->ppid, p->uid,
 		       cps_proc_alive(p->pid, p->start) ? "true" : "false");
 		int tf = 1;
-		for (uint32_t k = 0; k < T.thread_slots; k++) {
-			struct shm_thread *th = shm_thread_at(&T, k);
+		for (uint32_t k = 0; k < tbl.thread_slots; k++) {
+			struct shm_thread *th = shm_thread_at(&tbl, k);
 			if (th->tid > 0 && th->pid == p->pid) {
 				printf("%s{\"tid\":%d,\"wanted\":", tf ? "" : ",", th->tid);
-				cli_json_str(stdout, cli_cpulist(th->wanted, MWs));
+				cli_json_str(stdout, cli_cpulist(th->wanted, tbl_words));
 				printf("}");
 				tf = 0;
 			}
@@ -410,32 +410,32 @@ int main(int argc, char **argv)
 	int r = cli_open(&c, table, CPS_OPEN_READ);
 	if (r)
 		return r;
-	if (snapshot_copy(&c, &T) < 0) {
+	if (table_copy(&c, &tbl) < 0) {
 		cli_err("out of memory");
 		return CLI_TABLE;
 	}
-	MWs = T.mask_words < CPS_MAX_WORDS ? T.mask_words : CPS_MAX_WORDS;
+	tbl_words = tbl.mask_words < CPS_MAX_WORDS ? tbl.mask_words : CPS_MAX_WORDS;
 	if (do_check)
 		check();
 	if (json) {
 		show_json(do_check);
 	} else if (do_tree) {
-		struct shm_set *root = shm_set_by_id(&T, T.root_id);
+		struct shm_set *root = shm_set_by_id(&tbl, tbl.root_id);
 		if (root)
-			tree(T.root_id, 0, shm_set_mask(&T, root, SHM_MASK_CPUS), "", true);
+			tree(tbl.root_id, 0, shm_set_mask(&tbl, root, SHM_MASK_CPUS), "", true);
 	} else if (!do_check) {
 		show_text();
 	}
 	if (do_check && !json) {
 		int dead = dead_members();
 		if (nviol == 0)
-			printf("table %s: consistent (%u sets, %u members, %u threads%s)\n", T.name,
-			       T.h->nsets, T.h->nprocs, T.h->nthreads,
+			printf("table %s: consistent (%u sets, %u members, %u threads%s)\n", tbl.name,
+			       tbl.h->nsets, tbl.h->nprocs, tbl.h->nthreads,
 			       dead ? ", some dead members to sweep" : "");
 		else
-			printf("table %s: %d violation%s\n", T.name, nviol, nviol == 1 ? "" : "s");
+			printf("table %s: %d violation%s\n", tbl.name, nviol, nviol == 1 ? "" : "s");
 	}
-	free(T.base);
+	free(tbl.base);
 	cps_close(&c);
 	return do_check && nviol ? CLI_REFUSED : CLI_OK;
 }

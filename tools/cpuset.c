@@ -1,5 +1,6 @@
 /* cpuset — create, destroy, allocate CPUs to and attach processes to
- * hierarchical CPU sets (the seed's system calls, from the shell). */
+ * hierarchical CPU sets (the 2003 CPUSETS proposal's system calls, from
+ * the shell). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -202,7 +203,7 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 		if ((r = cli_cpus(cpus, m, mw)))
 			return r;
 	} else {
-		/* the article's "same processors as the parent": what is free */
+		/* the 2003 CPUSETS proposal's "same processors as the parent": what is free */
 		if ((r = cps_getfreecpus(c, pid, flags, m)) < 0)
 			return cli_refused(r, c->why, "create");
 		if (cps_mask_empty(m, mw)) {

@@ -9,8 +9,8 @@
  *       (each bounded by the undo journal). The pids and tids are fake
  *       (above any pid_max), so nothing real is ever matched.
  *   bench_table time MS BATCHES
- *       Time the read side on that table: cps_snapshot, shm_proc_find and
- *       cps_thread_wanted, for one key again and again ("hot", what a
+ *       Time the read side on that table: cps_placement_read, shm_proc_find and
+ *       cps_thread_lookup, for one key again and again ("hot", what a
  *       process does with its own records), for every key in turn
  *       ("spread"), and for absent keys ("miss"). Prints one line per
  *       look-up: "NAME NS_MEDIAN NS_MIN", then the fill and the mean and
@@ -178,15 +178,15 @@ static double now_ns(void)
 
 static long l_snapshot_hot(long i)
 {
-	struct cps_snap s;
+	struct cps_placement s;
 	(void)i;
-	return cps_snapshot(&ctx.t, hot_pid, FAKE_START, 0, &s) == 0 ? (long)s.set : -1;
+	return cps_placement_read(&ctx.t, hot_pid, FAKE_START, 0, &s) == 0 ? (long)s.set : -1;
 }
 
 static long l_snapshot_spread(long i)
 {
-	struct cps_snap s;
-	return cps_snapshot(&ctx.t, (pid_t)(PID_BASE + i % nprocs), FAKE_START, 0, &s) == 0
+	struct cps_placement s;
+	return cps_placement_read(&ctx.t, (pid_t)(PID_BASE + i % nprocs), FAKE_START, 0, &s) == 0
 		       ? (long)s.set
 		       : -1;
 }
@@ -211,13 +211,13 @@ static long l_thread_wanted_hot(long i)
 {
 	uint64_t w[CPS_MAX_WORDS];
 	(void)i;
-	return cps_thread_wanted(&ctx.t, hot_tid, w, ctx.t.mask_words) == 1 ? (long)w[0] : -1;
+	return cps_thread_lookup(&ctx.t, hot_tid, w, ctx.t.mask_words) == 1 ? (long)w[0] : -1;
 }
 
 static long l_thread_wanted_spread(long i)
 {
 	uint64_t w[CPS_MAX_WORDS];
-	return cps_thread_wanted(&ctx.t, (pid_t)(TID_BASE + i % nthreads), w, ctx.t.mask_words) == 1
+	return cps_thread_lookup(&ctx.t, (pid_t)(TID_BASE + i % nthreads), w, ctx.t.mask_words) == 1
 		       ? (long)w[0]
 		       : -1;
 }
@@ -225,7 +225,7 @@ static long l_thread_wanted_spread(long i)
 static long l_thread_wanted_miss(long i)
 {
 	uint64_t w[CPS_MAX_WORDS];
-	return cps_thread_wanted(&ctx.t, (pid_t)(MISS_BASE + i % 1000003), w, ctx.t.mask_words) == 0
+	return cps_thread_lookup(&ctx.t, (pid_t)(MISS_BASE + i % 1000003), w, ctx.t.mask_words) == 0
 		       ? 0
 		       : -1;
 }

@@ -349,7 +349,7 @@ static void test_pin(enum api a)
 	for (int v = 0; v <= n; v++) {
 		if (v == n && !wrap)
 			break;
-		int vv = v % n; /* where the seed's rule puts it */
+		int vv = v % n; /* where the 2003 CPUSETS proposal's rule puts it */
 		one(m, v);
 		int rc = set_by(a, m, &e);
 		check(rc == 0 && e == 1234, "%s({%d}) = %d, errno %d", an, v, rc, e);

@@ -10,8 +10,8 @@
  * its effective uid and writable by nobody else, so no other user can
  * put contents there; the files in it are replaced with rename(2), so an
  * open always gets a whole file. */
-#ifndef CPS_VCACHE_H
-#define CPS_VCACHE_H
+#ifndef CPS_KEPT_VIEWS_H
+#define CPS_KEPT_VIEWS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,14 +19,14 @@
 
 /* The directory of a table's kept views for uid. 0, -EINVAL (bad table
  * name) or -ENAMETOOLONG. */
-int cps_vcache_dir(char *buf, size_t len, const char *table, uid_t uid);
+int cps_kept_dir(char *buf, size_t len, const char *table, uid_t uid);
 
 /* Removes the kept views of every user of a table (when the table is
  * made again or removed); returns the number of directories removed, or
  * a negative errno. Directories of other users need root to remove. */
-int cps_vcache_remove(const char *table);
+int cps_kept_remove(const char *table);
 
 /* A key for contents that depend on a set's CPUs (FNV-1a, 64 bits). */
-uint64_t cps_vcache_key(const uint64_t *cpus, size_t nw, unsigned n);
+uint64_t cps_kept_key(const uint64_t *cpus, size_t nw, unsigned n);
 
 #endif

@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "shm/table.h"
-#include "src/vcache.h"
+#include "src/kept_views.h"
 
 #define VIEWS ".views."
 
-int cps_vcache_dir(char *buf, size_t len, const char *table, uid_t uid)
+int cps_kept_dir(char *buf, size_t len, const char *table, uid_t uid)
 {
 	char path[SHM_TABLE_NAME_MAX + 16];
 	int r = shm_table_path(path, sizeof(path), table);
@@ -47,7 +47,7 @@ static int remove_dir(int parent, const char *name)
 	return unlinkat(parent, name, AT_REMOVEDIR) < 0 ? -errno : 0;
 }
 
-int cps_vcache_remove(const char *table)
+int cps_kept_remove(const char *table)
 {
 	char path[SHM_TABLE_NAME_MAX + 16];
 	int r = shm_table_path(path, sizeof(path), table);
@@ -77,7 +77,7 @@ int cps_vcache_remove(const char *table)
 	return removed;
 }
 
-uint64_t cps_vcache_key(const uint64_t *cpus, size_t nw, unsigned n)
+uint64_t cps_kept_key(const uint64_t *cpus, size_t nw, unsigned n)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	size_t top = nw;
