@@ -1,15 +1,28 @@
 /* Internals shared by the shim's files. Nothing here is exported: the
- * version script exports only the interposed libc names. */
+ * version script exports only the interposed libc names.
+ *
+ * Manners (DESIGN.md "The shim"): set up on first use from whichever call
+ * comes first; never exit, abort or print (but for CPUSETSHIM_DEBUG=1,
+ * once per reason); errno untouched on success; with no usable table
+ * everything passes through. The fast path of a call we do not virtualise
+ * is one compare and a tail call: no lock, no allocation.
+ *
+ * Everything declared here is hidden, so that the files reach each other's
+ * state as directly as one file would (no GOT). */
 #ifndef CPS_PRELOAD_SHIM_H
 #define CPS_PRELOAD_SHIM_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "src/mask.h"
 #include "src/sets.h"
@@ -52,13 +65,65 @@ struct shim_real {
 	int (*fseeko)(FILE *, off_t, int);
 	int (*fseeko64)(FILE *, off64_t, int);
 };
-extern struct shim_real shim_real;
+extern struct shim_real shim_real __attribute__((visibility("hidden")));
+
+#pragma GCC visibility push(hidden)
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* ---- preload/real.c: resolving the real functions ---- */
+
+/* Fill shim_real (idempotent; the first call from any wrapper). */
+void shim_resolve_all(void);
+/* Nonzero while the calling thread is inside dlsym or set-up: its own
+ * calls pass straight through. */
+extern __thread int shim_resolving;
+#if defined(__x86_64__)
+extern long (*shim_syscall_next)(long, ...); /* for the syscall stub */
+extern ptrdiff_t shim_rseq_offset;           /* of struct rseq from %fs:0 */
+extern bool shim_rseq_ok;
+/* preload/stubs-x86_64.c: the open stubs' copies of libc's functions. */
+void shim_open_resolved(void);
+#endif
+
+/* ---- preload/setup.c: set-up, fork and ancestry ---- */
+
+enum { ST_NEW = 0, ST_BUSY, ST_READY, ST_PASS };
+extern int shim_state;             /* ST_* */
+extern bool shim_wrap;             /* $CPUSETSHIM_WRAP */
+extern struct cps_ctx shim_ctx;    /* the table, writable if we may */
+extern pid_t shim_self_pid;
+extern uint64_t shim_self_start;
+extern uint32_t shim_fallback_set; /* parent's or $CPUSETSHIM_SET */
+extern long shim_tid_offset;       /* of the tid inside struct pthread, or -1 */
 
 /* Set up (idempotent, cheap after the first call). False: pass through. */
 bool shim_ready(void);
 /* The name of the table in use, once shim_ready() said yes. */
 const char *shim_table_name(void);
 void shim_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* For an interposer whose libc function is not resolved yet: false (and
+ * ENOSYS) if it still is not, after set-up. */
+static inline int shim_ensure(void *f)
+{
+	if (!f) {
+		shim_ready();
+		errno = ENOSYS;
+	}
+	return f != NULL;
+}
+/* The calling thread's tid. */
+static inline pid_t shim_gettid(void)
+{
+	return (pid_t)shim_real.syscall(SYS_gettid);
+}
+/* The tid of a thread (0: unknown). */
+pid_t shim_tid_of(pthread_t th);
+/* cps_placement_read that waits up to about two seconds for a writer of
+ * another process (set-up must not take a busy table for "no set"). */
+int shim_placement_wait(pid_t pid, uint64_t start, uint32_t fallback, struct cps_placement *s);
+
+/* ---- preload/setcopy.c: the set copy (hot readers in setcopy.h) ---- */
 
 /* A consistent copy of the caller's set (physical CPUs) for one call. */
 struct shim_cpus {
@@ -67,14 +132,43 @@ struct shim_cpus {
 };
 /* The caller's set now; false when the shim is passing through. */
 bool shim_cpus_now(struct shim_cpus *v);
+/* The set of another process: its record, else its thread group is ours,
+ * else its ancestry (pid 0 or our own: shim_cpus_now). */
+bool shim_cpus_of(pid_t pid, struct shim_cpus *v);
+/* Physical mask in buf (size bytes) -> virtual image in place. */
+void shim_to_virtual(void *buf, size_t size, const struct shim_cpus *v);
+/* Virtual mask in buf -> physical; 0 CPUs means EINVAL. */
+unsigned shim_to_physical(uint64_t *phys, const void *buf, size_t size, const struct shim_cpus *v,
+			  uint64_t *virt);
 /* The virtual image of a thread's kernel mask (tid 0: the caller). */
 bool shim_thread_vmask(pid_t tid, const struct shim_cpus *v, uint64_t *vm, size_t vnw);
 
-/* Views: a read-only fd holding the virtual contents of path, or -1 with
- * errno untouched when path is not one we virtualise (the caller then opens
- * the real file). flags are the caller's open flags. */
+/* ---- preload/affinity.c ---- */
+
+/* Remember what a thread asked for, so a resize keeps it (best effort). */
+void shim_record_wanted(pid_t pid, pid_t tid, const uint64_t *virt);
+/* In a forked child: the calling thread's remembered masks are not its own. */
+void shim_affinity_forked(void);
+
+/* ---- virtual files (preload/view.h for the rest) ---- */
+
+/* A read-only fd holding the virtual contents of path, or -1 with errno
+ * untouched when path is not one we virtualise (the caller then opens the
+ * real file). flags are the caller's open flags. */
 int shim_view_open(int dirfd, const char *path, int flags);
+/* Cheap first test on the slow path of every open: may path be a view? */
 bool shim_view_path_candidate(const char *path);
+
+/* ---- x86-64 slow paths of the frameless stubs (stubs-x86_64.c) ---- */
+#if defined(__x86_64__)
+long shim_syscall_slow(long nr, ...);
+int shim_open_slow(const char *path, int flags, ...);
+int shim_open64_slow(const char *path, int flags, ...);
+int shim_openat_slow(int dirfd, const char *path, int flags, ...);
+int shim_openat64_slow(int dirfd, const char *path, int flags, ...);
+#endif
+
+#pragma GCC visibility pop
 
 /* libc's fortified entry points, which its headers do not declare. */
 int __open_2(const char *, int);

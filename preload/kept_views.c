@@ -1,0 +1,155 @@
+/* Kept views: the virtual files whose contents do not change at every
+ * read (the CPU ranges, cpuinfo), kept as files in the directory beside
+ * the table that src/kept_views.h names, so that each open is one open(2)
+ * of a tmpfs file. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "preload/shim.h"
+#include "preload/view.h"
+#include "src/kept_views.h"
+
+/* How long a kept cpuinfo view serves before it is made again from the
+ * real file: its "cpu MHz" lines change on real hardware. */
+#define KEEP_CPUINFO_NS 1000000000ull
+
+static struct {
+	int state; /* 0: not tried yet, 1: the directory is usable, -1: not */
+	char dir[SHIM_KEPT_DIR_MAX];
+	/* the cpuinfo view last seen fresh, and until when it serves */
+	uint64_t ci_key, ci_until;
+} kept;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Our directory of kept views: made if missing, used only if it is a
+ * directory of ours that nobody else may write. Decided once; a thread
+ * that finds another deciding (or a child forked meanwhile) makes its
+ * view the slow way this time. */
+static bool kept_dir_ok(void)
+{
+	int st = __atomic_load_n(&kept.state, __ATOMIC_ACQUIRE);
+	if (CPS_LIKELY(st))
+		return st > 0;
+	if (pthread_mutex_trylock(&kept_lock) != 0)
+		return false;
+	if ((st = kept.state) == 0) {
+		char d[sizeof(kept.dir)] = "";
+		uid_t uid = geteuid();
+		struct stat sb;
+		st = -1;
+		if (!shim_env_off("CPUSETSHIM_KEEP_VIEWS") &&
+		    cps_kept_dir(d, sizeof(d), shim_table_name(), uid) == 0 &&
+		    (mkdir(d, 0755) == 0 || errno == EEXIST) && lstat(d, &sb) == 0 &&
+		    S_ISDIR(sb.st_mode) && sb.st_uid == uid && !(sb.st_mode & (S_IWGRP | S_IWOTH))) {
+			memcpy(kept.dir, d, sizeof(d));
+			st = 1;
+		} else {
+			shim_debug("views are made at each open: no usable directory %s", d);
+		}
+		__atomic_store_n(&kept.state, st, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&kept_lock);
+	return st > 0;
+}
+
+/* The kept view of kind k for the set in v: an fd on it, or -1. Then
+ * *name is its file and *store says whether the caller should make it
+ * (missing, or a cpuinfo view past its time) and shim_kept_store() it. */
+/* open(2) flags of a kept view: the caller's that mean something for a
+ * regular file we read */
+static int kept_oflags(int flags)
+{
+	return O_RDONLY | O_NOFOLLOW | O_NOCTTY | (flags & (O_CLOEXEC | O_NONBLOCK));
+}
+
+int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *name, size_t len,
+		     uint64_t *keyp, bool *store)
+{
+	*store = false;
+	if (!kept_dir_ok())
+		return -1;
+	uint64_t key = 0, now = 0;
+	int n;
+	if (k == V_RANGE) {
+		n = snprintf(name, len, "%s/range-%u", kept.dir, v->n);
+	} else {
+		key = cps_kept_key(v->cpus, v->nw, v->n);
+		n = snprintf(name, len, "%s/cpuinfo-%016llx", kept.dir, (unsigned long long)key);
+	}
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	*keyp = key;
+	int oflags = kept_oflags(flags);
+	bool check = false;
+	if (k == V_CPUINFO) {
+		now = now_ns();
+		check = !(__atomic_load_n(&kept.ci_key, __ATOMIC_RELAXED) == key &&
+			  now < __atomic_load_n(&kept.ci_until, __ATOMIC_RELAXED));
+	}
+	int fd = shim_real.open(name, oflags);
+	if (fd >= 0 && !check)
+		return fd;
+	if (fd >= 0) {
+		/* made by another process of ours maybe: is it recent enough? */
+		struct stat sb;
+		uint64_t made = 0;
+		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+			made = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull +
+			       (uint64_t)sb.st_mtim.tv_nsec;
+		if (made && made <= now + KEEP_CPUINFO_NS && now < made + KEEP_CPUINFO_NS) {
+			__atomic_store_n(&kept.ci_key, key, __ATOMIC_RELAXED);
+			__atomic_store_n(&kept.ci_until, made + KEEP_CPUINFO_NS, __ATOMIC_RELAXED);
+			return fd;
+		}
+		close(fd);
+	} else if (errno != ENOENT) {
+		return -1;
+	}
+	*store = true;
+	return -1;
+}
+
+/* Writes a view under name (a new file renamed over the old one, so
+ * readers get one or the other whole), then opens it as shim_kept_open does. */
+int shim_kept_store(enum vkind k, const char *name, uint64_t key, const char *data, size_t len,
+		      int flags)
+{
+	static unsigned seq;
+	char tmp[sizeof(kept.dir) + 64];
+	int n = snprintf(tmp, sizeof(tmp), "%s/.new-%d-%ld-%u", kept.dir, (int)getpid(),
+			 (long)syscall(SYS_gettid), __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return -1;
+	int w = shim_real.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (w < 0)
+		return -1;
+	bool whole = shim_write_all(w, data, len);
+	if (close(w) < 0 || !whole || rename(tmp, name) < 0) {
+		unlink(tmp);
+		return -1;
+	}
+	if (k == V_CPUINFO) {
+		__atomic_store_n(&kept.ci_key, key, __ATOMIC_RELAXED);
+		__atomic_store_n(&kept.ci_until, now_ns() + KEEP_CPUINFO_NS, __ATOMIC_RELAXED);
+	}
+	return shim_real.open(name, kept_oflags(flags));
+}
+

@@ -1,0 +1,215 @@
+/* The open and stdio wrappers: open, open64, openat, openat64, the
+ * fortified __open*_2 entries, fopen, fopen64, freopen, freopen64. A path
+ * that may be a virtual file (shim_view_path_candidate) goes to
+ * shim_view_open; everything else to libc's. On x86-64 the open family's
+ * entry points are frameless stubs (preload/stubs-x86_64.c) and these are
+ * their slow paths. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "preload/shim.h"
+#include "preload/view.h"
+
+static int mode_of(int flags, va_list ap)
+{
+	if (flags & (O_CREAT | __O_TMPFILE))
+		return va_arg(ap, int);
+	return 0;
+}
+
+#define VIEW_OR(dirfd, path, flags)                                                   \
+	do {                                                                          \
+		if (CPS_UNLIKELY(shim_view_path_candidate(path)) && shim_ready()) {    \
+			int vfd_ = shim_view_open((dirfd), (path), (flags));          \
+			if (vfd_ >= 0)                                                 \
+				return vfd_;                                           \
+		}                                                                     \
+	} while (0)
+
+#if defined(__x86_64__)
+#define OPEN_C(name) __attribute__((used)) shim_##name##_slow
+#else
+#define OPEN_C(name) EXPORT name
+#endif
+
+int OPEN_C(open)(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = mode_of(flags, ap);
+	va_end(ap);
+	VIEW_OR(AT_FDCWD, path, flags);
+	if (!shim_real.open && (shim_ready(), !shim_ensure(shim_real.open)))
+		return -1;
+	return shim_real.open(path, flags, mode);
+}
+
+int OPEN_C(open64)(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = mode_of(flags, ap);
+	va_end(ap);
+	VIEW_OR(AT_FDCWD, path, flags);
+	if (!shim_real.open64 && (shim_ready(), !shim_ensure(shim_real.open64)))
+		return -1;
+	return shim_real.open64(path, flags, mode);
+}
+
+int OPEN_C(openat)(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = mode_of(flags, ap);
+	va_end(ap);
+	VIEW_OR(dirfd, path, flags);
+	if (!shim_real.openat && (shim_ready(), !shim_ensure(shim_real.openat)))
+		return -1;
+	return shim_real.openat(dirfd, path, flags, mode);
+}
+
+int OPEN_C(openat64)(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int mode = mode_of(flags, ap);
+	va_end(ap);
+	VIEW_OR(dirfd, path, flags);
+	if (!shim_real.openat64 && (shim_ready(), !shim_ensure(shim_real.openat64)))
+		return -1;
+	return shim_real.openat64(dirfd, path, flags, mode);
+}
+
+EXPORT int __open_2(const char *path, int flags)
+{
+	VIEW_OR(AT_FDCWD, path, flags);
+	if (!shim_real.__open_2 && (shim_ready(), !shim_ensure(shim_real.__open_2)))
+		return -1;
+	return shim_real.__open_2(path, flags);
+}
+
+EXPORT int __open64_2(const char *path, int flags)
+{
+	VIEW_OR(AT_FDCWD, path, flags);
+	if (!shim_real.__open64_2 && (shim_ready(), !shim_ensure(shim_real.__open64_2)))
+		return -1;
+	return shim_real.__open64_2(path, flags);
+}
+
+EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	VIEW_OR(dirfd, path, flags);
+	if (!shim_real.__openat_2 && (shim_ready(), !shim_ensure(shim_real.__openat_2)))
+		return -1;
+	return shim_real.__openat_2(dirfd, path, flags);
+}
+
+EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	VIEW_OR(dirfd, path, flags);
+	if (!shim_real.__openat64_2 && (shim_ready(), !shim_ensure(shim_real.__openat64_2)))
+		return -1;
+	return shim_real.__openat64_2(dirfd, path, flags);
+}
+
+/* stdio: only plain reading modes can be virtual ("r", "rb", "re", "rm"...). */
+static int read_mode_flags(const char *mode)
+{
+	if (!mode || mode[0] != 'r')
+		return -1;
+	int fl = O_RDONLY;
+	for (const char *m = mode + 1; *m && *m != ','; m++) {
+		if (*m == '+' )
+			return -1;
+		if (*m == 'e')
+			fl |= O_CLOEXEC;
+	}
+	return fl;
+}
+
+static FILE *view_fopen(const char *path, const char *mode)
+{
+	int fl = read_mode_flags(mode);
+	if (fl < 0 || !shim_view_path_candidate(path) || path[0] != '/' || !shim_ready())
+		return NULL;
+	int fd = shim_view_open(AT_FDCWD, path, fl);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, mode);
+	if (!f) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
+EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	/* an absolute path that starts with neither "/p" nor "/s" can be
+	 * no view (shim_view_path_candidate): straight to libc's */
+	if (CPS_LIKELY(path && path[0] == '/' && path[1] != 'p' && path[1] != 's' &&
+		       shim_real.fopen))
+		return shim_real.fopen(path, mode);
+	FILE *f = view_fopen(path, mode);
+	if (f)
+		return f;
+	if (!shim_real.fopen && (shim_ready(), !shim_ensure(shim_real.fopen)))
+		return NULL;
+	return shim_real.fopen(path, mode);
+}
+
+EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	/* an absolute path that starts with neither "/p" nor "/s" can be
+	 * no view (shim_view_path_candidate): straight to libc's */
+	if (CPS_LIKELY(path && path[0] == '/' && path[1] != 'p' && path[1] != 's' &&
+		       shim_real.fopen64))
+		return shim_real.fopen64(path, mode);
+	FILE *f = view_fopen(path, mode);
+	if (f)
+		return f;
+	if (!shim_real.fopen64 && (shim_ready(), !shim_ensure(shim_real.fopen64)))
+		return NULL;
+	return shim_real.fopen64(path, mode);
+}
+
+static FILE *view_freopen(FILE *(*real)(const char *, const char *, FILE *), const char *path,
+			  const char *mode, FILE *stream)
+{
+	int fl = read_mode_flags(mode);
+	if (fl < 0 || !path || !shim_view_path_candidate(path) || path[0] != '/' || !shim_ready())
+		return real(path, mode, stream);
+	int fd = shim_view_open(AT_FDCWD, path, fl);
+	if (fd < 0)
+		return real(path, mode, stream);
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	FILE *f = real(p, mode, stream);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return f;
+}
+
+EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+	if (!shim_real.freopen && (shim_ready(), !shim_ensure(shim_real.freopen)))
+		return NULL;
+	return view_freopen(shim_real.freopen, path, mode, stream);
+}
+
+EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+	if (!shim_real.freopen64 && (shim_ready(), !shim_ensure(shim_real.freopen64)))
+		return NULL;
+	return view_freopen(shim_real.freopen64, path, mode, stream);
+}
+

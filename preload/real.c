@@ -1,0 +1,71 @@
+/* Resolving the real functions: every libc function the shim interposes,
+ * found once with dlsym(RTLD_NEXT) from whichever wrapper needs it first
+ * (and again at set-up), and, on x86-64, where libc keeps each thread's
+ * rseq area. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+#include "preload/shim.h"
+
+struct shim_real shim_real;
+#if defined(__x86_64__)
+long (*shim_syscall_next)(long, ...); /* shim_real.syscall, for the syscall stub */
+ptrdiff_t shim_rseq_offset;   /* of the thread's struct rseq from %fs:0 */
+bool shim_rseq_ok;
+#endif
+
+/* Inside dlsym (or set-up): the shim's own calls pass straight through. */
+__thread int shim_resolving;
+
+static void *next_sym(const char *name)
+{
+	dlerror();
+	void *p = dlsym(RTLD_NEXT, name);
+	const char *e = dlerror();
+	if (e || !p)
+		return NULL;
+	return p;
+}
+
+void shim_resolve_all(void)
+{
+	static int done;
+	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+		return;
+	shim_resolving++;
+#define R(f) *(void **)&shim_real.f = next_sym(#f)
+	R(sysconf); R(__sysconf); R(get_nprocs); R(get_nprocs_conf);
+	R(sched_getaffinity); R(sched_setaffinity);
+	R(pthread_getaffinity_np); R(pthread_setaffinity_np);
+	R(pthread_attr_setaffinity_np); R(pthread_attr_getaffinity_np); R(pthread_getattr_np);
+	R(pthread_create);
+	R(sched_getcpu); R(getcpu); R(syscall);
+	R(open); R(open64); R(openat); R(openat64);
+	R(__open_2); R(__open64_2); R(__openat_2); R(__openat64_2);
+	R(fopen); R(fopen64); R(freopen); R(freopen64);
+	R(lseek); R(lseek64); R(pread); R(pread64);
+	R(rewind); R(fseek); R(fseeko); R(fseeko64);
+#undef R
+#if defined(__x86_64__)
+	__atomic_store_n(&shim_syscall_next, shim_real.syscall, __ATOMIC_RELEASE);
+	shim_open_resolved(); /* the open stubs' copies (preload/stubs-x86_64.c) */
+	/* glibc >= 2.35 registers an rseq area per thread and exports where
+	 * it is; its sched_getcpu reads the CPU from there. */
+	const ptrdiff_t *off = next_sym("__rseq_offset");
+	const unsigned *size = next_sym("__rseq_size");
+	if (!off)
+		off = dlsym(RTLD_DEFAULT, "__rseq_offset");
+	if (!size)
+		size = dlsym(RTLD_DEFAULT, "__rseq_size");
+	if (off && size && *size >= 8) {
+		shim_rseq_offset = *off;
+		__atomic_store_n(&shim_rseq_ok, true, __ATOMIC_RELEASE);
+	}
+#endif
+	shim_resolving--;
+	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,183 @@
+/* The rewind table: views made at each open (stat, status) are made
+ * again in place when the program goes back to the start, as procfs
+ * does; and the interposers that notice it (lseek, pread, rewind,
+ * fseek...). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/shim.h"
+#include "preload/view.h"
+#include "src/views.h"
+
+/* ---- reading a view again from the start ----
+ *
+ * The real /proc/stat and status files are made again when a reader goes
+ * back to the start: top keeps /proc/stat open and does rewind() and
+ * fflush(), others lseek() to 0 or pread() at 0. The views made at each
+ * open are remembered by descriptor (the ones opened through the shim,
+ * below VFD_MAX) and made again in place, in the same file, when the
+ * program calls one of those on them: its offset and stdio's buffer
+ * handling stay as they are, only the contents are new. */
+#define VFD_MAX 4096
+struct vfd {
+	enum vkind k;
+	pid_t tid;     /* of a thread's status */
+	dev_t dev;     /* the view's file, to tell it from a later file */
+	ino_t ino;     /* that got the same descriptor number */
+	char real[];
+};
+static struct vfd **vfds; /* VFD_MAX entries, mapped at the first view */
+static pthread_mutex_t vfd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void shim_rewind_remember(int fd, enum vkind k, const char *real)
+{
+	struct stat sb;
+	if ((unsigned)fd >= VFD_MAX || fstat(fd, &sb) < 0 || pthread_mutex_trylock(&vfd_lock))
+		return;
+	if (!vfds) {
+		void *m = mmap(NULL, VFD_MAX * sizeof(*vfds), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED)
+			__atomic_store_n(&vfds, (struct vfd **)m, __ATOMIC_RELEASE);
+	}
+	size_t rl = strlen(real) + 1;
+	struct vfd *t = vfds ? malloc(sizeof(*t) + rl) : NULL;
+	if (t) {
+		t->k = k;
+		t->tid = k == V_STATUS_THREAD ? (pid_t)syscall(SYS_gettid) : 0;
+		t->dev = sb.st_dev;
+		t->ino = sb.st_ino;
+		memcpy(t->real, real, rl);
+		struct vfd *old = vfds[fd];
+		__atomic_store_n(&vfds[fd], t, __ATOMIC_RELEASE);
+		free(old);
+	}
+	pthread_mutex_unlock(&vfd_lock);
+}
+
+/* fd is going back to the start: if it is one of our views, make its
+ * contents again. Keeps errno; does nothing it cannot do safely. */
+static void view_rewound(int fd)
+{
+	struct vfd **tab = __atomic_load_n(&vfds, __ATOMIC_ACQUIRE);
+	if ((unsigned)fd >= VFD_MAX || !__atomic_load_n(&tab[fd], __ATOMIC_ACQUIRE))
+		return;
+	int saved = errno;
+	if (pthread_mutex_trylock(&vfd_lock))
+		goto out;
+	struct vfd *t = vfds[fd];
+	struct stat sb;
+	struct shim_cpus v;
+	if (fstat(fd, &sb) < 0 || sb.st_dev != t->dev || sb.st_ino != t->ino) {
+		/* closed since, and the number given to another file */
+		__atomic_store_n(&vfds[fd], NULL, __ATOMIC_RELEASE);
+		free(t);
+	} else if (shim_cpus_now(&v)) {
+		struct cps_buf b = { 0 };
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		int w;
+		if (shim_view_build(t->k, t->real, t->tid, &v, &b) == 0 &&
+		    (w = shim_real.open(p, O_RDWR | O_CLOEXEC)) >= 0) {
+			if (shim_write_all(w, b.p, b.len))
+				ftruncate(w, (off_t)b.len);
+			close(w);
+		}
+		cps_buf_free(&b);
+	}
+	pthread_mutex_unlock(&vfd_lock);
+out:
+	errno = saved;
+}
+
+/* ---- going back to the start (see view_rewound) ----
+ *
+ * Each is one test of a pointer that stays NULL until the process opens
+ * a view made at its open, then libc's function. */
+
+#define REWOUND(fd, cond)                                                            \
+	do {                                                                          \
+		struct vfd **tab_ = __atomic_load_n(&vfds, __ATOMIC_RELAXED);         \
+		if (CPS_UNLIKELY(tab_ != NULL) && (cond)) {                            \
+			int fd_ = (fd);                                                \
+			if ((unsigned)fd_ < VFD_MAX &&                                 \
+			    __atomic_load_n(&tab_[fd_], __ATOMIC_RELAXED))             \
+				view_rewound(fd_);                                     \
+		}                                                                     \
+	} while (0)
+
+EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+	REWOUND(fd, off == 0 && whence == SEEK_SET);
+	if (!shim_real.lseek && (shim_ready(), !shim_ensure(shim_real.lseek)))
+		return -1;
+	return shim_real.lseek(fd, off, whence);
+}
+
+EXPORT off64_t lseek64(int fd, off64_t off, int whence)
+{
+	REWOUND(fd, off == 0 && whence == SEEK_SET);
+	if (!shim_real.lseek64 && (shim_ready(), !shim_ensure(shim_real.lseek64)))
+		return -1;
+	return shim_real.lseek64(fd, off, whence);
+}
+
+EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	REWOUND(fd, off == 0);
+	if (!shim_real.pread && (shim_ready(), !shim_ensure(shim_real.pread)))
+		return -1;
+	return shim_real.pread(fd, buf, n, off);
+}
+
+EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+	REWOUND(fd, off == 0);
+	if (!shim_real.pread64 && (shim_ready(), !shim_ensure(shim_real.pread64)))
+		return -1;
+	return shim_real.pread64(fd, buf, n, off);
+}
+
+EXPORT void rewind(FILE *f)
+{
+	REWOUND(fileno(f), true);
+	if (!shim_real.rewind && (shim_ready(), !shim_ensure(shim_real.rewind)))
+		return;
+	shim_real.rewind(f);
+}
+
+EXPORT int fseek(FILE *f, long off, int whence)
+{
+	REWOUND(fileno(f), off == 0 && whence == SEEK_SET);
+	if (!shim_real.fseek && (shim_ready(), !shim_ensure(shim_real.fseek)))
+		return -1;
+	return shim_real.fseek(f, off, whence);
+}
+
+EXPORT int fseeko(FILE *f, off_t off, int whence)
+{
+	REWOUND(fileno(f), off == 0 && whence == SEEK_SET);
+	if (!shim_real.fseeko && (shim_ready(), !shim_ensure(shim_real.fseeko)))
+		return -1;
+	return shim_real.fseeko(f, off, whence);
+}
+
+EXPORT int fseeko64(FILE *f, off64_t off, int whence)
+{
+	REWOUND(fileno(f), off == 0 && whence == SEEK_SET);
+	if (!shim_real.fseeko64 && (shim_ready(), !shim_ensure(shim_real.fseeko64)))
+		return -1;
+	return shim_real.fseeko64(f, off, whence);
+}

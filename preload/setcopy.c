@@ -1,0 +1,250 @@
+/* The set copy: the shim's copy of its set (set id, CPUs, n and the
+ * tables derived from them), behind a process-local sequence counter and
+ * refreshed when the table's sequence moves; every answer comes from it.
+ * The hot readers are inline in preload/setcopy.h; here are the writer and
+ * the translations of masks on a copy of the CPUs. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "preload/setcopy.h"
+#include "preload/shim.h"
+#include "src/procfs.h"
+
+struct shim_setcopy shim_setcopy;
+pthread_mutex_t shim_refresh_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The derived tables of shim_setcopy (refresh, inside its write section). */
+static void derive(void)
+{
+	uint32_t nw = shim_setcopy.s.nw <= CPS_MAX_WORDS ? shim_setcopy.s.nw : CPS_MAX_WORDS;
+	unsigned n = shim_setcopy.s.n ? shim_setcopy.s.n : 1, r = 0;
+	shim_setcopy.top = 0;
+	for (uint32_t i = 0; i < nw; i++) {
+		uint64_t w = shim_setcopy.s.cpus[i];
+		shim_setcopy.base[i] = r;
+		if (w)
+			shim_setcopy.top = i + 1;
+		for (unsigned b = 0; b < 64; b++) {
+			unsigned cpu = i * 64 + b;
+			if ((w >> b) & 1) {
+				shim_setcopy.pcpu[r] = (uint16_t)cpu;
+				shim_setcopy.vcpu[cpu] = (uint16_t)r++;
+			} else {
+				shim_setcopy.vcpu[cpu] = (uint16_t)(cpu % n); /* as virt_cpu() */
+			}
+		}
+	}
+}
+
+/* A new set copy if the table can be read now; else the old one stays
+ * (patient: at set-up, where there is no old one, wait for a writer). */
+bool shim_refresh(bool patient)
+{
+	struct cps_placement tmp;
+	if (pthread_mutex_trylock(&shim_refresh_lock) != 0)
+		return shim_setcopy.valid; /* another thread is at it: the old one will do */
+	int r = patient ? shim_placement_wait(shim_self_pid, shim_self_start, shim_fallback_set, &tmp)
+			: cps_placement_read(&shim_ctx.t, shim_self_pid, shim_self_start, shim_fallback_set, &tmp);
+	if (r == 0 && !shim_setcopy.vcpu) {
+		size_t cap = (size_t)tmp.nw * 64;
+		void *m = mmap(NULL, cap * 2 * sizeof(uint16_t), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			r = -ENOMEM;
+		} else {
+			shim_setcopy.vcpu = m;
+			shim_setcopy.pcpu = shim_setcopy.vcpu + cap;
+			__atomic_store_n(&shim_setcopy.cap, (uint32_t)cap, __ATOMIC_RELEASE);
+		}
+	}
+	if (r == 0 && tmp.nw * 64 > shim_setcopy.cap)
+		r = -EINVAL; /* cannot happen: one table, one width */
+	if (r == 0) {
+		__atomic_store_n(&shim_setcopy.lseq, shim_setcopy.lseq + 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		shim_setcopy.s.seq = tmp.seq;
+		shim_setcopy.s.set = tmp.set;
+		shim_setcopy.s.n = tmp.n;
+		shim_setcopy.s.nw = tmp.nw;
+		memcpy(shim_setcopy.s.cpus, tmp.cpus, tmp.nw * 8);
+		shim_setcopy.tseq = &shim_ctx.t.h->seq;
+		derive();
+		__atomic_store_n(&shim_setcopy.valid, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&shim_setcopy.lseq, shim_setcopy.lseq + 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&shim_refresh_lock);
+	return shim_setcopy.valid;
+}
+
+
+bool shim_cpus_now(struct shim_cpus *v)
+{
+	if (!shim_ready())
+		return false;
+	for (int i = 0; i < 1000; i++) {
+		if (!setcopy_fresh() && !shim_refresh(false))
+			return false;
+		uint32_t ls = __atomic_load_n(&shim_setcopy.lseq, __ATOMIC_ACQUIRE);
+		if (ls & 1)
+			continue;
+		v->n = shim_setcopy.s.n;
+		v->nw = shim_setcopy.s.nw <= CPS_MAX_WORDS ? shim_setcopy.s.nw : CPS_MAX_WORDS;
+		memcpy(v->cpus, shim_setcopy.s.cpus, v->nw * 8);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&shim_setcopy.lseq, __ATOMIC_RELAXED) == ls)
+			return v->n > 0;
+	}
+	return false;
+}
+
+/* shim_to_physical(phys, buf, size, cpus, virt): the virtual mask in buf (vw
+ * words of it in virt) mapped onto the set; returns its CPU count (0:
+ * EINVAL) and the set's width in *nw, or -1 to pass through. */
+long setcopy_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t *virt,
+			     size_t *vw, uint32_t *nwp, uint64_t *sseq)
+{
+	if (CPS_UNLIKELY(__atomic_load_n(&shim_state, __ATOMIC_ACQUIRE) != ST_READY) && !shim_ready())
+		return -1;
+	/* bits beyond the widest mask are dropped, as shim_to_physical() does */
+	size_t hw = size >= CPS_MAX_WORDS * 8 ? CPS_MAX_WORDS : CPS_WORDS_FOR(size * 8);
+	if (sizeof(unsigned long) == 8 && size % 8 == 0) {
+		for (size_t j = 0; j < hw; j++) {
+			virt[j] = get_word(buf, j);
+			NOT_A_STRING_OP(j);
+		}
+	} else {
+		cps_mask_from_cpuset(virt, hw, buf, size);
+	}
+	*vw = hw;
+	uint64_t ranks[CPS_MAX_WORDS];
+	for (int i = 0; i < 1000; i++) {
+		if (!setcopy_fresh() && !shim_refresh(false))
+			return -1;
+		uint32_t ls = __atomic_load_n(&shim_setcopy.lseq, __ATOMIC_ACQUIRE);
+		if (ls & 1)
+			continue;
+		uint32_t n = shim_setcopy.s.n, nw = shim_setcopy.s.nw;
+		uint64_t at = shim_setcopy.s.seq;
+		if (n > CPS_MAX_CPUS)
+			n = CPS_MAX_CPUS;
+		if (nw > CPS_MAX_WORDS)
+			nw = CPS_MAX_WORDS;
+		size_t rw = CPS_WORDS_FOR(n), filled = 0;
+		unsigned got = 0;
+		/* all of 0..n-1 asked for: the whole set */
+		bool all = n > 0 && rw <= hw;
+		for (size_t j = 0; all && j < rw; j++)
+			all = (virt[j] & fill_word(j, n)) == fill_word(j, n);
+		if (all) {
+			got = n;
+		} else if (n) {
+			/* fold the virtual CPUs onto ranks 0..n-1 (wrapping, or not) */
+			for (size_t j = 0; j < hw && got < n; j++) {
+				uint64_t w = virt[j];
+				while (w && got < n) {
+					size_t v = j * 64 + (unsigned)__builtin_ctzll(w);
+					w &= w - 1;
+					if (v >= n) {
+						if (!shim_wrap)
+							goto folded;
+						v %= n;
+					}
+					while (filled <= v / 64) {
+						ranks[filled++] = 0;
+						NOT_A_STRING_OP(filled);
+					}
+					uint64_t bit = (uint64_t)1 << (v % 64);
+					if (!(ranks[v / 64] & bit)) {
+						ranks[v / 64] |= bit;
+						got++;
+					}
+				}
+			}
+		}
+	folded:
+		for (size_t j = 0; j < nw; j++) {
+			phys[j] = got == n ? shim_setcopy.s.cpus[j] : 0;
+			NOT_A_STRING_OP(j);
+		}
+		if (got && got < n) {
+			for (size_t j = 0; j < filled; j++) {
+				uint64_t w = ranks[j];
+				while (w) {
+					unsigned r = (unsigned)(j * 64) + (unsigned)__builtin_ctzll(w);
+					unsigned cpu = shim_setcopy.pcpu[r < shim_setcopy.cap ? r : 0];
+					w &= w - 1;
+					if (cpu < nw * 64)
+						phys[cpu / 64] |= (uint64_t)1 << (cpu % 64);
+				}
+			}
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&shim_setcopy.lseq, __ATOMIC_RELAXED) != ls)
+			continue;
+		if (n == 0)
+			return -1;
+		*sseq = at;
+		*nwp = nw;
+		return got;
+	}
+	return -1;
+}
+
+/* The set of another process: its record, else its thread group is ours,
+ * else its ancestry. */
+bool shim_cpus_of(pid_t pid, struct shim_cpus *v)
+{
+	if (pid == 0 || pid == shim_self_pid)
+		return shim_cpus_now(v);
+	if (!shim_cpus_now(v)) /* also checks we are set up */
+		return false;
+	if (cps_thread_alive(shim_self_pid, pid))
+		return true;
+	uint32_t set;
+	struct cps_placement s;
+	if (cps_which(&shim_ctx, pid, &set) < 0 ||
+	    cps_placement_read(&shim_ctx.t, -1, 0, set, &s) < 0)
+		return false;
+	v->n = s.n;
+	v->nw = s.nw;
+	memcpy(v->cpus, s.cpus, s.nw * 8);
+	return true;
+}
+
+/* Physical mask in buf (size bytes) -> virtual image in place. */
+void shim_to_virtual(void *buf, size_t size, const struct shim_cpus *v)
+{
+	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
+	cps_mask_from_cpuset(phys, v->nw, buf, size);
+	unsigned k = cps_phys_to_virt(virt, v->nw, v->cpus, v->nw, phys);
+	if (k == 0) /* runs outside its set (never confined): show the set */
+		cps_mask_fill(virt, v->nw, v->n);
+	cps_mask_to_cpuset(buf, size, virt, v->nw);
+}
+
+/* Virtual mask in buf -> physical; 0 CPUs means EINVAL. */
+unsigned shim_to_physical(uint64_t *phys, const void *buf, size_t size, const struct shim_cpus *v,
+			    uint64_t *virt)
+{
+	cps_mask_from_cpuset(virt, CPS_MAX_WORDS, buf, size);
+	return cps_virt_to_phys(phys, v->cpus, v->nw, virt, CPS_MAX_WORDS, shim_wrap);
+}
+
+bool shim_thread_vmask(pid_t tid, const struct shim_cpus *v, uint64_t *vm, size_t vnw)
+{
+	uint64_t phys[CPS_MAX_WORDS];
+	if (shim_real.syscall(SYS_sched_getaffinity, tid, v->nw * 8, phys) < 0)
+		return false;
+	cps_mask_zero(vm, vnw);
+	if (cps_phys_to_virt(vm, vnw, v->cpus, v->nw, phys) == 0)
+		cps_mask_fill(vm, vnw, v->n);
+	return true;
+}
+

@@ -1,0 +1,351 @@
+/* Set-up, fork and ancestry: the shim's state (the open table, its own
+ * pid and start time, the set it falls back to), made at the first call
+ * that needs the table (shim_ready), again in a forked child, and the
+ * walk up the ancestry that finds the set of a process with no record. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "preload/setcopy.h"
+#include "preload/shim.h"
+
+int shim_state;               /* ST_* */
+static bool debug;
+bool shim_wrap = true;
+struct cps_ctx shim_ctx;      /* the table, writable if we may */
+pid_t shim_self_pid;
+uint64_t shim_self_start;
+uint32_t shim_fallback_set;   /* parent's or $CPUSETSHIM_SET */
+long shim_tid_offset = -1;    /* of the tid inside struct pthread, if found */
+static pid_t setup_pid;         /* process whose thread runs setup() */
+/* The thread running setup(), so that it passes its own calls through. */
+static __thread __attribute__((tls_model("initial-exec"))) bool in_setup;
+
+void shim_debug(const char *fmt, ...)
+{
+	if (!debug)
+		return;
+	char buf[512];
+	va_list ap;
+	int n = snprintf(buf, sizeof(buf), "cpusetshim[%d]: ", (int)getpid());
+	va_start(ap, fmt);
+	n += vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = (int)sizeof(buf) - 2;
+	buf[n++] = '\n';
+	ssize_t w = write(2, buf, (size_t)n);
+	(void)w;
+}
+
+
+/* glibc has no pthread_t -> tid call before 2.42; its struct pthread holds
+ * the tid at a fixed offset that we find by looking for our own tid. Only
+ * an unambiguous single match is trusted. */
+static void find_tid_offset(void)
+{
+	const pid_t *p = (const pid_t *)(void *)pthread_self();
+	pid_t tid = shim_gettid();
+	long found = -1;
+	for (long i = 0; i < 1024 / (long)sizeof(pid_t); i++) {
+		if (p[i] == tid) {
+			if (found >= 0)
+				return;
+			found = i;
+		}
+	}
+	shim_tid_offset = found;
+}
+
+pid_t shim_tid_of(pthread_t th)
+{
+	if (pthread_equal(th, pthread_self()))
+		return shim_gettid();
+	if (shim_tid_offset < 0)
+		return 0;
+	return ((const pid_t *)(void *)th)[shim_tid_offset];
+}
+
+/* The parent and start time of pid, from /proc/PID/stat as cps_proc_info()
+ * reads them (0, or a negative errno), without what the shim never uses: a
+ * path formatted by stdio and a stat(2) of /proc/PID for the owner. This
+ * runs in every process start, where each first use of a libc routine
+ * costs page faults. */
+static int proc_stat_of(pid_t pid, pid_t *ppid, uint64_t *start)
+{
+	char path[32] = "/proc/", buf[1024], digits[12];
+	int nd = 0;
+	unsigned v = (unsigned)pid;
+	do
+		digits[nd++] = (char)('0' + v % 10);
+	while ((v /= 10) && nd < 11);
+	size_t p = 6;
+	while (nd)
+		path[p++] = digits[--nd];
+	memcpy(path + p, "/stat", 6);
+	if (!shim_real.open)
+		return -ENOSYS;
+	/* the real open: no view is ever made of /proc/PID/stat */
+	int fd = shim_real.open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	ssize_t n;
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	int e = errno;
+	close(fd);
+	if (n < 0)
+		return -e;
+	buf[n] = 0;
+	/* comm may hold spaces and parentheses: fields start after the last ')' */
+	char *q = strrchr(buf, ')');
+	if (!q)
+		return -EIO;
+	q++;
+	*ppid = 0;
+	*start = 0;
+	for (int field = 3; field <= 22 && *q; field++) {
+		while (*q == ' ')
+			q++;
+		if (field == 4 || field == 22) {
+			unsigned long long x = 0;
+			while (*q >= '0' && *q <= '9')
+				x = x * 10 + (unsigned)(*q++ - '0');
+			if (field == 4)
+				*ppid = (pid_t)x;
+			else
+				*start = x;
+		}
+		q = strchr(q, ' ');
+		if (!q)
+			break;
+	}
+	return *start ? 0 : -EIO;
+}
+
+static void after_fork_child(void)
+{
+	shim_affinity_forked();
+	if (shim_state != ST_READY)
+		return;
+	pid_t ppid;
+	uint64_t start;
+	uint32_t set = shim_setcopy.valid ? shim_setcopy.s.set : 0;
+	shim_self_pid = getpid();
+	shim_ctx.self = shim_self_pid;
+	if (proc_stat_of(shim_self_pid, &ppid, &start) == 0)
+		shim_self_start = start;
+	shim_fallback_set = set;
+	shim_setcopy.valid = 0;
+	pthread_mutex_init(&shim_refresh_lock, NULL);
+	if (shim_ctx.t.writable && set && set != shim_ctx.t.root_id)
+		cps_register(&shim_ctx, shim_self_pid, set);
+	shim_refresh(false);
+}
+
+/* cps_placement_read for set-up, which may wait: a writer of another process
+ * inside the table (preempted on a busy machine, say) makes it fail with
+ * -EAGAIN after a bounded spin, and set-up must not take that for "no
+ * set" and pass through for the rest of the process's life. Up to about
+ * two seconds, as the tools' readers wait. */
+int shim_placement_wait(pid_t pid, uint64_t start, uint32_t fallback, struct cps_placement *s)
+{
+	struct timespec ts = { 0, 1000000 };
+	int r;
+	for (int i = 0;
+	     (r = cps_placement_read(&shim_ctx.t, pid, start, fallback, s)) == -EAGAIN && i < 2000;
+	     i++)
+		nanosleep(&ts, NULL);
+	return r;
+}
+
+/* Set of pid by its record, else its nearest ancestor's: the rule of
+ * cps_which(), read with the shim's own reader of /proc. 0: no record
+ * matched (the root). Each process without a record costs one read of
+ * its /proc/PID/stat, so a table with no members answers at once. */
+static uint32_t ancestry_set(pid_t pid)
+{
+	if (__atomic_load_n(&shim_ctx.t.h->nprocs, __ATOMIC_RELAXED) == 0)
+		return 0;
+	for (int depth = 0; pid > 1 && depth < 256; depth++) {
+		pid_t ppid;
+		uint64_t start;
+		if (proc_stat_of(pid, &ppid, &start) < 0)
+			return 0;
+		/* a record of pid with this start time, in a set that exists:
+		 * cps_placement_read answers the root otherwise (no record is ever
+		 * kept for the root itself) */
+		struct cps_placement tmp;
+		if (shm_proc_find(&shim_ctx.t, pid) >= 0 && shim_placement_wait(pid, start, 0, &tmp) == 0 &&
+		    tmp.set != shim_ctx.t.root_id)
+			return tmp.set;
+		pid = ppid;
+	}
+	return 0;
+}
+
+/* Set-up runs at the first call that needs the table, not at load: a
+ * program that never asks about CPUs (most commands a job script runs)
+ * pays only for loading the library. The set of a process is its own
+ * record, else its nearest registered ancestor's (as the tools see it),
+ * else $CPUSETSHIM_SET, else $CPUSETSHIM_RUN_SET, else the root. */
+static void setup(void)
+{
+	const char *e = getenv("CPUSETSHIM_DEBUG");
+	debug = e && *e == '1';
+	shim_wrap = cps_wrap_enabled();
+	int r = cps_open(&shim_ctx, NULL, CPS_OPEN_WRITE);
+	if (r == -EACCES || r == -EROFS)
+		r = cps_open(&shim_ctx, NULL, CPS_OPEN_READ);
+	if (r < 0) {
+		shim_debug("passing through: table %s: %s", shim_ctx.t.name[0] ? shim_ctx.t.name : "?",
+			   shim_ctx.why ? shim_ctx.why : strerror(-r));
+		shim_state = ST_PASS;
+		return;
+	}
+	shim_ctx.patient = false; /* the shim never waits for a writer */
+	shim_self_pid = getpid();
+	shim_self_start = 0;
+	/* Our start time tells our record from a dead process's with our pid;
+	 * with no record under our pid it is not needed (a record made later
+	 * can only be ours), and /proc is not read. */
+	uint32_t own = 0, set = 0;
+	struct cps_placement tmp;
+	if (shm_proc_find(&shim_ctx.t, shim_self_pid) >= 0) {
+		pid_t ppid;
+		if (proc_stat_of(shim_self_pid, &ppid, &shim_self_start) < 0) {
+			shim_debug("passing through: cannot read /proc/self/stat");
+			cps_close(&shim_ctx);
+			shim_state = ST_PASS;
+			return;
+		}
+		if (shim_placement_wait(shim_self_pid, shim_self_start, 0, &tmp) == 0 &&
+		    tmp.set != shim_ctx.t.root_id)
+			own = tmp.set;
+	}
+	bool inherited = false;
+	if (!own && (set = ancestry_set(getppid())) != 0)
+		inherited = true;
+	const char *env = getenv("CPUSETSHIM_SET");
+	if (!own && !set && env && *env) {
+		if (cps_find(&shim_ctx, env, &set) < 0) {
+			shim_debug("CPUSETSHIM_SET=%s: no such set; using the root", env);
+			set = 0;
+		}
+	}
+	/* Left by cpuset-run for its descendants: the set of one that lost
+	 * its ancestry (an orphan, reparented). Its kernel mask came from
+	 * that set already, so it is not confined again. */
+	const char *run = getenv("CPUSETSHIM_RUN_SET");
+	if (!own && !set && run && *run) {
+		if (cps_find(&shim_ctx, run, &set) < 0)
+			set = 0;
+		inherited = set != 0;
+	}
+	shim_fallback_set = own ? own : set;
+	if (!own && set && shim_ctx.t.writable && (r = cps_register(&shim_ctx, shim_self_pid, set)) < 0)
+		shim_debug("cannot register in set %u: %s", set, strerror(-r));
+	find_tid_offset();
+	pthread_atfork(NULL, NULL, after_fork_child);
+	/* The first set copy before READY: the other threads take READY
+	 * for "the set copy is there" and would pass through without it. */
+	if (!shim_refresh(true)) {
+		shim_debug("passing through: no usable set in table %s", shim_ctx.t.name);
+		shim_state = ST_PASS;
+		return;
+	}
+	shim_state = ST_READY;
+	/* Put in a set by $CPUSETSHIM_SET alone (no cpuset-run, no member
+	 * ancestor): confine ourselves too, as attach would. */
+	if (!own && set && set == shim_setcopy.s.set && !inherited) {
+		int saved = errno;
+		if (shim_real.sched_setaffinity(0, shim_setcopy.s.nw * 8,
+						(const cpu_set_t *)(void *)shim_setcopy.s.cpus) < 0)
+			shim_debug("cannot confine to set %u: %s", set, strerror(errno));
+		errno = saved;
+	}
+}
+
+static void wait_for_setup(void)
+{
+	/* Set-up takes microseconds; a writer dead inside the table's lock
+	 * is repaired by the robust mutex. Past two seconds something is
+	 * wrong: pass through rather than hang the program. */
+	struct timespec ts = { 0, 50000 };
+	pid_t owner = __atomic_load_n(&setup_pid, __ATOMIC_ACQUIRE);
+	if (owner && owner != getpid()) {
+		/* forked while a thread of the parent was setting up: that
+		 * thread is not here; start again */
+		int busy = ST_BUSY;
+		__atomic_compare_exchange_n(&shim_state, &busy, ST_NEW, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
+		return;
+	}
+	for (int i = 0; i < 40000 && __atomic_load_n(&shim_state, __ATOMIC_ACQUIRE) == ST_BUSY; i++) {
+		if (i < 200)
+			sched_yield();
+		else
+			nanosleep(&ts, NULL);
+	}
+}
+
+bool shim_ready(void)
+{
+	int s = __atomic_load_n(&shim_state, __ATOMIC_ACQUIRE);
+	if (CPS_LIKELY(s == ST_READY))
+		return true;
+	if (s == ST_PASS)
+		return false;
+	shim_resolve_all();
+	if (shim_resolving || in_setup)
+		return false;
+	int expect = ST_NEW;
+	if (__atomic_compare_exchange_n(&shim_state, &expect, ST_BUSY, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		int saved = errno;
+		__atomic_store_n(&setup_pid, getpid(), __ATOMIC_RELEASE);
+		in_setup = true;
+		shim_resolving++; /* our own set-up calls pass straight through */
+		setup();
+		shim_resolving--;
+		in_setup = false;
+		errno = saved;
+		__atomic_store_n(&shim_state, shim_state == ST_BUSY ? ST_PASS : shim_state, __ATOMIC_RELEASE);
+		return shim_state == ST_READY;
+	}
+	/* Another thread is setting up: wait for it, so that no call answers
+	 * with physical numbers while the others answer with virtual ones. */
+	int saved = errno;
+	wait_for_setup();
+	errno = saved;
+	if (__atomic_load_n(&shim_state, __ATOMIC_ACQUIRE) == ST_NEW)
+		return shim_ready(); /* the fork case above: set up here */
+	return __atomic_load_n(&shim_state, __ATOMIC_ACQUIRE) == ST_READY;
+}
+
+const char *shim_table_name(void)
+{
+	return shim_ctx.t.name;
+}
+
+/* At load, only what must happen before main: a process put in a set by
+ * $CPUSETSHIM_SET alone confines itself at once. Everything else waits
+ * for the first call that needs the table (shim_ready). */
+__attribute__((constructor)) static void shim_ctor(void)
+{
+	const char *e = getenv("CPUSETSHIM_SET");
+	if (e && *e)
+		shim_ready();
+}

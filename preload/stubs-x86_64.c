@@ -1,0 +1,87 @@
+/* The x86-64 frameless entry points: syscall(2) and the open family jump
+ * straight to libc's with the caller's registers and stack as they were,
+ * unless the call may be one the shim translates; then they jump to the C
+ * slow paths (preload/syscall.c, preload/open.c). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/syscall.h>
+
+#include "preload/shim.h"
+
+#if defined(__x86_64__)
+#define SHIM_STR_(x) #x
+#define SHIM_STR(x) SHIM_STR_(x)
+#ifdef __CET__
+#define SHIM_ENDBR "endbr64\n"
+#else
+#define SHIM_ENDBR ""
+#endif
+
+/* The pass-through of syscall(2) with no frame at all: every number but
+ * the three we translate jumps to libc's syscall with the caller's
+ * registers and stack as they were (libc takes its seventh argument from
+ * the stack). The rest, and the case where libc's is not resolved yet, go
+ * to shim_syscall_slow (preload/syscall.c), also with everything as the
+ * caller left it. */
+__asm__(".text\n"
+	".globl syscall\n"
+	".type syscall, @function\n"
+	".p2align 4\n"
+	"syscall:\n" SHIM_ENDBR
+	"cmpq $" SHIM_STR(SYS_sched_getaffinity) ", %rdi\n"
+	"je 1f\n"
+	"cmpq $" SHIM_STR(SYS_sched_setaffinity) ", %rdi\n"
+	"je 1f\n"
+	"cmpq $" SHIM_STR(SYS_getcpu) ", %rdi\n"
+	"je 1f\n"
+	"movq shim_syscall_next(%rip), %r11\n"
+	"testq %r11, %r11\n"
+	"je 1f\n"
+	"jmp *%r11\n"
+	"1:\n"
+	"jmp shim_syscall_slow\n"
+	".size syscall, .-syscall\n");
+
+/* The pass-through of the open calls with no frame at all: an absolute
+ * path that starts with neither "/p" nor "/s" can be no view
+ * (shim_view_path_candidate), so the call jumps to libc's with the
+ * caller's registers and stack as they were, mode included when there is
+ * one. Everything else (relative paths, NULL, /proc and /sys, libc's not
+ * resolved yet) goes to the C wrappers of preload/open.c, also untouched. */
+void *shim_open_next[4]; /* libc's open, open64, openat, openat64 */
+void shim_open_resolved(void)
+{
+	__atomic_store_n(&shim_open_next[0], (void *)shim_real.open, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_open_next[1], (void *)shim_real.open64, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_open_next[2], (void *)shim_real.openat, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_open_next[3], (void *)shim_real.openat64, __ATOMIC_RELEASE);
+}
+
+#define OPEN_STUB(name, pathreg, slot, slow)                                          \
+	__asm__(".text\n"                                                             \
+		".globl " name "\n"                                                   \
+		".type " name ", @function\n"                                         \
+		".p2align 4\n" name ":\n" SHIM_ENDBR                                    \
+		"testq " pathreg ", " pathreg "\n"                                    \
+		"je 1f\n"                                                             \
+		"cmpb $0x2f, (" pathreg ")\n"     /* '/' */                           \
+		"jne 1f\n"                                                            \
+		"movzbl 1(" pathreg "), %r11d\n"                                      \
+		"cmpl $0x70, %r11d\n"             /* 'p' */                           \
+		"je 1f\n"                                                             \
+		"cmpl $0x73, %r11d\n"             /* 's' */                           \
+		"je 1f\n"                                                             \
+		"movq shim_open_next+" slot "(%rip), %r11\n"                          \
+		"testq %r11, %r11\n"                                                  \
+		"je 1f\n"                                                             \
+		"jmp *%r11\n"                                                         \
+		"1:\n"                                                                \
+		"jmp " slow "\n"                                                      \
+		".size " name ", .-" name "\n")
+OPEN_STUB("open", "%rdi", "0", "shim_open_slow");
+OPEN_STUB("open64", "%rdi", "8", "shim_open64_slow");
+OPEN_STUB("openat", "%rsi", "16", "shim_openat_slow");
+OPEN_STUB("openat64", "%rsi", "24", "shim_openat64_slow");
+#endif

@@ -1,0 +1,83 @@
+/* syscall(2): the three numbers the shim translates
+ * (SYS_sched_getaffinity, SYS_sched_setaffinity, SYS_getcpu), raw return
+ * values kept; every other number passes through. On x86-64 the entry
+ * point is a frameless stub (preload/stubs-x86_64.c) and this is its slow
+ * path. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/setcopy.h"
+#include "preload/shim.h"
+#include "src/procfs.h"
+
+#if defined(__x86_64__)
+__attribute__((used)) long shim_syscall_slow(long nr, ...)
+#else
+EXPORT long syscall(long nr, ...)
+#endif
+{
+	va_list ap;
+	long a[6];
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (CPS_UNLIKELY(!shim_real.syscall)) {
+		shim_resolve_all();
+		if (!shim_real.syscall) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	if (CPS_LIKELY(nr != SYS_sched_getaffinity && nr != SYS_sched_setaffinity &&
+		       nr != SYS_getcpu))
+		return shim_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+
+	struct shim_cpus v;
+	bool ok = shim_ready();
+	if (nr == SYS_sched_getaffinity) {
+		long r = shim_real.syscall(nr, a[0], a[1], a[2]);
+		/* r is the kernel's mask size in bytes; keep it */
+		if (r > 0 && ok) {
+			int saved = errno;
+			pid_t pid = (pid_t)a[0];
+			if (pid == 0 || pid == shim_self_pid)
+				setcopy_to_virtual((void *)a[2], (size_t)r, (size_t)r);
+			else if (shim_cpus_of(pid, &v))
+				shim_to_virtual((void *)a[2], (size_t)r, &v);
+			errno = saved;
+		}
+		return r;
+	}
+	if (nr == SYS_sched_setaffinity) {
+		uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
+		if (!ok || !a[2] || !shim_cpus_of((pid_t)a[0], &v))
+			return shim_real.syscall(nr, a[0], a[1], a[2]);
+		if (shim_to_physical(phys, (const void *)a[2], (size_t)a[1], &v, virt) == 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		int saved = errno;
+		long r = shim_real.syscall(nr, a[0], (long)(v.nw * 8), (long)phys);
+		if (r == 0) {
+			pid_t pid = (pid_t)a[0];
+			pid_t tid = pid == 0 ? shim_gettid() : pid;
+			shim_record_wanted(pid == 0 || cps_thread_alive(shim_self_pid, pid) ? shim_self_pid : pid, tid,
+				      virt);
+			errno = saved;
+		}
+		return r;
+	}
+	/* SYS_getcpu */
+	long r = shim_real.syscall(nr, a[0], a[1], a[2]);
+	unsigned vc;
+	if (r == 0 && a[0] && ok && setcopy_vcpu(*(unsigned *)a[0], &vc))
+		*(unsigned *)a[0] = vc;
+	return r;
+}

@@ -1,0 +1,65 @@
+/* The shim's virtual files, between its files: which kind a path is
+ * (view_dispatch.c), how it is opened (view_open.c), kept
+ * (kept_views.c) or made again from the start (rewind.c). */
+#ifndef CPS_PRELOAD_VIEW_H
+#define CPS_PRELOAD_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/types.h>
+
+#include "preload/shim.h"
+#include "src/views.h"
+
+#pragma GCC visibility push(hidden)
+
+enum vkind { V_NONE, V_CPUINFO, V_STAT, V_STATUS_PROC, V_STATUS_THREAD, V_RANGE };
+
+/* $name is "0". */
+static inline bool shim_env_off(const char *name)
+{
+	const char *s = getenv(name);
+	return s && s[0] == '0' && s[1] == 0;
+}
+
+/* ---- view_dispatch.c ---- */
+
+/* The kind of view path is (relative to dirfd), with its absolute name in
+ * real (rlen bytes); V_NONE: not one we virtualise. */
+enum vkind shim_view_classify(int dirfd, const char *path, char *real, size_t rlen);
+/* The contents of view k of the real file real, for the set in v; tid:
+ * the thread of a thread's status (0: the caller). */
+int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
+		    struct cps_buf *out);
+
+/* ---- view_open.c ---- */
+
+/* All of data to fd; false on an error or a short write. */
+bool shim_write_all(int fd, const char *data, size_t len);
+
+/* ---- kept_views.c ---- */
+
+#define SHIM_KEPT_DIR_MAX 320
+#define SHIM_KEPT_NAME_MAX (SHIM_KEPT_DIR_MAX + 48)
+/* The kept view of kind k for the set in v: an fd on it, or -1. Then
+ * *name is its file and *store says whether the caller should make it
+ * (missing, or a cpuinfo view past its time) and shim_kept_store() it. */
+int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *name, size_t len,
+		   uint64_t *keyp, bool *store);
+/* Writes a view under name (a new file renamed over the old one, so
+ * readers get one or the other whole), then opens it as shim_kept_open
+ * does. */
+int shim_kept_store(enum vkind k, const char *name, uint64_t key, const char *data, size_t len,
+		    int flags);
+
+/* ---- rewind.c ---- */
+
+/* Remember fd as a view of kind k made at its open from the real file
+ * real, to make it again when the program goes back to the start. */
+void shim_rewind_remember(int fd, enum vkind k, const char *real);
+
+#pragma GCC visibility pop
+
+#endif
