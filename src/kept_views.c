@@ -1,5 +1,5 @@
 /* Kept views: names and removal (see vcache.h). The shim makes and reads
- * them (preload/vfile.c); the tools only remove them with their table. */
+ * them (preload/kept_views.c); the tools only remove them with their table. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
