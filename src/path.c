@@ -1,0 +1,372 @@
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <string.h>
+
+#include "src/path.h"
+
+/*
+ * The canonical path is built in out, one component at a time, the way
+ * the kernel walks: "." is dropped, ".." removes the last component, and
+ * each new component is looked at in the light of the directory it is
+ * in: a directory we know (trusted: ".." after it is lexical), a symlink
+ * we know (expanded: the path becomes its target), or a name that may be
+ * a symlink (untrusted: ".." after it, or after anything below it, needs
+ * the kernel). out holds "" for the root while building.
+ */
+
+enum comp_kind { C_TRUSTED, C_UNTRUSTED, C_EXPAND };
+
+static bool lit(const char *s, size_t n, const char *l)
+{
+	size_t ln = strlen(l);
+
+	return n == ln && memcmp(s, l, n) == 0;
+}
+
+/* A decimal number as the kernel's /proc and sysfs name them: no sign, no
+ * leading zero (but "0"), no more digits than fit an int. */
+static bool is_num(const char *s, size_t n)
+{
+	if (n == 0 || n > 9 || (n > 1 && s[0] == '0'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* prefix followed by a number: "cpu12", "node0", "index3" */
+static bool is_prefnum(const char *s, size_t n, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+
+	return n > pl && memcmp(s, prefix, pl) == 0 && is_num(s + pl, n - pl);
+}
+
+/* Whether out[0..ol) is the directory lit, or lit followed by one more
+ * component; *last is where that component starts. */
+static bool dir_is(const char *out, size_t ol, const char *l)
+{
+	return lit(out, ol, l);
+}
+
+/* out[0..ol) is l + "/" + one component matching prefix+number */
+static bool dir_is_prefnum(const char *out, size_t ol, const char *l, const char *prefix,
+			   const char **num, size_t *numlen)
+{
+	size_t n = strlen(l);
+
+	if (ol <= n + 1 || memcmp(out, l, n) != 0 || out[n] != '/')
+		return false;
+	if (memchr(out + n + 1, '/', ol - n - 1))
+		return false;
+	if (!is_prefnum(out + n + 1, ol - n - 1, prefix))
+		return false;
+	if (num) {
+		*num = out + n + 1 + strlen(prefix);
+		*numlen = ol - n - 1 - strlen(prefix);
+	}
+	return true;
+}
+
+static bool starts_dir(const char *out, size_t ol, const char *l)
+{
+	size_t n = strlen(l);
+
+	return ol >= n && memcmp(out, l, n) == 0 && (ol == n || out[n] == '/');
+}
+
+/* The target of a known symlink, written to tgt (tgtlen bytes). */
+struct expand {
+	char *tgt;
+	size_t tgtlen;
+	size_t len;
+};
+
+static enum comp_kind expand_to(struct expand *e, const char *fmt, const char *a, size_t al,
+				const char *b, size_t bl)
+{
+	int n = snprintf(e->tgt, e->tgtlen, fmt, (int)al, a, (int)bl, b);
+
+	if (n < 0 || (size_t)n >= e->tgtlen)
+		return C_UNTRUSTED;
+	e->len = (size_t)n;
+	return C_EXPAND;
+}
+
+static enum comp_kind comp_kind(const char *out, size_t ol, const char *c, size_t cl, pid_t pid,
+				pid_t tid, struct expand *e)
+{
+	const char *num;
+	size_t numlen;
+	char ids[2][16];
+	int il[2];
+
+	/* outside /proc and /sys: taken as spelled (see path.h) */
+	if (!starts_dir(out, ol, "/proc") && !starts_dir(out, ol, "/sys"))
+		return C_TRUSTED;
+
+	if (dir_is(out, ol, "/proc")) {
+		if (is_num(c, cl))
+			return C_TRUSTED;
+		if (lit(c, cl, "self") || lit(c, cl, "thread-self")) {
+			if (pid <= 0 || (cl != 4 && tid <= 0))
+				return C_UNTRUSTED;
+			il[0] = snprintf(ids[0], sizeof(ids[0]), "%d", (int)pid);
+			il[1] = snprintf(ids[1], sizeof(ids[1]), "%d", (int)tid);
+			if (cl == 4)
+				return expand_to(e, "/proc/%.*s%.*s", ids[0], (size_t)il[0], "", 0);
+			return expand_to(e, "/proc/%.*s/task/%.*s", ids[0], (size_t)il[0], ids[1],
+					 (size_t)il[1]);
+		}
+		return C_UNTRUSTED;
+	}
+	if (dir_is_prefnum(out, ol, "/proc", "", NULL, NULL))
+		return lit(c, cl, "task") ? C_TRUSTED : C_UNTRUSTED;
+	if (ol > 5 && memcmp(out, "/proc/", 6) == 0) {
+		/* /proc/<pid>/task */
+		const char *p = out + 6, *sl = memchr(p, '/', ol - 6);
+
+		if (sl && is_num(p, (size_t)(sl - p)) &&
+		    lit(sl, ol - (size_t)(sl - out), "/task") && is_num(c, cl))
+			return C_TRUSTED;
+		return C_UNTRUSTED;
+	}
+
+	/* /sys */
+	if (dir_is(out, ol, "/sys"))
+		return C_TRUSTED; /* its entries are all directories */
+	if (dir_is(out, ol, "/sys/devices"))
+		return lit(c, cl, "system") ? C_TRUSTED : C_UNTRUSTED;
+	if (dir_is(out, ol, "/sys/devices/system"))
+		return lit(c, cl, "cpu") || lit(c, cl, "node") ? C_TRUSTED : C_UNTRUSTED;
+	if (dir_is(out, ol, "/sys/devices/system/cpu"))
+		return is_prefnum(c, cl, "cpu") ? C_TRUSTED : C_UNTRUSTED;
+	if (dir_is_prefnum(out, ol, "/sys/devices/system/cpu", "cpu", &num, &numlen)) {
+		if (lit(c, cl, "topology") || lit(c, cl, "cache"))
+			return C_TRUSTED;
+		if (is_prefnum(c, cl, "node"))
+			return expand_to(e, "/sys/devices/system/node/%.*s%.*s", c, cl, "", 0);
+		if (lit(c, cl, "subsystem"))
+			return expand_to(e, "/sys/bus/cpu%.*s%.*s", "", 0, "", 0);
+		return C_UNTRUSTED;
+	}
+	if (ol > 23 && memcmp(out, "/sys/devices/system/cpu/", 24) == 0) {
+		/* /sys/devices/system/cpu/cpuN/cache */
+		const char *p = out + 24, *sl = memchr(p, '/', ol - 24);
+
+		if (sl && is_prefnum(p, (size_t)(sl - p), "cpu") &&
+		    lit(sl, ol - (size_t)(sl - out), "/cache") && is_prefnum(c, cl, "index"))
+			return C_TRUSTED;
+		return C_UNTRUSTED;
+	}
+	if (dir_is(out, ol, "/sys/devices/system/node"))
+		return is_prefnum(c, cl, "node") ? C_TRUSTED : C_UNTRUSTED;
+	if (dir_is_prefnum(out, ol, "/sys/devices/system/node", "node", NULL, NULL)) {
+		if (is_prefnum(c, cl, "cpu"))
+			return expand_to(e, "/sys/devices/system/cpu/%.*s%.*s", c, cl, "", 0);
+		if (lit(c, cl, "subsystem"))
+			return expand_to(e, "/sys/bus/node%.*s%.*s", "", 0, "", 0);
+		return C_UNTRUSTED;
+	}
+	if (dir_is(out, ol, "/sys/bus"))
+		return lit(c, cl, "cpu") || lit(c, cl, "node") ? C_TRUSTED : C_UNTRUSTED;
+	if (dir_is(out, ol, "/sys/bus/cpu") || dir_is(out, ol, "/sys/bus/node"))
+		return lit(c, cl, "devices") ? C_TRUSTED : C_UNTRUSTED;
+	if (dir_is(out, ol, "/sys/bus/cpu/devices"))
+		return is_prefnum(c, cl, "cpu")
+			       ? expand_to(e, "/sys/devices/system/cpu/%.*s%.*s", c, cl, "", 0)
+			       : C_UNTRUSTED;
+	if (dir_is(out, ol, "/sys/bus/node/devices"))
+		return is_prefnum(c, cl, "node")
+			       ? expand_to(e, "/sys/devices/system/node/%.*s%.*s", c, cl, "", 0)
+			       : C_UNTRUSTED;
+	if (dir_is(out, ol, "/sys/fs"))
+		return lit(c, cl, "cgroup") ? C_TRUSTED : C_UNTRUSTED;
+	/* below a cgroup hierarchy's root every directory is a cgroup; the
+	 * roots themselves may be symlinks (cpu -> cpu,cpuacct) */
+	if (starts_dir(out, ol, "/sys/fs/cgroup") && ol > 15 && memchr(out + 15, '/', ol - 15))
+		return C_TRUSTED;
+	return C_UNTRUSTED;
+}
+
+static unsigned count_comps(const char *s, size_t n)
+{
+	unsigned d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d += s[i] == '/';
+	return d;
+}
+
+bool cps_path_in_views(const char *canon)
+{
+	return (strncmp(canon, "/proc", 5) == 0 && (canon[5] == '/' || canon[5] == 0)) ||
+	       (strncmp(canon, "/sys", 4) == 0 && (canon[4] == '/' || canon[4] == 0));
+}
+
+enum cps_canon cps_path_canon(char *out, size_t outlen, const char *base, const char *path,
+			      pid_t pid, pid_t tid, int flags, size_t *consumed)
+{
+	size_t ol = 0, i = 0;
+	unsigned depth = 0, first_untrusted = 0; /* depths count from 1 */
+	bool dir = false;
+
+	if (!path || !path[0] || outlen < 2)
+		return CPS_CANON_VIEWLESS;
+	if (path[0] != '/') {
+		size_t bl;
+
+		if (!base || base[0] != '/')
+			return CPS_CANON_VIEWLESS;
+		bl = strlen(base);
+		while (bl > 0 && base[bl - 1] == '/')
+			bl--;
+		if (bl >= outlen)
+			return CPS_CANON_VIEWLESS;
+		memcpy(out, base, bl);
+		ol = bl;
+		depth = count_comps(out, ol);
+	}
+
+	while (path[i]) {
+		size_t s, cl;
+
+		while (path[i] == '/')
+			i++;
+		if (!path[i]) {
+			dir = true; /* a trailing slash */
+			break;
+		}
+		s = i;
+		while (path[i] && path[i] != '/')
+			i++;
+		cl = i - s;
+		dir = false;
+		if (cl == 1 && path[s] == '.') {
+			dir = true;
+			continue;
+		}
+		if (cl == 2 && path[s] == '.' && path[s + 1] == '.') {
+			dir = true;
+			if (depth == 0)
+				continue; /* "/.." is "/" */
+			if (first_untrusted && depth >= first_untrusted) {
+				if (consumed)
+					*consumed = s;
+				return CPS_CANON_KERNEL;
+			}
+			while (ol > 0 && out[ol - 1] != '/')
+				ol--;
+			if (ol > 0)
+				ol--;
+			depth--;
+			continue;
+		}
+
+		char tgt[96];
+		struct expand e = { tgt, sizeof(tgt), 0 };
+		enum comp_kind k = comp_kind(out, ol, path + s, cl, pid, tid, &e);
+		bool last = true;
+
+		for (size_t j = i; path[j]; j++)
+			if (path[j] != '/') {
+				last = false;
+				break;
+			}
+		if (k == C_EXPAND && last && (flags & CPS_CANON_NOFOLLOW) && path[i] != '/')
+			k = C_TRUSTED; /* the link itself */
+		if (k == C_EXPAND) {
+			if (e.len >= outlen)
+				return CPS_CANON_VIEWLESS;
+			memcpy(out, tgt, e.len);
+			ol = e.len;
+			depth = count_comps(out, ol);
+			first_untrusted = 0;
+			continue;
+		}
+		if (ol + 1 + cl >= outlen)
+			return CPS_CANON_VIEWLESS;
+		out[ol++] = '/';
+		memcpy(out + ol, path + s, cl);
+		ol += cl;
+		depth++;
+		if (k == C_UNTRUSTED && !first_untrusted)
+			first_untrusted = depth;
+	}
+	if (ol == 0)
+		out[ol++] = '/';
+	out[ol] = '\0';
+	if (!cps_path_in_views(out))
+		return CPS_CANON_VIEWLESS;
+	return dir ? CPS_CANON_DIR : CPS_CANON_OK;
+}
+
+static bool has_suffix(const char *s, size_t n, const char *suf)
+{
+	size_t sl = strlen(suf);
+
+	return n > sl && memcmp(s + n - sl, suf, sl) == 0;
+}
+
+bool cps_path_view_name(const char *name, size_t len)
+{
+	static const char *const names[] = {
+		/* files */
+		"cpuinfo", "stat", "status", "online", "possible", "present", "offline",
+		"isolated", "kernel_max", "cpulist", "cpumap", "has_cpu", "shared_cpu_map",
+		"shared_cpu_list", "cpuset.cpus", "cpuset.cpus.effective",
+		"cpuset.effective_cpus",
+		/* directories with views in them or of them */
+		"cpu", "node", "devices", "topology", "cache", "self", "thread-self", ".",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (lit(name, len, names[i]))
+			return true;
+	return is_prefnum(name, len, "cpu") || is_prefnum(name, len, "node") ||
+	       is_prefnum(name, len, "index") || has_suffix(name, len, "_siblings") ||
+	       has_suffix(name, len, "_siblings_list") || has_suffix(name, len, "_cpus") ||
+	       has_suffix(name, len, "_cpus_list");
+}
+
+bool cps_path_has_dotdot(const char *rel)
+{
+	for (const char *p = rel; (p = strstr(p, "..")) != NULL; p += 2)
+		if ((p == rel || p[-1] == '/') && (p[2] == '/' || p[2] == 0))
+			return true;
+	return false;
+}
+
+bool cps_path_rel_may_view(const char *rel)
+{
+	size_t i = 0;
+	bool first = true;
+
+	if (!rel || !rel[0])
+		return false;
+	while (rel[i]) {
+		size_t s, n;
+
+		while (rel[i] == '/')
+			i++;
+		if (!rel[i])
+			break;
+		s = i;
+		while (rel[i] && rel[i] != '/')
+			i++;
+		n = i - s;
+		if (lit(rel + s, n, "..") || is_prefnum(rel + s, n, "cpu") ||
+		    is_prefnum(rel + s, n, "node"))
+			return true;
+		if (first && (lit(rel + s, n, "proc") || lit(rel + s, n, "sys")))
+			return true;
+		first = false;
+		if (!rel[i] || !rel[i + strspn(rel + i, "/")])
+			return cps_path_view_name(rel + s, n);
+	}
+	return false;
+}
