@@ -100,16 +100,40 @@ int cli_cpus(const char *s, uint64_t *m, size_t nw)
 	return CLI_USAGE;
 }
 
-int cli_uint(const char *s, unsigned long max, unsigned long *out)
+/* Digits only, in base (no sign, space or prefix: "010" is ten in base
+ * 10, "0x10" is no number). */
+static int parse_uint(const char *s, int base, unsigned long max, unsigned long *out)
 {
 	char *end;
-	if (!s || *s < '0' || *s > '9')
+	if (!s || !*s)
 		return -1;
+	for (const char *p = s; *p; p++)
+		if (*p < '0' || *p >= '0' + base)
+			return -1;
 	errno = 0;
-	unsigned long v = strtoul(s, &end, 0);
+	unsigned long v = strtoul(s, &end, base);
 	if (errno || *end || v > max)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int cli_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	return parse_uint(s, 10, max, out);
+}
+
+int cli_octal(const char *s, unsigned long max, unsigned long *out)
+{
+	return parse_uint(s, 8, max, out);
+}
+
+int cli_pid(const char *s, pid_t *out)
+{
+	unsigned long v;
+	if (cli_uint(s, 0x7fffffff, &v) < 0 || v == 0)
+		return -1;
+	*out = (pid_t)v;
 	return 0;
 }
 

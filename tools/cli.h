@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "src/sets.h"
 
@@ -28,7 +29,12 @@ const char *cli_errname(int err);
 int cli_open(struct cps_ctx *c, const char *table, int how);
 /* Parse a CPU list for the table; prints a pointed error; CLI_USAGE. */
 int cli_cpus(const char *s, uint64_t *m, size_t nw);
+/* Numbers: decimal digits only ("010" is ten), at most max; -1 if not. */
 int cli_uint(const char *s, unsigned long max, unsigned long *out);
+/* Octal digits only (modes). */
+int cli_octal(const char *s, unsigned long max, unsigned long *out);
+/* A process id: decimal, 1 or more; -1 if not. */
+int cli_pid(const char *s, pid_t *out);
 /* Resolve an id or a name; prints and returns an exit code on failure. */
 int cli_set(struct cps_ctx *c, const char *what, uint32_t *id);
 void cli_json_str(FILE *f, const char *s);

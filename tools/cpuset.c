@@ -91,7 +91,7 @@ static int cmd_init(int argc, char **argv)
 		switch (ch) {
 		case 'c': cpus = optarg; break;
 		case 'm':
-			if (cli_uint(optarg, 07777, &v) < 0 || optarg[0] != '0')
+			if (optarg[0] != '0' || cli_octal(optarg, 07777, &v) < 0)
 				return bad_usage("--mode wants an octal mode like 0660, not '%s'", optarg);
 			o.mode = (mode_t)v;
 			break;
@@ -256,18 +256,20 @@ static int cmd_alloc(struct cps_ctx *c, int argc, char **argv)
 static int cmd_attach(struct cps_ctx *c, int argc, char **argv)
 {
 	uint32_t id;
-	unsigned long pid;
+	pid_t pid;
 	int r, ret = CLI_OK;
 	if (argc < 3)
 		return bad_usage("attach wants SET and at least one PID%s", "");
+	/* 0 would be this tool itself, gone when it returns: refused, as
+	 * anything but a decimal process id */
 	for (int i = 2; i < argc; i++)
-		if (cli_uint(argv[i], 0x7fffffff, &pid) < 0)
-			return bad_usage("'%s' is not a process id", argv[i]);
+		if (cli_pid(argv[i], &pid) < 0)
+			return bad_usage("'%s' is not a process id (decimal, 1 or more)", argv[i]);
 	if ((r = cli_set(c, argv[1], &id)))
 		return r;
 	for (int i = 2; i < argc; i++) {
-		cli_uint(argv[i], 0x7fffffff, &pid);
-		if ((r = cps_attach(c, id, (pid_t)pid)) < 0)
+		cli_pid(argv[i], &pid);
+		if ((r = cps_attach(c, id, pid)) < 0)
 			ret = cli_refused(r, c->why, "attach %s %s", argv[1], argv[i]);
 	}
 	return ret;
@@ -307,6 +309,53 @@ static int cmd_free(struct cps_ctx *c, int argc, char **argv)
 
 /* ---- list / show / which ---- */
 
+/* cps_set_list and cps_members fill at most the buffer they are given and
+ * return how many there were when they read: more than the buffer holds
+ * when sets or members came since it was sized. One snapshot, used only
+ * as far as the buffer holds it: a larger buffer and another snapshot
+ * while the count outgrows it, and the snapshot cut to the buffer if it
+ * keeps doing so. *out is malloc'd; returns the count in it. */
+#define SNAPSHOT_TRIES 8
+static long set_ids(struct cps_ctx *c, uint32_t **out)
+{
+	size_t cap = 64;
+	for (int tries = 0;; tries++) {
+		uint32_t *v = malloc(cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		long n = cps_set_list(c, v, cap);
+		if (n < 0 || (size_t)n <= cap || tries == SNAPSHOT_TRIES) {
+			if (n < 0)
+				free(v);
+			else
+				*out = v;
+			return n < 0 ? n : (long)((size_t)n < cap ? (size_t)n : cap);
+		}
+		free(v);
+		cap = (size_t)n + (size_t)n / 2;
+	}
+}
+
+static long members_of(struct cps_ctx *c, uint32_t id, struct cps_member **out)
+{
+	size_t cap = 64;
+	for (int tries = 0;; tries++) {
+		struct cps_member *v = malloc(cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		long n = cps_members(c, id, v, cap);
+		if (n < 0 || (size_t)n <= cap || tries == SNAPSHOT_TRIES) {
+			if (n < 0)
+				free(v);
+			else
+				*out = v;
+			return n < 0 ? n : (long)((size_t)n < cap ? (size_t)n : cap);
+		}
+		free(v);
+		cap = (size_t)n + (size_t)n / 2;
+	}
+}
+
 static void print_set_json(struct cps_ctx *c, const struct cps_setinfo *s)
 {
 	size_t mw = c->t.mask_words;
@@ -328,13 +377,10 @@ static int cmd_list(struct cps_ctx *c, int argc, char **argv)
 {
 	if (argc != 1)
 		return bad_usage("list: unexpected argument '%s'", argv[1]);
-	long n = cps_set_list(c, NULL, 0);
+	uint32_t *ids = NULL;
+	long n = set_ids(c, &ids);
 	if (n < 0)
-		return cli_refused((int)n, NULL, "list");
-	uint32_t *ids = calloc((size_t)n + 1, sizeof(*ids));
-	if (!ids)
-		return CLI_TABLE;
-	n = cps_set_list(c, ids, (size_t)n + 1);
+		return n == -ENOMEM ? CLI_TABLE : cli_refused((int)n, NULL, "list");
 	if (json)
 		printf("[");
 	else
@@ -374,11 +420,10 @@ static int cmd_show(struct cps_ctx *c, int argc, char **argv)
 		return r;
 	if ((r = cps_set_get(c, id, &s)) < 0)
 		return cli_refused(r, "no such set", "show %s", argv[1]);
-	long n = cps_members(c, id, NULL, 0);
-	struct cps_member *m = calloc(n > 0 ? (size_t)n : 1, sizeof(*m));
-	if (!m)
-		return CLI_TABLE;
-	n = cps_members(c, id, m, n > 0 ? (size_t)n : 0);
+	struct cps_member *m = NULL;
+	long n = members_of(c, id, &m);
+	if (n < 0)
+		return n == -ENOMEM ? CLI_TABLE : cli_refused((int)n, NULL, "show %s", argv[1]);
 	size_t mw = c->t.mask_words;
 	if (json) {
 		printf("{\"set\":");
@@ -408,22 +453,22 @@ static int cmd_show(struct cps_ctx *c, int argc, char **argv)
 
 static int cmd_which(struct cps_ctx *c, int argc, char **argv)
 {
-	unsigned long pid = 0;
+	pid_t pid = 0;
 	uint32_t id;
 	struct cps_setinfo s;
 	int r;
 	if (argc > 2)
 		return bad_usage("which wants at most one PID%s", "");
-	if (argc == 2 && cli_uint(argv[1], 0x7fffffff, &pid) < 0)
-		return bad_usage("'%s' is not a process id", argv[1]);
+	if (argc == 2 && cli_pid(argv[1], &pid) < 0)
+		return bad_usage("'%s' is not a process id (decimal, 1 or more)", argv[1]);
 	if (pid == 0)
-		pid = (unsigned long)getpid(); /* by ancestry, the caller's set */
-	if ((r = cps_which(c, (pid_t)pid, &id)) < 0)
-		return cli_refused(r, r == -ESRCH ? "no such process" : NULL, "which %lu", pid);
+		pid = getpid(); /* by ancestry, the caller's set */
+	if ((r = cps_which(c, pid, &id)) < 0)
+		return cli_refused(r, r == -ESRCH ? "no such process" : NULL, "which %d", (int)pid);
 	if ((r = cps_set_get(c, id, &s)) < 0)
-		return cli_refused(r, NULL, "which %lu", pid);
+		return cli_refused(r, NULL, "which %d", (int)pid);
 	if (json) {
-		printf("{\"pid\":%lu,\"set\":", pid);
+		printf("{\"pid\":%d,\"set\":", (int)pid);
 		print_set_json(c, &s);
 		printf("}\n");
 	} else {
