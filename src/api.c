@@ -1,4 +1,4 @@
-/* The public C API: the set rules of src/sets.c on the process's chosen
+/* The public C API: the set rules of src/ (sets.h) on the process's chosen
  * table, with the system-call convention (-1 and errno). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

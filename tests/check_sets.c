@@ -1,4 +1,4 @@
-/* src/sets.c: every row of DESIGN.md's errno table, nesting and
+/* src/sets.c, membership.c, migrate.c, placement.c: every row of DESIGN.md's errno table, nesting and
  * renumbering, getfreecpus, membership, concurrency. */
 #include <errno.h>
 #include <sched.h>

@@ -1,0 +1,108 @@
+/* src/ — the shim's side of the table: the lock-free read of a
+ * process's placement (its set and that set's CPUs) and of a thread's
+ * wanted mask, and the write that records one. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <string.h>
+
+#include "src/mask.h"
+#include "src/procfs.h"
+#include "src/sets.h"
+#include "src/sets_internal.h"
+
+
+int cps_placement_read(const struct shm_table *t, pid_t pid, uint64_t start, uint32_t fallback,
+		 struct cps_placement *s)
+{
+	size_t nw = t->mask_words < CPS_MAX_WORDS ? t->mask_words : CPS_MAX_WORDS;
+	for (int tries = 0; tries < 64; tries++) {
+		uint64_t seq;
+		if (shm_read_begin(t, &seq) < 0)
+			return -EAGAIN;
+		uint32_t set = 0;
+		long i = shm_proc_find(t, pid);
+		if (i >= 0) {
+			const struct shm_proc *p = shm_proc_at(t, (uint32_t)i);
+			if (p->pid == pid && (!start || p->start == start))
+				set = p->set;
+		}
+		struct shm_set *ss = set ? shm_set_by_id(t, set) : NULL;
+		if (!ss && fallback)
+			ss = shm_set_by_id(t, set = fallback);
+		if (!ss)
+			ss = shm_set_by_id(t, set = t->root_id);
+		if (!ss) {
+			if (shm_read_retry(t, seq))
+				continue;
+			return -EUCLEAN;
+		}
+		memcpy(s->cpus, shm_set_mask(t, ss, SHM_MASK_CPUS), nw * 8);
+		if (shm_read_retry(t, seq))
+			continue;
+		s->seq = seq;
+		s->set = set;
+		s->nw = (uint32_t)nw;
+		s->n = cps_mask_count(s->cpus, nw);
+		if (s->n == 0) /* a set with no CPUs yet: nothing sensible to show */
+			return -ENXIO;
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+int cps_thread_lookup(const struct shm_table *t, pid_t tid, uint64_t *wanted, size_t vnw)
+{
+	size_t mw = t->mask_words < vnw ? t->mask_words : vnw;
+	for (int tries = 0; tries < 64; tries++) {
+		uint64_t seq;
+		if (shm_read_begin(t, &seq) < 0)
+			return -EAGAIN;
+		long i = shm_thread_find(t, tid);
+		if (i < 0) {
+			if (shm_read_retry(t, seq))
+				continue;
+			return 0;
+		}
+		const struct shm_thread *th = shm_thread_at(t, (uint32_t)i);
+		cps_mask_zero(wanted, vnw);
+		memcpy(wanted, th->wanted, mw * 8);
+		if (!shm_read_retry(t, seq))
+			return th->tid == tid ? 1 : 0;
+	}
+	return -EAGAIN;
+}
+
+int cps_thread_record(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *wanted, size_t vnw)
+{
+	size_t mw = MW(c);
+	uint64_t cur[CPS_MAX_WORDS], w[CPS_MAX_WORDS];
+	cps_mask_zero(w, mw);
+	memcpy(w, wanted, (vnw < mw ? vnw : mw) * 8);
+	if (cps_thread_lookup(&c->t, tid, cur, mw) == 1 && cps_mask_equal(cur, w, mw))
+		return 0; /* already on record: no write */
+	struct cps_procinfo pi;
+	int r = cps_proc_info(pid, &pi);
+	if (r < 0)
+		return r;
+	if ((r = cps_txn_begin(c, false)) < 0)
+		return r;
+	long i = shm_thread_find(&c->t, tid);
+	if (i < 0) {
+		i = shm_thread_insert(&c->t, tid);
+		if (i == -ENOSPC && cps_sweep_locked(c) >= 0)
+			i = shm_thread_insert(&c->t, tid);
+		if (i < 0)
+			return cps_txn_end(c, (int)i);
+	}
+	struct shm_thread *th = shm_thread_at(&c->t, (uint32_t)i);
+	int32_t p32 = pid;
+	if ((r = shm_write(&c->t, &th->pid, &p32, sizeof(p32))) < 0 ||
+	    (r = shm_write(&c->t, &th->pstart, &pi.start, sizeof(pi.start))) < 0 ||
+	    (r = shm_write(&c->t, th->wanted, w, mw * 8)) < 0)
+		return cps_txn_end(c, r);
+	return cps_txn_end(c, 0);
+}
+

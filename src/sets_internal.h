@@ -1,0 +1,67 @@
+/* Between the files of src/ that keep the set rules (sets.c,
+ * membership.c, placement.c, migrate.c); not for the tools or the shim. */
+#ifndef CPS_SETS_INTERNAL_H
+#define CPS_SETS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "src/procfs.h"
+#include "src/sets.h"
+
+#define MW(c) ((size_t)(c)->t.mask_words)
+
+static inline int read_begin(struct cps_ctx *c, uint64_t *seq)
+{
+	return c->patient ? shm_read_wait(&c->t, seq, 5000) : shm_read_begin(&c->t, seq);
+}
+
+static inline struct shm_set *set_get(struct cps_ctx *c, uint32_t id)
+{
+	return shm_set_by_id(&c->t, id);
+}
+
+static inline struct shm_set *root_of(struct cps_ctx *c)
+{
+	return set_get(c, c->t.root_id);
+}
+
+static inline bool autoclean_due(const struct shm_set *s)
+{
+	return (s->flags & CPS_AUTOCLEAN) && s->attached && s->nmembers == 0 &&
+	       s->nchildren == 0 && s->parent != 0;
+}
+
+
+/* ---- sets.c ---- */
+
+/* Begin a write transaction (sweep: remove dead members first); end it,
+ * committing if r >= 0, else rolling back. cps_txn_end returns r. */
+int cps_txn_begin(struct cps_ctx *c, bool sweep);
+int cps_txn_end(struct cps_ctx *c, int r);
+/* Remove s and every ancestor its removal leaves due for autoclean. */
+int cps_remove_set(struct cps_ctx *c, struct shm_set *s);
+
+/* ---- membership.c ---- */
+
+/* Registered set of pid if its record has this start time, else 0. */
+uint32_t cps_registered_set(const struct shm_table *t, pid_t pid, uint64_t start);
+/* Set of pid by registry, then ancestry. Caller holds the lock or
+ * tolerates a torn answer. */
+uint32_t cps_which_locked(struct cps_ctx *c, pid_t pid);
+/* A member of set left it: its count, and autoclean. */
+int cps_member_leaves(struct cps_ctx *c, uint32_t set);
+/* Dead members out, their threads' records with them (inside a
+ * transaction). Returns how many were removed. */
+int cps_sweep_locked(struct cps_ctx *c);
+
+/* ---- migrate.c ---- */
+
+/* pid and every descendant that is not registered in a set of its own,
+ * depth first. Returns threads moved, or -ENOENT without children files.
+ * known: pid's /proc facts if the caller has just read them, else NULL. */
+int cps_migrate_tree(struct cps_ctx *c, pid_t pid, uint32_t set, int depth,
+		 const struct cps_procinfo *known);
+
+#endif
