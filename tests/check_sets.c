@@ -1,5 +1,6 @@
-/* src/sets.c, membership.c, migrate.c, placement.c: every row of DESIGN.md's errno table, nesting and
- * renumbering, getfreecpus, membership, concurrency. */
+/* src/sets.c, membership.c, migrate.c, placement.c: every row of
+ * DESIGN.md's errno table, nesting and renumbering, getfreecpus,
+ * membership, concurrency. */
 #include <errno.h>
 #include <sched.h>
 #include <sys/syscall.h>
