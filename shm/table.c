@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "shm/table.h"
 
 #define SHM_DIR "/dev/shm/"
@@ -51,16 +52,8 @@ int shm_table_name(char *buf, size_t len, const char *explicit_name)
 		n = getenv("CPUSETSHIM_TABLE");
 	if (!n || !*n) {
 		/* "cpusetshim.<euid>" */
-		char digits[16], *p = def;
-		unsigned v = (unsigned)geteuid();
-		int nd = 0;
-		do
-			digits[nd++] = (char)('0' + v % 10);
-		while ((v /= 10) != 0);
-		p = put_str(p, def + sizeof(def), "cpusetshim.");
-		while (nd)
-			*p++ = digits[--nd];
-		*p = 0;
+		char *p = put_str(def, def + sizeof(def), "cpusetshim.");
+		cps_fmt_dec(p, (unsigned)geteuid());
 		n = def;
 	}
 	if (*n == '/')

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "src/compiler.h"
+#include "base/compiler.h"
 
 /* Bytes "CPSHIM\x01\x02": read with the other byte order it is a different
  * number, so a mismatch shows as a bad magic, never as a misread table. */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "include/cpusetctl.h"
-#include "src/compiler.h"
+#include "base/compiler.h"
 #include "src/mask.h"
 #include "src/sets.h"
 

@@ -2,6 +2,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include "base/util.h"
 #include "src/cpulist.h"
 #include "src/mask.h"
 
@@ -15,16 +16,6 @@ static int fail(struct cps_parse_error *err, size_t pos, const char *msg)
 		err->msg = msg;
 	}
 	return -1;
-}
-
-static inline uint64_t low_bits(unsigned n)
-{
-	return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
-}
-
-static inline bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
 }
 
 static int hex_value(char c)
@@ -54,8 +45,8 @@ static size_t text_len(const char *s)
 static void set_range(uint64_t *m, uint64_t a, uint64_t b)
 {
 	size_t wa = a / CPS_WORD_BITS, wb = b / CPS_WORD_BITS;
-	uint64_t first = ~low_bits(a % CPS_WORD_BITS);
-	uint64_t last = low_bits(b % CPS_WORD_BITS + 1);
+	uint64_t first = ~cps_low_bits(a % CPS_WORD_BITS);
+	uint64_t last = cps_low_bits(b % CPS_WORD_BITS + 1);
 	if (wa == wb) {
 		m[wa] |= first & last;
 		return;
@@ -72,9 +63,9 @@ static int parse_num(const char *s, size_t end, size_t *i, uint64_t *out,
 	size_t start = *i;
 	uint64_t v = 0;
 
-	if (*i >= end || !is_digit(s[*i]))
+	if (*i >= end || !cps_is_digit(s[*i]))
 		return fail(err, *i, "expected a CPU number");
-	for (; *i < end && is_digit(s[*i]); (*i)++) {
+	for (; *i < end && cps_is_digit(s[*i]); (*i)++) {
 		unsigned d = (unsigned)(s[*i] - '0');
 		if (v > (UINT64_MAX - d) / 10)
 			return fail(err, start, "number too large");
@@ -231,14 +222,10 @@ static void put_char(struct out *o, char c)
 
 static void put_uint(struct out *o, uint64_t v)
 {
-	char tmp[20];
-	size_t k = 0;
-	do {
-		tmp[k++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (k)
-		put_char(o, tmp[--k]);
+	char tmp[CPS_DEC_MAX];
+	size_t k = cps_fmt_dec(tmp, v);
+	for (size_t i = 0; i < k; i++)
+		put_char(o, tmp[i]);
 }
 
 static size_t finish(struct out *o)
@@ -254,7 +241,7 @@ static size_t find_bit(const uint64_t *m, size_t nw, size_t from, bool want)
 	size_t i = from / CPS_WORD_BITS;
 	if (i >= nw)
 		return nw * CPS_WORD_BITS;
-	uint64_t w = (want ? m[i] : ~m[i]) & ~low_bits(from % CPS_WORD_BITS);
+	uint64_t w = (want ? m[i] : ~m[i]) & ~cps_low_bits(from % CPS_WORD_BITS);
 	for (;;) {
 		if (w)
 			return i * CPS_WORD_BITS + (unsigned)__builtin_ctzll(w);

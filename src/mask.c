@@ -2,6 +2,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include "base/util.h"
 #include "src/mask.h"
 
 #include <limits.h>
@@ -11,11 +12,6 @@
 
 /* A long must sit inside one 64-bit word for the cpu_set_t conversions. */
 _Static_assert(64 % (CHAR_BIT * sizeof(unsigned long)) == 0, "unsigned long must divide 64 bits");
-
-static inline uint64_t low_bits(unsigned n)
-{
-	return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
-}
 
 void cps_mask_set(uint64_t *m, size_t nw, unsigned cpu)
 {
@@ -42,7 +38,7 @@ void cps_mask_fill(uint64_t *m, size_t nw, unsigned ncpus)
 		if (i < full)
 			m[i] = ~(uint64_t)0;
 		else if (i == full)
-			m[i] = low_bits(ncpus % CPS_WORD_BITS);
+			m[i] = cps_low_bits(ncpus % CPS_WORD_BITS);
 		else
 			m[i] = 0;
 	}
@@ -119,7 +115,7 @@ int cps_mask_next(const uint64_t *m, size_t nw, int prev)
 	size_t i = from / CPS_WORD_BITS;
 	if (i >= nw)
 		return -1;
-	uint64_t w = m[i] & ~low_bits((unsigned)(from % CPS_WORD_BITS));
+	uint64_t w = m[i] & ~cps_low_bits((unsigned)(from % CPS_WORD_BITS));
 	for (;;) {
 		if (w)
 			return (int)(i * CPS_WORD_BITS + (unsigned)__builtin_ctzll(w));
@@ -143,7 +139,7 @@ static unsigned word_nth(uint64_t w, unsigned k)
 	/* halve the search while the low half holds too few bits */
 	unsigned base = 0;
 	for (unsigned half = 32; half; half /= 2) {
-		unsigned c = (unsigned)__builtin_popcountll(w & low_bits(half));
+		unsigned c = (unsigned)__builtin_popcountll(w & cps_low_bits(half));
 		if (k >= c) {
 			k -= c;
 			w >>= half;
@@ -171,7 +167,7 @@ unsigned cps_mask_rank(const uint64_t *m, size_t nw, unsigned cpu)
 	for (size_t i = 0; i < nw && i < top; i++)
 		n += (unsigned)__builtin_popcountll(m[i]);
 	if (top < nw)
-		n += (unsigned)__builtin_popcountll(m[top] & low_bits(cpu % CPS_WORD_BITS));
+		n += (unsigned)__builtin_popcountll(m[top] & cps_low_bits(cpu % CPS_WORD_BITS));
 	return n;
 }
 
@@ -256,7 +252,7 @@ static bool has_prefix(const uint64_t *m, size_t mw, unsigned n)
 	for (size_t i = 0; i < full; i++)
 		if (~m[i])
 			return false;
-	uint64_t tail = low_bits(n % CPS_WORD_BITS);
+	uint64_t tail = cps_low_bits(n % CPS_WORD_BITS);
 	return full == mw || (m[full] & tail) == tail;
 }
 
@@ -315,7 +311,7 @@ unsigned cps_phys_to_virt(uint64_t *virt, size_t vnw, const uint64_t *set, size_
 		while (w) {
 			unsigned b = (unsigned)__builtin_ctzll(w);
 			w &= w - 1;
-			size_t v = base + (unsigned)__builtin_popcountll(set[i] & low_bits(b));
+			size_t v = base + (unsigned)__builtin_popcountll(set[i] & cps_low_bits(b));
 			if (v >= vbits)
 				return got; /* ranks only grow from here */
 			virt[v / CPS_WORD_BITS] |= (uint64_t)1 << (v % CPS_WORD_BITS);

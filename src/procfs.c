@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "src/procfs.h"
 
 /* Paths are put together by hand and directories read with getdents64
@@ -28,14 +29,7 @@ static char *put_str(char *p, const char *s)
 
 static char *put_uint(char *p, unsigned long v)
 {
-	char d[24];
-	int n = 0;
-	do
-		d[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (n)
-		*p++ = d[--n];
-	return p;
+	return p + cps_fmt_dec(p, v);
 }
 
 /* "/proc/PID" then, when tid > 0, "/task/TID", then tail ("" or "/name").

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "src/views.h"
 #include "src/mask.h"
 #include "src/cpulist.h"
@@ -187,11 +188,6 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 static bool has_prefix(const char *s, size_t pos, size_t end, const char *lit)
 {
 	size_t n = strlen(lit);
@@ -221,7 +217,7 @@ static int parse_uint(const char *s, size_t pos, size_t end, unsigned *v, size_t
 	unsigned x = 0;
 	size_t p = pos;
 
-	while (p < end && is_digit(s[p])) {
+	while (p < end && cps_is_digit(s[p])) {
 		unsigned d = (unsigned)(s[p] - '0');
 
 		if (x > (UINT_MAX - d) / 10)
@@ -345,11 +341,11 @@ static int stat_fields(const char *s, size_t pos, size_t end, unsigned *count,
 
 		if (p == pos && n > 0)
 			break;
-		if (p >= end || !is_digit(s[p])) {
+		if (p >= end || !cps_is_digit(s[p])) {
 			pos = p;
 			break;
 		}
-		while (p < end && is_digit(s[p])) {
+		while (p < end && cps_is_digit(s[p])) {
 			unsigned d = (unsigned)(s[p] - '0');
 
 			if (x > (ULLONG_MAX - d) / 10)
@@ -381,7 +377,7 @@ static int stat_classify(const char *s, const struct line *l, struct stat_line *
 		return 0;
 	if (is_blank(s[p])) {
 		sl->kind = STAT_TOTAL;
-	} else if (is_digit(s[p])) {
+	} else if (cps_is_digit(s[p])) {
 		size_t e;
 
 		r = parse_uint(s, p, l->eol, &sl->cpu, &e);
@@ -475,7 +471,7 @@ static unsigned hex_groups(const char *s, size_t pos, size_t end)
 				return 0;
 			groups++;
 			digits = 0;
-		} else if (is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
+		} else if (cps_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
 			if (++digits > 8)
 				return 0;
 		} else {

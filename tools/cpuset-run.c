@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "src/mask.h"
 #include "src/sets.h"
 #include "tools/cli.h"
@@ -200,18 +201,14 @@ int main(int argc, char **argv)
 	if ((set || cpus) && (r = cps_attach(&c, id, 0)) < 0)
 		return cli_refused(r, c.why, "attach to set %u", id) == CLI_REFUSED ? RUN_REFUSED
 										     : RUN_FAIL;
-	char ids[16], *p = ids + sizeof(ids);
-	*--p = 0;
-	uint32_t v = id;
-	do
-		*--p = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
+	char ids[CPS_DEC_MAX];
+	cps_fmt_dec(ids, id);
 	/* CPUSETSHIM_RUN_SET: for descendants that lose their ancestry. Not
 	 * CPUSETSHIM_SET, which makes every process that loads the shim set
 	 * up and confine itself at load, where the program and its children
 	 * already have their set by record or ancestry and the kernel mask. */
 	if (set_preload(shim) < 0 || unsetenv("CPUSETSHIM_SET") < 0 ||
-	    setenv("CPUSETSHIM_RUN_SET", p, 1) < 0 ||
+	    setenv("CPUSETSHIM_RUN_SET", ids, 1) < 0 ||
 	    setenv("CPUSETSHIM_TABLE", c.t.name, 1) < 0) {
 		cli_err("cannot set the environment: %s", strerror(errno));
 		return RUN_FAIL;

@@ -1,4 +1,4 @@
-/* Small compiler helpers shared by every floor. */
+/* Compiler helpers shared by every floor (base/ is below shm/). */
 #ifndef CPS_COMPILER_H
 #define CPS_COMPILER_H
 
