@@ -1,0 +1,80 @@
+/* Views of the machine's description in /sys: the CPU directory
+ * (src/vsys_cpu.c: /sys/devices/system/cpu, /sys/bus/cpu/devices) and the
+ * NUMA nodes (src/vsys_node.c: /sys/devices/system/node).
+ *
+ * The set is a machine of n CPUs: virtual CPU v is the set's v-th CPU
+ * (ascending), cpuV/... is physical cpu<p(v)>/..., every CPU list or mask
+ * is the set's part of the real one in virtual numbers, printed as the
+ * kernel prints it on a machine with n possible CPUs. Hardware ids
+ * (core_id, physical_package_id, die_id, cluster_id, cache id) are kept, as
+ * hwloc's own restriction keeps them.
+ *
+ * Pure functions, as src/views.h: paths in, paths out, text in, text out;
+ * never a system call. Returns as there: 0 or a negative errno.
+ */
+#ifndef CPS_VSYS_H
+#define CPS_VSYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/views.h"
+
+enum cps_vsys_kind {
+	CPS_VSYS_NONE = 0,  /* no view: the path as it is */
+	CPS_VSYS_ABSENT,    /* cpuN with N >= n: ENOENT for every call */
+	CPS_VSYS_SAME,      /* phys as it is (a file, a directory or a link) */
+	CPS_VSYS_DIR,       /* phys, a directory whose cpuN entries are renamed
+			     * or dropped (cps_vsys_dirent) */
+	CPS_VSYS_MASK,      /* phys holds a hex CPU mask ("ff,ffffffff") */
+	CPS_VSYS_LIST,      /* phys holds a CPU list ("0-3,8") */
+	CPS_VSYS_SPACELIST, /* phys holds CPUs separated by spaces (cpufreq) */
+	CPS_VSYS_RANGE,     /* online, possible, present: "0-(n-1)" */
+	CPS_VSYS_KERNEL_MAX,/* kernel_max: n-1 */
+	CPS_VSYS_HAS_CPU,   /* node/has_cpu: nodes holding CPUs of the set */
+};
+
+/* Which view canon (canonical, see src/vpath.h; a CPS_VF_CPUDIR or
+ * CPS_VF_NODE path) is, and the physical path it is made from, written to
+ * phys (len bytes) for every kind but NONE and ABSENT. The physical path
+ * is canon with its virtual cpuV component replaced by cpu<p(v)>.
+ * Returns the kind, or -ENAMETOOLONG when phys is too small. */
+int cps_vsys_resolve(const char *canon, const struct cps_view_input *s, char *phys, size_t len);
+
+/* A directory entry of a CPS_VSYS_DIR directory: 0 keep name as it is,
+ * 1 show it as out (a virtual "cpuV", never longer than name), -1 drop it
+ * (a CPU outside the set). out has room for name's length + 1. */
+int cps_vsys_dirent(const char *name, const struct cps_view_input *s, char *out);
+
+/* The view of a CPS_VSYS_MASK, _LIST or _SPACELIST file: the real text
+ * (physical CPUs, len bytes, not NUL-terminated) clipped to the set and
+ * renumbered, in the same format; masks n bits wide as the kernel prints
+ * them ("%*pb": 32-bit groups, the first only as wide as its bits). */
+int cps_view_cpumask_file(struct cps_buf *out, int kind, const char *real, size_t len,
+			  const struct cps_view_input *s);
+
+/* kernel_max: "n-1\n". */
+int cps_view_kernel_max(struct cps_buf *out, const struct cps_view_input *s);
+
+/* A mask as the kernel prints a cpumask on a machine of nbits possible
+ * CPUs, plus "\n". */
+int cps_buf_put_kmask(struct cps_buf *out, const uint64_t *m, size_t nw, unsigned nbits);
+
+/* has_cpu: of the nodes the real has_cpu lists (real, len), those whose
+ * cpumap (maps[k], lens[k], for node k < nnodes; NULL when unknown: such a
+ * node is dropped) holds a CPU of the set; as a list, "\n"-terminated. */
+int cps_view_has_cpu(struct cps_buf *out, const char *real, size_t len, const char *const *maps,
+		     const size_t *lens, unsigned nnodes, const struct cps_view_input *s);
+
+/* Node part of cps_vsys_resolve (src/vsys_node.c); rel is below
+ * "/sys/devices/system/node" ("" or "/..."). */
+int cps_vsys_node_resolve(const char *canon, const char *rel, const struct cps_view_input *s,
+			  char *phys, size_t len);
+/* CPU-entry part, shared: rel starts at "cpu<digits>" inside canon;
+ * the prefix canon..rel is kept, V replaced by p(V). */
+int cps_vsys_cpu_entry(const char *canon, const char *rel, const struct cps_view_input *s,
+		       char *phys, size_t len);
+/* "cpu<digits>" at s followed by '/' or the end: 1 and *num, else 0. */
+int cps_vsys_cpu_name(const char *s, unsigned *num, const char **end);
+
+#endif

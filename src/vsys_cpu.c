@@ -1,0 +1,313 @@
+/* The CPU directory family: /sys/devices/system/cpu and its alias
+ * /sys/bus/cpu/devices (src/vsys.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/cpulist.h"
+#include "src/mask.h"
+#include "src/vsys.h"
+
+static const char cpu_dir[] = "/sys/devices/system/cpu";
+static const char bus_dir[] = "/sys/bus/cpu/devices";
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool ends_with(const char *s, const char *lit)
+{
+	size_t a = strlen(s), b = strlen(lit);
+
+	return a >= b && !strcmp(s + a - b, lit);
+}
+
+static int copy_path(char *phys, size_t len, const char *a, size_t alen, const char *b)
+{
+	size_t blen = b ? strlen(b) : 0;
+
+	if (alen + blen + 1 > len)
+		return -ENAMETOOLONG;
+	memcpy(phys, a, alen);
+	if (blen)
+		memcpy(phys + alen, b, blen);
+	phys[alen + blen] = '\0';
+	return 0;
+}
+
+int cps_vsys_cpu_name(const char *s, unsigned *num, const char **end)
+{
+	unsigned v = 0;
+	const char *p = s + 3;
+
+	if (strncmp(s, "cpu", 3) || !is_digit(*p))
+		return 0;
+	/* the kernel writes no leading zeros: "cpu01" is no CPU */
+	if (*p == '0' && is_digit(p[1]))
+		return 0;
+	for (; is_digit(*p); p++) {
+		if (v > 100000000u) /* far beyond any CPU: still a cpuN name */
+			v = 100000000u;
+		else
+			v = v * 10 + (unsigned)(*p - '0');
+	}
+	if (*p && *p != '/')
+		return 0;
+	*num = v;
+	if (end)
+		*end = p;
+	return 1;
+}
+
+/* The kind of a file below cpuV/ (rest: "topology/core_siblings"...). */
+static int cpu_file_kind(const char *rest)
+{
+	const char *base = strrchr(rest, '/');
+
+	base = base ? base + 1 : rest;
+	if (ends_with(base, "_list"))
+		return CPS_VSYS_LIST;
+	if (!strncmp(rest, "cpufreq/", 8) &&
+	    (!strcmp(base, "related_cpus") || !strcmp(base, "affected_cpus") ||
+	     !strcmp(base, "freqdomain_cpus")))
+		return CPS_VSYS_SPACELIST;
+	if (ends_with(base, "_siblings") || ends_with(base, "_cpus") || !strcmp(base, "shared_cpu_map"))
+		return CPS_VSYS_MASK;
+	return CPS_VSYS_SAME;
+}
+
+int cps_vsys_cpu_entry(const char *canon, const char *rel, const struct cps_view_input *s,
+		       char *phys, size_t len)
+{
+	unsigned v;
+	const char *end;
+	int p, r;
+	char num[16];
+
+	if (!cps_vsys_cpu_name(rel, &v, &end))
+		return CPS_VSYS_NONE;
+	if (v >= s->n || (p = cps_mask_nth(s->set, s->nw, v)) < 0)
+		return CPS_VSYS_ABSENT;
+	snprintf(num, sizeof(num), "%d", p);
+	/* canon up to "cpu", the physical number, the rest */
+	if ((size_t)(rel - canon) + 3 + strlen(num) + strlen(end) + 1 > len)
+		return -ENAMETOOLONG;
+	r = copy_path(phys, len, canon, (size_t)(rel - canon) + 3, num);
+	if (r)
+		return r;
+	strcat(phys, end);
+	if (!*end)
+		return CPS_VSYS_SAME;
+	return cpu_file_kind(end + 1);
+}
+
+int cps_vsys_resolve(const char *canon, const struct cps_view_input *s, char *phys, size_t len)
+{
+	size_t cl = sizeof(cpu_dir) - 1, bl = sizeof(bus_dir) - 1;
+	const char *rel;
+	unsigned v;
+	int r;
+
+	if (!strncmp(canon, cpu_dir, cl) && (!canon[cl] || canon[cl] == '/')) {
+		rel = canon + cl;
+		if (!*rel) {
+			r = copy_path(phys, len, canon, cl, NULL);
+			return r ? r : CPS_VSYS_DIR;
+		}
+		rel++;
+		if (cps_vsys_cpu_name(rel, &v, NULL))
+			return cps_vsys_cpu_entry(canon, rel, s, phys, len);
+		r = copy_path(phys, len, canon, strlen(canon), NULL);
+		if (r)
+			return r;
+		if (!strcmp(rel, "online") || !strcmp(rel, "possible") || !strcmp(rel, "present"))
+			return CPS_VSYS_RANGE;
+		if (!strcmp(rel, "kernel_max"))
+			return CPS_VSYS_KERNEL_MAX;
+		if (!strcmp(rel, "offline") || !strcmp(rel, "isolated") ||
+		    !strcmp(rel, "enabled") || !strcmp(rel, "nohz_full"))
+			return CPS_VSYS_LIST;
+		return CPS_VSYS_SAME;
+	}
+	if (!strncmp(canon, bus_dir, bl) && (!canon[bl] || canon[bl] == '/')) {
+		rel = canon + bl;
+		if (!*rel) {
+			r = copy_path(phys, len, canon, bl, NULL);
+			return r ? r : CPS_VSYS_DIR;
+		}
+		rel++;
+		if (cps_vsys_cpu_name(rel, &v, NULL))
+			return cps_vsys_cpu_entry(canon, rel, s, phys, len);
+		r = copy_path(phys, len, canon, strlen(canon), NULL);
+		return r ? r : CPS_VSYS_SAME;
+	}
+	if (!strncmp(canon, "/sys/devices/system/node", 24) && (!canon[24] || canon[24] == '/'))
+		return cps_vsys_node_resolve(canon, canon + 24, s, phys, len);
+	return CPS_VSYS_NONE;
+}
+
+int cps_vsys_dirent(const char *name, const struct cps_view_input *s, char *out)
+{
+	unsigned p;
+	const char *end;
+
+	if (!cps_vsys_cpu_name(name, &p, &end) || *end)
+		return 0;
+	if (!cps_mask_test(s->set, s->nw, p))
+		return -1;
+	sprintf(out, "cpu%u", cps_mask_rank(s->set, s->nw, p));
+	return 1;
+}
+
+/* ---- the contents ---- */
+
+int cps_buf_put_kmask(struct cps_buf *out, const uint64_t *m, size_t nw, unsigned nbits)
+{
+	size_t start = out->len;
+	unsigned groups = nbits ? (nbits + 31) / 32 : 1;
+	unsigned first = nbits % 32 ? nbits % 32 : 32;
+	int r = 0;
+
+	for (unsigned g = groups; !r && g-- > 0;) {
+		unsigned bit = g * 32;
+		uint32_t val = 0;
+
+		if (bit / 64 < nw)
+			val = (uint32_t)(m[bit / 64] >> (bit % 64));
+		if (g == groups - 1) {
+			if (first < 32)
+				val &= (UINT32_C(1) << first) - 1;
+			r = cps_buf_printf(out, "%0*x", (int)((first + 3) / 4), val);
+		} else {
+			r = cps_buf_printf(out, ",%08x", val);
+		}
+	}
+	if (!r)
+		r = cps_buf_append(out, "\n", 1);
+	if (r) {
+		out->len = start;
+		if (out->p)
+			out->p[start] = '\0';
+	}
+	return r;
+}
+
+/* CPUs separated by blanks ("0 1 2 \n"). */
+static int parse_spacelist(const char *t, uint64_t *m, size_t nw)
+{
+	const char *p = t;
+
+	cps_mask_zero(m, nw);
+	while (*p) {
+		unsigned long v;
+		char *e;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		if (!is_digit(*p))
+			return -EINVAL;
+		v = strtoul(p, &e, 10);
+		if (v >= nw * 64)
+			return -EINVAL;
+		cps_mask_set(m, nw, (unsigned)v);
+		p = e;
+	}
+	return 0;
+}
+
+int cps_view_cpumask_file(struct cps_buf *out, int kind, const char *real, size_t len,
+			  const struct cps_view_input *s)
+{
+	static const size_t nw = CPS_MAX_WORDS;
+	uint64_t *phys, *virt;
+	struct cps_parse_error err;
+	size_t start = out->len;
+	char *t;
+	int r;
+
+	if (len > 65536)
+		return -EINVAL;
+	t = malloc(len + 1);
+	phys = calloc(2 * nw, sizeof(uint64_t));
+	if (!t || !phys) {
+		free(t);
+		free(phys);
+		return -ENOMEM;
+	}
+	virt = phys + nw;
+	memcpy(t, real, len);
+	t[len] = '\0';
+	switch (kind) {
+	case CPS_VSYS_MASK:
+		r = cps_hexmask_parse(t, phys, nw, &err) ? -EINVAL : 0;
+		break;
+	case CPS_VSYS_LIST:
+		/* an empty list is a line of its own (offline, isolated) */
+		if (!strcmp(t, "\n") || !*t)
+			r = 0;
+		else if (!strcmp(t, "(null)\n")) /* nohz_full with none */
+			r = 0;
+		else
+			r = cps_cpulist_parse(t, phys, nw, &err) ? -EINVAL : 0;
+		break;
+	case CPS_VSYS_SPACELIST:
+		r = parse_spacelist(t, phys, nw);
+		break;
+	default:
+		r = -EINVAL;
+	}
+	if (!r) {
+		cps_phys_to_virt(virt, nw, s->set, s->nw, phys);
+		if (kind == CPS_VSYS_MASK) {
+			r = cps_buf_put_kmask(out, virt, nw, s->n);
+		} else if (kind == CPS_VSYS_SPACELIST) {
+			for (int c = cps_mask_next(virt, nw, -1); !r && c >= 0;
+			     c = cps_mask_next(virt, nw, c))
+				r = cps_buf_printf(out, "%d ", c);
+			if (!r)
+				r = cps_buf_append(out, "\n", 1);
+		} else {
+			char small[256];
+			size_t need = cps_cpulist_format(small, sizeof(small), virt, nw);
+
+			if (need < sizeof(small)) {
+				r = cps_buf_append(out, small, need);
+			} else {
+				char *big = malloc(need + 1);
+
+				r = big ? 0 : -ENOMEM;
+				if (big) {
+					cps_cpulist_format(big, need + 1, virt, nw);
+					r = cps_buf_append(out, big, need);
+					free(big);
+				}
+			}
+			if (!r)
+				r = cps_buf_append(out, "\n", 1);
+		}
+	}
+	free(t);
+	free(phys);
+	if (r) {
+		out->len = start;
+		if (out->p)
+			out->p[start] = '\0';
+	}
+	return r;
+}
+
+int cps_view_kernel_max(struct cps_buf *out, const struct cps_view_input *s)
+{
+	if (!s->n)
+		return -EINVAL;
+	return cps_buf_printf(out, "%u\n", s->n - 1);
+}

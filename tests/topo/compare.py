@@ -1,0 +1,418 @@
+#!/usr/bin/python3
+"""Compare what a tool reports inside a set with what the tool's own
+restriction of the captured machine reports (tests/topo/).
+
+  compare.py hwloc  ROOT CPULIST GOT.xml   lstopo --of xml inside the set vs
+                                           HWLOC_FSROOT=ROOT lstopo --restrict
+  compare.py lscpu  FULL CPULIST GOT       lscpu -p or -e inside the set vs
+                                           FULL (the same on the whole
+                                           machine) restricted to the set
+  compare.py numactl FULL CPULIST GOT      numactl --hardware, the same way
+  compare.py shapes ROOT                   the sets to try on ROOT
+
+CPULIST: the set's physical CPUs ("0,1,5,40-47"). The only difference
+allowed is the CPUs' numbers, renumbered 0..n-1 in ascending order (and
+the ids lscpu makes up itself, which it numbers in order of appearance).
+Exit 0 when equal, 1 with a diff when not, 2 on bad input.
+"""
+import difflib
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+
+def cpulist(s):
+    out = set()
+    for item in s.strip().split(","):
+        if not item:
+            continue
+        if "-" in item:
+            a, b = item.split("-")
+            out.update(range(int(a), int(b) + 1))
+        else:
+            out.add(int(item))
+    return sorted(out)
+
+
+def hwloc_bitmap(cpus):
+    m = 0
+    for c in cpus:
+        m |= 1 << c
+    groups = []
+    while True:
+        groups.append("0x%08x" % (m & 0xFFFFFFFF))
+        m >>= 32
+        if not m:
+            break
+    return ",".join(reversed(groups))
+
+
+def parse_bitmap(s):
+    """hwloc's "0xf...f,0x00000003" form; an infinite set is refused."""
+    if s.startswith("0xf...f"):
+        raise ValueError("infinite bitmap " + s)
+    m = 0
+    for g in s.split(","):  # an empty group is a zero one
+        m = (m << 32) | (int(g, 16) if g else 0)
+    return {i for i in range(m.bit_length()) if m >> i & 1}
+
+
+def fail(what, want, got):
+    sys.stdout.writelines(difflib.unified_diff(
+        want, got, "restriction of the captured machine", "inside the set", lineterm="\n"))
+    print("MISMATCH: " + what)
+    sys.exit(1)
+
+
+# ---- hwloc ----
+
+SKIP_ATTRS = {"gp_index"}
+CPU_ATTRS = {"cpuset", "complete_cpuset", "allowed_cpuset"}
+SKIP_INFOS = {"ProcessName"}
+
+
+def norm_hwloc(xml_text, rank, cpuless_nodes=None):
+    """One line per element, indented by depth: type, attributes with CPU
+    sets mapped through rank (physical -> virtual), PU numbers too."""
+    root = ET.fromstring(xml_text)
+
+    def cpus(v):
+        try:
+            bits = parse_bitmap(v)
+        except ValueError:
+            return v
+        missing = [b for b in bits if b not in rank]
+        if missing:
+            return "OUTSIDE-SET%s" % sorted(missing)
+        return ",".join(str(x) for x in sorted(rank[b] for b in bits))
+
+    def walk(e, depth):
+        """The element's lines. Children without CPUs (CPU-less NUMA nodes
+        and their groups) come last, sorted: hwloc's restriction keeps
+        them where they were, a discovery sorts them by node."""
+        if e.tag == "info" and e.get("name") in SKIP_INFOS:
+            return []
+        attrs = []
+        for k in sorted(e.attrib):
+            v = e.attrib[k]
+            if k in SKIP_ATTRS:
+                continue
+            if k in CPU_ATTRS:
+                v = cpus(v)
+            elif k == "os_index" and e.get("type") == "PU":
+                v = str(rank.get(int(v), "OUTSIDE-SET" + v))
+            attrs.append("%s=%s" % (k, v))
+        out = ["  " * depth + e.tag + " " + " ".join(attrs) + "\n"]
+        with_cpus, cpuless = [], []
+        for c in e:
+            block = walk(c, depth + 1)
+            if c.tag == "object" and c.get("cpuset") in ("0x0", "0x00000000"):
+                cpuless.append(block)
+            else:
+                with_cpus.append(block)
+        for b in with_cpus + sorted(cpuless):
+            out.extend(b)
+        return out
+
+    cpuless = drop_cpuless(root, cpuless_nodes)
+    canon_memory(root)
+    canon_caches(root)
+    return ["cpu-less NUMA nodes: %s\n" % cpuless] + walk(root, 0)
+
+
+def canon_caches(root):
+    """Caches with the same CPUs one above the other: a restriction keeps
+    the order of the whole machine (an L1i shared by two cores above each
+    core's L1d), a discovery of the restricted machine sorts them (L1d
+    above L1i). Put every such chain in the discovery's order."""
+    def order(o):
+        return (-int(o.get("depth", "0")), int(o.get("cache_type", "0")))
+
+    def swap(a, b):
+        aa, ba = dict(a.attrib), dict(b.attrib)
+        ai = [c for c in a if c.tag != "object"]
+        bi = [c for c in b if c.tag != "object"]
+        a.attrib.clear(); a.attrib.update(ba)
+        b.attrib.clear(); b.attrib.update(aa)
+        for c in ai:
+            a.remove(c)
+        for c in bi:
+            b.remove(c)
+        for j, c in enumerate(bi):
+            a.insert(j, c)
+        for j, c in enumerate(ai):
+            b.insert(j, c)
+
+    changed = True
+    while changed:
+        changed = False
+        for o in root.iter("object"):
+            if not o.get("type", "").endswith("Cache"):
+                continue
+            kids = [c for c in o if c.tag == "object"]
+            if (len(kids) == 1 and kids[0].get("type", "").endswith("Cache")
+                    and kids[0].get("cpuset") == o.get("cpuset")
+                    and order(kids[0]) < order(o)):
+                swap(o, kids[0])
+                changed = True
+
+
+EMPTY = ("0x0", "0x00000000", "")
+
+
+def drop_cpuless(root, known=None):
+    """NUMA nodes with no CPU of the set are where hwloc's heuristics put
+    memory-only nodes, which a restriction (that keeps them where they
+    were) and a discovery (that attaches them by locality) place
+    differently: they are compared as a list (number, memory), and taken
+    out of the tree and of every nodeset with the objects left without
+    CPUs."""
+    nodes, with_cpus = [], 0
+    for o in root.iter("object"):
+        if o.get("type") == "NUMANode":
+            i = int(o.get("os_index"))
+            # a discovery gives a node without CPUs the CPUs of where it
+            # attached it: which nodes have none is the restriction's word
+            if (i in known) if known is not None else o.get("cpuset") in EMPTY:
+                nodes.append((i, o.get("local_memory")))
+            else:
+                with_cpus |= 1 << i
+
+    def gone(c):
+        if c.tag != "object":
+            return False
+        if c.get("type") == "NUMANode":
+            return not with_cpus >> int(c.get("os_index")) & 1
+        return c.get("cpuset") in EMPTY
+
+    def prune(e):
+        for c in list(e):
+            if gone(c):
+                e.remove(c)
+            else:
+                prune(c)
+    prune(root)
+    for o in root.iter("object"):
+        for k in ("nodeset", "complete_nodeset", "allowed_nodeset"):
+            if k in o.attrib:
+                bits = parse_bitmap(o.get(k)) if not o.get(k).startswith("0xf...f") else set()
+                o.set(k, ",".join(str(b) for b in sorted(bits) if with_cpus >> b & 1))
+    return sorted(nodes)
+
+
+MEMORY = ("NUMANode", "MemCache")
+
+
+def canon_memory(e):
+    """Structure hwloc's restriction keeps but a discovery of the same
+    machine does not make: a Group with the CPUs and nodes of its only
+    child is dropped, and memory hangs from the deepest object that has
+    exactly its parent's CPUs and nodes (where a discovery attaches it)."""
+    def key(o):
+        return (o.get("cpuset"), o.get("nodeset"))
+
+    def normal(o):
+        return [c for c in o if c.tag == "object" and c.get("type") not in MEMORY + ("Misc",)
+                and not c.get("type", "").endswith("Dev")]
+
+    changed = True
+    while changed:
+        changed = False
+        for parent in e.iter():
+            kids = list(parent)
+            for i, c in enumerate(kids):
+                if c.tag != "object":
+                    continue
+                n = normal(c)
+                if len(n) != 1 or key(n[0]) != key(c):
+                    continue
+                mem = [m for m in c if m.tag == "object" and m.get("type") in MEMORY]
+                if c.get("type") == "Group":
+                    # the Group goes, its child takes its place and memory
+                    parent.remove(c)
+                    for j, m in enumerate(mem):
+                        c.remove(m)
+                        n[0].insert(j, m)
+                    parent.insert(i, n[0])
+                    changed = True
+                    break
+                if mem:
+                    for j, m in enumerate(mem):
+                        c.remove(m)
+                        n[0].insert(j, m)
+                    changed = True
+                    break
+            if changed:
+                break
+
+
+def cmd_hwloc(root, cpus, got_path):
+    env = dict(os.environ, HWLOC_FSROOT=root)
+    env.pop("LD_PRELOAD", None)
+    ref = subprocess.run(
+        ["lstopo-no-graphics", "--restrict", hwloc_bitmap(cpus), "--of", "xml", "-"],
+        env=env, capture_output=True, text=True, check=True).stdout
+    with open(got_path) as f:
+        got = f.read()
+    want = norm_hwloc(ref, {p: v for v, p in enumerate(cpus)})
+    known = {int(x) for x in want[0].split("[")[1].split("(")[1:] for x in [x.split(",")[0]]}
+    have = norm_hwloc(got, {v: v for v in range(len(cpus))}, known)
+    if want != have:
+        fail("hwloc topology of %s in %s" % (root, ",".join(map(str, cpus))), want, have)
+
+
+# ---- lscpu -p / -e ----
+
+def renumber_rows(header, rows, cpus):
+    """rows: lists of column strings, the first the CPU. Keeps the set's
+    rows, CPU -> virtual, and each made-up id column renumbered in order
+    of first appearance (lscpu numbers its ids that way); NODE and the
+    ONLINE/MHz columns kept."""
+    rank = {p: v for v, p in enumerate(cpus)}
+    kept = [r for r in rows if int(r[0]) in rank]
+    if len(kept) != len(cpus):
+        raise SystemExit("full output lacks CPUs of the set")
+    out = [[str(rank[int(r[0])])] + r[1:] for r in kept]
+    for col, name in enumerate(header):
+        if col == 0 or name.upper() not in ("CORE", "SOCKET", "BOOK", "DRAWER", "CLUSTER",
+                                            "L1D", "L1I", "L2", "L3", "CACHE"):
+            continue
+        seen = {}
+        for r in out:
+            parts = r[col].split(":")
+            new = []
+            for i, p in enumerate(parts):
+                if p in ("", "-"):
+                    new.append(p)
+                    continue
+                key = (i, p)
+                if key not in seen:
+                    seen[key] = str(len([k for k in seen if k[0] == i]))
+                new.append(seen[key])
+            r[col] = ":".join(new)
+    return out
+
+
+def cmd_lscpu(full_path, cpus, got_path):
+    with open(full_path) as f:
+        full = f.read().splitlines()
+    with open(got_path) as f:
+        got = [l + "\n" for l in f.read().splitlines()]
+    if full and full[0].startswith("#"):
+        # -p: comments, then the header as a comment, then CSV rows
+        comments = [l for l in full if l.startswith("#")]
+        header = comments[-1][2:].split(",")
+        rows = [l.split(",") for l in full if not l.startswith("#")]
+        out = renumber_rows(header, rows, cpus)
+        want = [l + "\n" for l in comments] + [",".join(r) + "\n" for r in out]
+    else:
+        header = full[0].split()
+        cache_col = [i for i, h in enumerate(header) if ":" in h]
+        rows = [l.split() for l in full[1:]]
+        names = ["CACHE" if i in cache_col else h for i, h in enumerate(header)]
+        out = renumber_rows(names, rows, cpus)
+        # lscpu -e pads its columns; compare the cells, not the spacing
+        want = [" ".join(header) + "\n"] + [" ".join(r) + "\n" for r in out]
+        got = [" ".join(l.split()) + "\n" for l in got]
+    if want != got:
+        fail("lscpu of %s" % ",".join(map(str, cpus)), want, got)
+
+
+# ---- numactl --hardware ----
+
+def cmd_numactl(full_path, cpus, got_path):
+    rank = {p: v for v, p in enumerate(cpus)}
+    want = []
+    with open(full_path) as f:
+        for l in f:
+            w = l.split()
+            if len(w) >= 3 and w[0] == "node" and w[2] == "cpus:":
+                kept = [str(rank[int(c)]) for c in w[3:] if int(c) in rank]
+                l = "node %s cpus:%s\n" % (w[1], "".join(" " + c for c in kept))
+            want.append(l)
+    with open(got_path) as f:
+        got = f.readlines()
+    # the free memory of a node is read at each run: compare the others
+    def stable(lines):
+        return [l for l in lines if not (l.startswith("node ") and " free: " in l)]
+    if stable(want) != stable(got):
+        fail("numactl --hardware in %s" % ",".join(map(str, cpus)), stable(want), stable(got))
+
+
+# ---- the sets tried on a captured machine ----
+
+def read(root, rel):
+    try:
+        with open(os.path.join(root, rel.lstrip("/"))) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def mask_cpus(text):
+    return sorted(parse_bitmap(",".join("0x" + g for g in text.split(","))))
+
+
+def online_cpus(root):
+    d = os.path.join(root, "sys/devices/system/cpu")
+    out = []
+    for e in os.listdir(d):
+        if e.startswith("cpu") and e[3:].isdigit():
+            c = int(e[3:])
+            if read(root, "sys/devices/system/cpu/%s/online" % e) == "0":
+                continue
+            if read(root, "sys/devices/system/cpu/%s/topology/core_id" % e) is None:
+                continue
+            out.append(c)
+    return sorted(out)
+
+
+def siblings(root, cpu, name):
+    t = read(root, "sys/devices/system/cpu/cpu%d/topology/%s" % (cpu, name))
+    return mask_cpus(t)
+
+
+def cmd_shapes(root):
+    """name cpulist, one set a line: one core's hyperthreads, one whole
+    package, CPUs of two NUMA nodes, every other CPU, a sparse pick."""
+    on = online_cpus(root)
+    c = on[len(on) // 3]
+    for x in on:  # a core with hyperthreads, where there are some
+        if len([y for y in siblings(root, x, "thread_siblings") if y in on]) > 1:
+            c = x
+            break
+    shapes = [("core", [y for y in siblings(root, c, "thread_siblings") if y in on]),
+              ("package", [y for y in siblings(root, c, "core_siblings") if y in on])]
+    nodes = []
+    nd = os.path.join(root, "sys/devices/system/node")
+    for e in sorted(os.listdir(nd)) if os.path.isdir(nd) else []:
+        if e.startswith("node") and e[4:].isdigit():
+            cs = [x for x in mask_cpus(read(root, "sys/devices/system/node/%s/cpumap" % e))
+                  if x in on]
+            if cs:
+                nodes.append((int(e[4:]), cs))
+    nodes.sort()
+    if len(nodes) >= 2:
+        shapes.append(("two-nodes", nodes[0][1][-2:] + nodes[1][1][:3]))
+    shapes.append(("every-other", on[::2]))
+    # sparse, and given out of order to whoever makes the set
+    pick = [on[-1], on[3], on[len(on) // 2 + 1], on[1]]
+    shapes.append(("sparse", pick))
+    for name, cs in shapes:
+        print(name, ",".join(str(x) for x in cs))
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "shapes":
+        return cmd_shapes(sys.argv[2])
+    if len(sys.argv) != 5 or sys.argv[1] not in ("hwloc", "lscpu", "numactl"):
+        sys.stderr.write(__doc__)
+        sys.exit(2)
+    cpus = cpulist(sys.argv[3])
+    {"hwloc": cmd_hwloc, "lscpu": cmd_lscpu, "numactl": cmd_numactl}[sys.argv[1]](
+        sys.argv[2], cpus, sys.argv[4])
+
+
+if __name__ == "__main__":
+    main()
