@@ -11,7 +11,8 @@
 #include "src/vcpuinfo.h"
 
 struct blk {
-	long pkg, core; /* -1: no such line */
+	/* -1: no such line */
+	long pkg, core, apicid, siblings, cores;
 };
 
 /* "name<blanks>:" at the start of [p, eol): where the value starts, or NULL. */
@@ -80,11 +81,18 @@ int cps_view_cpuinfo_shape(struct cps_buf *out, const char *in, size_t len)
 				cap = cap ? cap * 2 : 64;
 			}
 			cur = (int)nb++;
-			b[cur].pkg = b[cur].core = -1;
+			b[cur].pkg = b[cur].core = b[cur].apicid = -1;
+			b[cur].siblings = b[cur].cores = -1;
 		} else if (cur >= 0 && (v = field(p, eol, "physical id"))) {
 			b[cur].pkg = number(v, eol);
 		} else if (cur >= 0 && (v = field(p, eol, "core id"))) {
 			b[cur].core = number(v, eol);
+		} else if (cur >= 0 && (v = field(p, eol, "apicid"))) {
+			b[cur].apicid = number(v, eol);
+		} else if (cur >= 0 && (v = field(p, eol, "siblings"))) {
+			b[cur].siblings = number(v, eol);
+		} else if (cur >= 0 && (v = field(p, eol, "cpu cores"))) {
+			b[cur].cores = number(v, eol);
 		}
 		p = eol < end ? eol + 1 : end;
 	}
@@ -92,6 +100,19 @@ int cps_view_cpuinfo_shape(struct cps_buf *out, const char *in, size_t len)
 	if (!tmp) {
 		r = -ENOMEM;
 		goto out;
+	}
+	/* Which core a CPU is on: "core id" is unique only within a die
+	 * (two dies of a package may both have a core 0), the APIC id without
+	 * its thread bits is unique in the machine. The threads per core are
+	 * what the file said of the whole machine (siblings / cpu cores). */
+	for (size_t i = 0; i < nb; i++) {
+		long tpc = b[i].siblings > 0 && b[i].cores > 0 ? b[i].siblings / b[i].cores : 1;
+		unsigned shift = 0;
+
+		while (tpc > 1 && (1L << shift) < tpc)
+			shift++;
+		if (b[i].apicid >= 0)
+			b[i].core = b[i].apicid >> shift;
 	}
 	/* pass 2: copy, with each block's siblings and cpu cores counted
 	 * over the blocks of its package */

@@ -1,0 +1,552 @@
+/* The /sys topology views (src/vsys.h), the family classifier
+ * (src/vpath.h) and cpuinfo's shape (src/vcpuinfo.h), on text alone and
+ * on the captured machines. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/cpulist.h"
+#include "src/mask.h"
+#include "src/vcpuinfo.h"
+#include "src/vpath.h"
+#include "src/vsys.h"
+
+#define NW 4
+
+struct set {
+	uint64_t m[NW];
+	unsigned n;
+	struct cps_view_input in;
+};
+
+static void set_of(struct set *s, const char *list)
+{
+	struct cps_parse_error err;
+
+	memset(s, 0, sizeof(*s));
+	ck_assert_msg(cps_cpulist_parse(list, s->m, NW, &err) == 0, "bad list %s", list);
+	s->n = cps_mask_count(s->m, NW);
+	s->in.set = s->m;
+	s->in.nw = NW;
+	s->in.n = s->n;
+}
+
+/* A view of text (given without its NUL, as read) as a C string. */
+static char *view_of(int kind, const char *text, const struct set *s)
+{
+	struct cps_buf out = { 0 };
+	size_t len = strlen(text);
+	char *exact = malloc(len ? len : 1), *r;
+
+	memcpy(exact, text, len);
+	ck_assert_int_eq(cps_view_cpumask_file(&out, kind, exact, len, &s->in), 0);
+	free(exact);
+	r = strdup(out.p);
+	cps_buf_free(&out);
+	return r;
+}
+
+/* ---- the classifier ---- */
+
+START_TEST(test_family)
+{
+	static const struct {
+		const char *path;
+		enum cps_vfamily f;
+	} cases[] = {
+		{ "/proc/cpuinfo", CPS_VF_CPUINFO },
+		{ "/proc/stat", CPS_VF_STAT },
+		{ "/proc/self/status", CPS_VF_STATUS },
+		{ "/proc/123/task/456/status", CPS_VF_STATUS },
+		{ "/proc/123/stat", CPS_VF_PIDSTAT },
+		{ "/proc/thread-self/stat", CPS_VF_PIDSTAT },
+		{ "/proc/123/statm", CPS_VF_NONE },
+		{ "/proc/cpuinfox", CPS_VF_NONE },
+		{ "/proc/12a/stat", CPS_VF_NONE },
+		{ "/sys/devices/system/cpu", CPS_VF_CPUDIR },
+		{ "/sys/devices/system/cpu/cpu3/topology/core_id", CPS_VF_CPUDIR },
+		{ "/sys/devices/system/cpufreq", CPS_VF_NONE },
+		{ "/sys/bus/cpu/devices", CPS_VF_CPUDIR },
+		{ "/sys/bus/cpu/devices/cpu1", CPS_VF_CPUDIR },
+		{ "/sys/bus/cpu", CPS_VF_NONE },
+		{ "/sys/devices/system/node", CPS_VF_NODE },
+		{ "/sys/devices/system/node/node0/cpulist", CPS_VF_NODE },
+		{ "/sys/devices/system/nodes", CPS_VF_NONE },
+		{ "/sys/fs/cgroup/user.slice/cpuset.cpus.effective", CPS_VF_CGROUP },
+		{ "/sys/fs/cgroup/cpuset.mems", CPS_VF_NONE },
+		{ "/etc/passwd", CPS_VF_NONE },
+		{ "/", CPS_VF_NONE },
+		{ "sys/devices/system/cpu", CPS_VF_NONE },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(cps_vpath_family(cases[i].path) == cases[i].f, "%s: %d, want %d",
+			      cases[i].path, cps_vpath_family(cases[i].path), cases[i].f);
+}
+END_TEST
+
+START_TEST(test_below)
+{
+	ck_assert_str_eq(cps_vpath_below("/t/m/sys/devices", "/t/m"), "/sys/devices");
+	ck_assert_str_eq(cps_vpath_below("/t/m", "/t/m"), "/");
+	ck_assert_ptr_null(cps_vpath_below("/t/mx/sys", "/t/m"));
+	ck_assert_ptr_null(cps_vpath_below("/t", "/t/m"));
+	ck_assert_ptr_null(cps_vpath_below("/t/m/sys", ""));
+}
+END_TEST
+
+/* ---- paths ---- */
+
+START_TEST(test_resolve)
+{
+	static const struct {
+		const char *path;
+		int kind;
+		const char *phys;
+	} cases[] = {
+		{ "/sys/devices/system/cpu", CPS_VSYS_DIR, "/sys/devices/system/cpu" },
+		{ "/sys/devices/system/cpu/cpu0", CPS_VSYS_SAME, "/sys/devices/system/cpu/cpu5" },
+		{ "/sys/devices/system/cpu/cpu1/topology/core_id", CPS_VSYS_SAME,
+		  "/sys/devices/system/cpu/cpu9/topology/core_id" },
+		{ "/sys/devices/system/cpu/cpu2/topology/core_id", CPS_VSYS_ABSENT, NULL },
+		{ "/sys/devices/system/cpu/cpu2", CPS_VSYS_ABSENT, NULL },
+		{ "/sys/devices/system/cpu/cpu9", CPS_VSYS_ABSENT, NULL },
+		{ "/sys/devices/system/cpu/cpu99999999999", CPS_VSYS_ABSENT, NULL },
+		{ "/sys/devices/system/cpu/cpu1/topology/thread_siblings_list", CPS_VSYS_LIST,
+		  "/sys/devices/system/cpu/cpu9/topology/thread_siblings_list" },
+		{ "/sys/devices/system/cpu/cpu1/topology/core_siblings", CPS_VSYS_MASK,
+		  "/sys/devices/system/cpu/cpu9/topology/core_siblings" },
+		{ "/sys/devices/system/cpu/cpu0/topology/die_cpus", CPS_VSYS_MASK,
+		  "/sys/devices/system/cpu/cpu5/topology/die_cpus" },
+		{ "/sys/devices/system/cpu/cpu0/topology/package_cpus_list", CPS_VSYS_LIST,
+		  "/sys/devices/system/cpu/cpu5/topology/package_cpus_list" },
+		{ "/sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_map", CPS_VSYS_MASK,
+		  "/sys/devices/system/cpu/cpu5/cache/index3/shared_cpu_map" },
+		{ "/sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list", CPS_VSYS_LIST,
+		  "/sys/devices/system/cpu/cpu5/cache/index3/shared_cpu_list" },
+		{ "/sys/devices/system/cpu/cpu0/cache/index3/id", CPS_VSYS_SAME,
+		  "/sys/devices/system/cpu/cpu5/cache/index3/id" },
+		{ "/sys/devices/system/cpu/cpu0/cpufreq/related_cpus", CPS_VSYS_SPACELIST,
+		  "/sys/devices/system/cpu/cpu5/cpufreq/related_cpus" },
+		{ "/sys/devices/system/cpu/online", CPS_VSYS_RANGE, "/sys/devices/system/cpu/online" },
+		{ "/sys/devices/system/cpu/possible", CPS_VSYS_RANGE, "/sys/devices/system/cpu/possible" },
+		{ "/sys/devices/system/cpu/present", CPS_VSYS_RANGE, "/sys/devices/system/cpu/present" },
+		{ "/sys/devices/system/cpu/kernel_max", CPS_VSYS_KERNEL_MAX,
+		  "/sys/devices/system/cpu/kernel_max" },
+		{ "/sys/devices/system/cpu/offline", CPS_VSYS_LIST, "/sys/devices/system/cpu/offline" },
+		{ "/sys/devices/system/cpu/isolated", CPS_VSYS_LIST, "/sys/devices/system/cpu/isolated" },
+		{ "/sys/devices/system/cpu/cpufreq/policy0", CPS_VSYS_SAME,
+		  "/sys/devices/system/cpu/cpufreq/policy0" },
+		{ "/sys/devices/system/cpu/cpu01", CPS_VSYS_SAME, "/sys/devices/system/cpu/cpu01" },
+		{ "/sys/devices/system/cpu/cpuidle", CPS_VSYS_SAME, "/sys/devices/system/cpu/cpuidle" },
+		{ "/sys/bus/cpu/devices", CPS_VSYS_DIR, "/sys/bus/cpu/devices" },
+		{ "/sys/bus/cpu/devices/cpu1", CPS_VSYS_SAME, "/sys/bus/cpu/devices/cpu9" },
+		{ "/sys/bus/cpu/devices/cpu2", CPS_VSYS_ABSENT, NULL },
+		{ "/sys/devices/system/node", CPS_VSYS_SAME, "/sys/devices/system/node" },
+		{ "/sys/devices/system/node/has_cpu", CPS_VSYS_HAS_CPU,
+		  "/sys/devices/system/node/has_cpu" },
+		{ "/sys/devices/system/node/online", CPS_VSYS_SAME, "/sys/devices/system/node/online" },
+		{ "/sys/devices/system/node/node3", CPS_VSYS_DIR, "/sys/devices/system/node/node3" },
+		{ "/sys/devices/system/node/node3/cpumap", CPS_VSYS_MASK,
+		  "/sys/devices/system/node/node3/cpumap" },
+		{ "/sys/devices/system/node/node3/cpulist", CPS_VSYS_LIST,
+		  "/sys/devices/system/node/node3/cpulist" },
+		{ "/sys/devices/system/node/node3/meminfo", CPS_VSYS_SAME,
+		  "/sys/devices/system/node/node3/meminfo" },
+		{ "/sys/devices/system/node/node3/cpu1", CPS_VSYS_SAME,
+		  "/sys/devices/system/node/node3/cpu9" },
+		{ "/sys/devices/system/node/node3/cpu7", CPS_VSYS_ABSENT, NULL },
+		{ "/sys/class/net", CPS_VSYS_NONE, NULL },
+	};
+	struct set s;
+	char phys[128];
+
+	set_of(&s, "5,9");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int k = cps_vsys_resolve(cases[i].path, &s.in, phys, sizeof(phys));
+
+		ck_assert_msg(k == cases[i].kind, "%s: kind %d, want %d", cases[i].path, k,
+			      cases[i].kind);
+		if (cases[i].phys)
+			ck_assert_str_eq(phys, cases[i].phys);
+	}
+	/* a physical path that does not fit is refused, never cut */
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/cpu/cpu0/topology/core_id", &s.in,
+					  phys, 30),
+			 -ENAMETOOLONG);
+	/* the renumbered name may be longer than the virtual one */
+	set_of(&s, "100");
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/cpu/cpu0", &s.in, phys, 30),
+			 -ENAMETOOLONG);
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/cpu/cpu0", &s.in, phys, 31),
+			 CPS_VSYS_SAME);
+	ck_assert_str_eq(phys, "/sys/devices/system/cpu/cpu100");
+}
+END_TEST
+
+START_TEST(test_dirent)
+{
+	struct set s;
+	char out[64];
+
+	set_of(&s, "3,7,12");
+	ck_assert_int_eq(cps_vsys_dirent("cpu7", &s.in, out), 1);
+	ck_assert_str_eq(out, "cpu1");
+	ck_assert_int_eq(cps_vsys_dirent("cpu12", &s.in, out), 1);
+	ck_assert_str_eq(out, "cpu2");
+	ck_assert_int_eq(cps_vsys_dirent("cpu0", &s.in, out), -1);
+	ck_assert_int_eq(cps_vsys_dirent("cpu8", &s.in, out), -1);
+	ck_assert_int_eq(cps_vsys_dirent("cpu", &s.in, out), 0);
+	ck_assert_int_eq(cps_vsys_dirent("cpufreq", &s.in, out), 0);
+	ck_assert_int_eq(cps_vsys_dirent("cpu7x", &s.in, out), 0);
+	ck_assert_int_eq(cps_vsys_dirent("online", &s.in, out), 0);
+	ck_assert_int_eq(cps_vsys_dirent(".", &s.in, out), 0);
+}
+END_TEST
+
+/* ---- contents ---- */
+
+START_TEST(test_kmask_widths)
+{
+	static const struct {
+		const char *set, *real, *want;
+	} cases[] = {
+		/* the width is the set's n, as the kernel's for n possible CPUs */
+		{ "1", "3\n", "1\n" },
+		{ "0-1", "3\n", "3\n" },
+		{ "0", "00000000,00000002\n", "0\n" },
+		{ "4-7", "f0\n", "f\n" },
+		{ "0-31", "ffffffff\n", "ffffffff\n" },
+		{ "0-32", "1,ffffffff\n", "1,ffffffff\n" },
+		{ "0-35", "f,ffffffff\n", "f,ffffffff\n" },
+		{ "0-36", "1f,ffffffff\n", "1f,ffffffff\n" },
+		{ "0-39", "00000000,000000ff,ffffffff\n", "ff,ffffffff\n" },
+		{ "0-39", "00000000,00000000,00000001\n", "00,00000001\n" },
+		{ "0-95", "ffffffff,ffffffff,ffffffff\n", "ffffffff,ffffffff,ffffffff\n" },
+		{ "64-127", "ffffffff,ffffffff,00000000,00000000\n", "ffffffff,ffffffff\n" },
+		{ "1,3,5", "2a\n", "7\n" },
+		{ "1,3,5", "15\n", "0\n" },
+		/* wider than the set's words: bits beyond are outside the set */
+		{ "0", "80000000,00000000,00000000,00000000,00000000,00000001\n", "1\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct set s;
+		char *v;
+
+		set_of(&s, cases[i].set);
+		v = view_of(CPS_VSYS_MASK, cases[i].real, &s);
+		ck_assert_msg(!strcmp(v, cases[i].want), "set %s, %s: got [%s] want [%s]",
+			      cases[i].set, cases[i].real, v, cases[i].want);
+		free(v);
+	}
+}
+END_TEST
+
+START_TEST(test_lists)
+{
+	static const struct {
+		int kind;
+		const char *set, *real, *want;
+	} cases[] = {
+		{ CPS_VSYS_LIST, "4-7", "0-15\n", "0-3\n" },
+		{ CPS_VSYS_LIST, "4,6,8,10", "6-9\n", "1-2\n" },
+		{ CPS_VSYS_LIST, "4,6,8,10", "0-3\n", "\n" },
+		{ CPS_VSYS_LIST, "4,6,8,10", "\n", "\n" },
+		{ CPS_VSYS_LIST, "4,6,8,10", "(null)\n", "\n" },
+		{ CPS_VSYS_LIST, "1,3,200", "200,3\n", "1-2\n" },
+		{ CPS_VSYS_LIST, "0-3", "0-3:2\n", "0,2\n" },
+		{ CPS_VSYS_SPACELIST, "2-3", "0 1 2 3 \n", "0 1 \n" },
+		{ CPS_VSYS_SPACELIST, "2-3", "0 1\n", "\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct set s;
+		char *v;
+
+		set_of(&s, cases[i].set);
+		v = view_of(cases[i].kind, cases[i].real, &s);
+		ck_assert_msg(!strcmp(v, cases[i].want), "set %s, %s: got [%s] want [%s]",
+			      cases[i].set, cases[i].real, v, cases[i].want);
+		free(v);
+	}
+}
+END_TEST
+
+START_TEST(test_bad_input_left_untouched)
+{
+	static const char *const bad[] = { "zz\n", "0-\n", "1,,2x\n", "" };
+	struct cps_buf out = { 0 };
+	struct set s;
+
+	set_of(&s, "0-3");
+	ck_assert_int_eq(cps_buf_append(&out, "keep", 4), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(cps_view_cpumask_file(&out, CPS_VSYS_MASK, bad[i], strlen(bad[i]),
+						       &s.in),
+				 -EINVAL);
+		ck_assert_str_eq(out.p, "keep");
+	}
+	ck_assert_int_eq(cps_view_cpumask_file(&out, CPS_VSYS_LIST, "x", 1, &s.in), -EINVAL);
+	ck_assert_int_eq(cps_view_cpumask_file(&out, CPS_VSYS_SPACELIST, "1 x", 3, &s.in), -EINVAL);
+	ck_assert_int_eq(cps_view_cpumask_file(&out, CPS_VSYS_RANGE, "1", 1, &s.in), -EINVAL);
+	ck_assert_str_eq(out.p, "keep");
+	ck_assert_uint_eq(out.len, 4);
+	cps_buf_free(&out);
+}
+END_TEST
+
+START_TEST(test_kernel_max)
+{
+	struct cps_buf out = { 0 };
+	struct set s;
+
+	set_of(&s, "3,9,40");
+	ck_assert_int_eq(cps_view_kernel_max(&out, &s.in), 0);
+	ck_assert_str_eq(out.p, "2\n");
+	cps_buf_free(&out);
+}
+END_TEST
+
+START_TEST(test_has_cpu)
+{
+	const char *maps[8] = { "0f\n", "f0\n", NULL, "0f00\n", "00\n" };
+	size_t lens[8];
+	struct cps_buf out = { 0 };
+	struct set s;
+
+	for (int k = 0; k < 8; k++)
+		lens[k] = maps[k] ? strlen(maps[k]) : 0;
+	set_of(&s, "4-5,8");
+	ck_assert_int_eq(cps_view_has_cpu(&out, "0-1,3\n", 6, maps, lens, 8, &s.in), 0);
+	ck_assert_str_eq(out.p, "1,3\n");
+	cps_buf_free(&out);
+	/* a node has_cpu does not list stays out, whatever its map */
+	ck_assert_int_eq(cps_view_has_cpu(&out, "0-1\n", 4, maps, lens, 8, &s.in), 0);
+	ck_assert_str_eq(out.p, "1\n");
+	cps_buf_free(&out);
+	set_of(&s, "0");
+	ck_assert_int_eq(cps_view_has_cpu(&out, "1,3\n", 4, maps, lens, 8, &s.in), 0);
+	ck_assert_str_eq(out.p, "\n");
+	cps_buf_free(&out);
+	ck_assert_int_eq(cps_view_has_cpu(&out, "1-\n", 3, maps, lens, 8, &s.in), -EINVAL);
+	cps_buf_free(&out);
+}
+END_TEST
+
+/* ---- cpuinfo ---- */
+
+static const char ci_block[] = "processor\t: %u\nphysical id\t: %u\nsiblings\t: %u\n"
+			       "core id\t\t: %u\ncpu cores\t: %u\napicid\t\t: %u\n\n";
+
+/* A machine of 2 packages x 2 cores x 2 threads, CPU c on package c/4,
+ * core (c/2)%2, APIC id c, as the kernel prints it. */
+static char *machine_2x2x2(void)
+{
+	static char buf[2048];
+	size_t o = 0;
+
+	for (unsigned c = 0; c < 8; c++)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, ci_block, c, c / 4, 4u,
+				      (c / 2) % 2, 2u, c);
+	return buf;
+}
+
+START_TEST(test_cpuinfo_shape)
+{
+	const char *m = machine_2x2x2();
+	struct cps_buf out = { 0 };
+	struct set s;
+	char want[2048];
+	size_t o = 0;
+
+	/* the whole machine: as it is */
+	ck_assert_int_eq(cps_view_cpuinfo_shape(&out, m, strlen(m)), 0);
+	ck_assert_str_eq(out.p, m);
+	cps_buf_free(&out);
+
+	/* one thread of core 0 and both of core 1 on package 0, one on
+	 * package 1: counts per package of the set, ids kept */
+	set_of(&s, "0,2,3,5");
+	ck_assert_int_eq(cps_view_cpuinfo_set(&out, m, strlen(m), &s.in), 0);
+	o += (size_t)snprintf(want + o, sizeof(want) - o, ci_block, 0u, 0u, 3u, 0u, 2u, 0u);
+	o += (size_t)snprintf(want + o, sizeof(want) - o, ci_block, 1u, 0u, 3u, 1u, 2u, 2u);
+	o += (size_t)snprintf(want + o, sizeof(want) - o, ci_block, 2u, 0u, 3u, 1u, 2u, 3u);
+	o += (size_t)snprintf(want + o, sizeof(want) - o, ci_block, 3u, 1u, 1u, 0u, 1u, 5u);
+	ck_assert_str_eq(out.p, want);
+	cps_buf_free(&out);
+
+	/* no physical id (other architectures): untouched */
+	ck_assert_int_eq(cps_view_cpuinfo_shape(&out, "processor : 0\nsiblings : 9\n", 27), 0);
+	ck_assert_str_eq(out.p, "processor : 0\nsiblings : 9\n");
+	cps_buf_free(&out);
+}
+END_TEST
+
+/* ---- the captured machines ---- */
+
+static const char *const machines[] = { "16em64t-", "48amd64-", "64amd64-", "96em64t-" };
+#define NMACHINES 4
+
+static char *fixture(const char *prefix, const char *rel, size_t *len)
+{
+	const char *dir = getenv("CPS_FIXTURES");
+	char path[1024], found[256] = "";
+	struct dirent *de;
+	char *buf = NULL;
+	size_t cap = 0, n = 0, got;
+	DIR *d;
+	FILE *f;
+
+	if (!dir || !*dir)
+		dir = "tests/fixtures/unpacked";
+	d = opendir(dir);
+	ck_assert_msg(d != NULL, "fixtures %s: %s", dir, strerror(errno));
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix)))
+			snprintf(found, sizeof(found), "%s", de->d_name);
+	closedir(d);
+	ck_assert_msg(*found, "no machine %s* in %s", prefix, dir);
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, found, rel);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	do {
+		if (cap - n < 4096) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap);
+			ck_assert_ptr_nonnull(buf);
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got > 0);
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Every CPU mask of every CPU of the set, read through its virtual path:
+ * the CPUs it names are exactly the real file's CPUs of the set,
+ * renumbered, and the mask is n bits wide. */
+START_TEST(test_machine_masks)
+{
+	static const char *const sets[] = { "1", "0-7", "0-63:3", "2,7,13,40-47" };
+	static const char *const files[] = { "topology/thread_siblings", "topology/core_siblings",
+					     "cache/index0/shared_cpu_map",
+					     "cache/index1/shared_cpu_map",
+					     "cache/index2/shared_cpu_map",
+					     "cache/index3/shared_cpu_map" };
+	const char *mc = machines[_i / 4];
+	struct set s;
+	unsigned checked = 0;
+
+	set_of(&s, sets[_i % 4]);
+	for (unsigned v = 0; v < s.n; v++) {
+		for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+			char vpath[256], phys[256], *real, *view;
+			uint64_t pm[CPS_MAX_WORDS], vm[CPS_MAX_WORDS];
+			struct cps_parse_error err;
+			size_t len;
+			int k;
+
+			snprintf(vpath, sizeof(vpath), "/sys/devices/system/cpu/cpu%u/%s", v, files[f]);
+			k = cps_vsys_resolve(vpath, &s.in, phys, sizeof(phys));
+			ck_assert_int_eq(k, CPS_VSYS_MASK);
+			real = fixture(mc, phys + 1, &len);
+			if (!real)
+				continue; /* no such cache, or an offline CPU */
+			view = view_of(k, real, &s);
+			ck_assert_int_eq(cps_hexmask_parse(real, pm, CPS_MAX_WORDS, &err), 0);
+			ck_assert_int_eq(cps_hexmask_parse(view, vm, CPS_MAX_WORDS, &err), 0);
+			for (unsigned c = 0; c < 64 * NW; c++) {
+				bool want = cps_mask_test(s.m, NW, c) &&
+					    cps_mask_test(pm, CPS_MAX_WORDS, c);
+				unsigned r = cps_mask_rank(s.m, NW, c);
+
+				if (want)
+					ck_assert_msg(cps_mask_test(vm, CPS_MAX_WORDS, r),
+						      "%s %s: CPU %u (virtual %u) missing", mc,
+						      phys, c, r);
+			}
+			ck_assert_uint_eq(cps_mask_count(vm, CPS_MAX_WORDS),
+					  ({
+						  uint64_t both[NW];
+						  cps_mask_and(both, s.m, pm, NW);
+						  cps_mask_count(both, NW);
+					  }));
+			/* as wide as the kernel prints n bits */
+			ck_assert_uint_eq(strlen(view), (s.n + 31) / 32 * 9 - 8 +
+							 ((s.n % 32 ? s.n % 32 : 32) + 3) / 4);
+			free(real);
+			free(view);
+			checked++;
+		}
+	}
+	if (strcmp(mc, "16em64t-") || strcmp(sets[_i % 4], "1"))
+		ck_assert_uint_gt(checked, 0);
+}
+END_TEST
+
+/* cpuinfo's shape of each whole captured machine is the kernel's own */
+START_TEST(test_machine_cpuinfo_identity)
+{
+	struct cps_buf out = { 0 };
+	size_t len;
+	char *real = fixture(machines[_i], "proc/cpuinfo", &len);
+
+	ck_assert_ptr_nonnull(real);
+	ck_assert_int_eq(cps_view_cpuinfo_shape(&out, real, len), 0);
+	ck_assert_uint_eq(out.len, len);
+	ck_assert(memcmp(out.p, real, len) == 0);
+	cps_buf_free(&out);
+	free(real);
+}
+END_TEST
+
+static Suite *vsys_suite(void)
+{
+	Suite *s = suite_create("vsys");
+	TCase *tc = tcase_create("paths");
+
+	tcase_add_test(tc, test_family);
+	tcase_add_test(tc, test_below);
+	tcase_add_test(tc, test_resolve);
+	tcase_add_test(tc, test_dirent);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("contents");
+	tcase_add_test(tc, test_kmask_widths);
+	tcase_add_test(tc, test_lists);
+	tcase_add_test(tc, test_bad_input_left_untouched);
+	tcase_add_test(tc, test_kernel_max);
+	tcase_add_test(tc, test_has_cpu);
+	tcase_add_test(tc, test_cpuinfo_shape);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("machines");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_machine_masks, 0, NMACHINES * 4);
+	tcase_add_loop_test(tc, test_machine_cpuinfo_identity, 0, NMACHINES);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(vsys_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
