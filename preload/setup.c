@@ -19,6 +19,7 @@
 
 #include "preload/setcopy.h"
 #include "preload/shim.h"
+#include "src/procfs.h"
 
 int shim_state;               /* ST_* */
 static bool debug;
@@ -77,76 +78,17 @@ pid_t shim_tid_of(pthread_t th)
 	return ((const pid_t *)(void *)th)[shim_tid_offset];
 }
 
-/* The parent and start time of pid, from /proc/PID/stat as cps_proc_info()
- * reads them (0, or a negative errno), without what the shim never uses: a
- * path formatted by stdio and a stat(2) of /proc/PID for the owner. This
- * runs in every process start, where each first use of a libc routine
- * costs page faults. */
-static int proc_stat_of(pid_t pid, pid_t *ppid, uint64_t *start)
-{
-	char path[32] = "/proc/", buf[1024], digits[12];
-	int nd = 0;
-	unsigned v = (unsigned)pid;
-	do
-		digits[nd++] = (char)('0' + v % 10);
-	while ((v /= 10) && nd < 11);
-	size_t p = 6;
-	while (nd)
-		path[p++] = digits[--nd];
-	memcpy(path + p, "/stat", 6);
-	if (!shim_real.open)
-		return -ENOSYS;
-	/* the real open: no view is ever made of /proc/PID/stat */
-	int fd = shim_real.open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	ssize_t n;
-	do
-		n = read(fd, buf, sizeof(buf) - 1);
-	while (n < 0 && errno == EINTR);
-	int e = errno;
-	close(fd);
-	if (n < 0)
-		return -e;
-	buf[n] = 0;
-	/* comm may hold spaces and parentheses: fields start after the last ')' */
-	char *q = strrchr(buf, ')');
-	if (!q)
-		return -EIO;
-	q++;
-	*ppid = 0;
-	*start = 0;
-	for (int field = 3; field <= 22 && *q; field++) {
-		while (*q == ' ')
-			q++;
-		if (field == 4 || field == 22) {
-			unsigned long long x = 0;
-			while (*q >= '0' && *q <= '9')
-				x = x * 10 + (unsigned)(*q++ - '0');
-			if (field == 4)
-				*ppid = (pid_t)x;
-			else
-				*start = x;
-		}
-		q = strchr(q, ' ');
-		if (!q)
-			break;
-	}
-	return *start ? 0 : -EIO;
-}
-
 static void after_fork_child(void)
 {
 	shim_affinity_forked();
 	if (shim_state != ST_READY)
 		return;
-	pid_t ppid;
-	uint64_t start;
+	struct cps_procinfo pi;
 	uint32_t set = shim_setcopy.valid ? shim_setcopy.s.set : 0;
 	shim_self_pid = getpid();
 	shim_ctx.self = shim_self_pid;
-	if (proc_stat_of(shim_self_pid, &ppid, &start) == 0)
-		shim_self_start = start;
+	if (cps_proc_stat(shim_self_pid, &pi) == 0)
+		shim_self_start = pi.start;
 	shim_fallback_set = set;
 	shim_setcopy.valid = 0;
 	pthread_mutex_init(&shim_refresh_lock, NULL);
@@ -172,7 +114,7 @@ int shim_placement_wait(pid_t pid, uint64_t start, uint32_t fallback, struct cps
 }
 
 /* Set of pid by its record, else its nearest ancestor's: the rule of
- * cps_which(), read with the shim's own reader of /proc. 0: no record
+ * cps_which(), without the owner checks it makes. 0: no record
  * matched (the root). Each process without a record costs one read of
  * its /proc/PID/stat, so a table with no members answers at once. */
 static uint32_t ancestry_set(pid_t pid)
@@ -180,18 +122,17 @@ static uint32_t ancestry_set(pid_t pid)
 	if (__atomic_load_n(&shim_ctx.t.h->nprocs, __ATOMIC_RELAXED) == 0)
 		return 0;
 	for (int depth = 0; pid > 1 && depth < 256; depth++) {
-		pid_t ppid;
-		uint64_t start;
-		if (proc_stat_of(pid, &ppid, &start) < 0)
+		struct cps_procinfo pi;
+		if (cps_proc_stat(pid, &pi) < 0)
 			return 0;
 		/* a record of pid with this start time, in a set that exists:
 		 * cps_placement_read answers the root otherwise (no record is ever
 		 * kept for the root itself) */
 		struct cps_placement tmp;
-		if (shm_proc_find(&shim_ctx.t, pid) >= 0 && shim_placement_wait(pid, start, 0, &tmp) == 0 &&
-		    tmp.set != shim_ctx.t.root_id)
+		if (shm_proc_find(&shim_ctx.t, pid) >= 0 &&
+		    shim_placement_wait(pid, pi.start, 0, &tmp) == 0 && tmp.set != shim_ctx.t.root_id)
 			return tmp.set;
-		pid = ppid;
+		pid = pi.ppid;
 	}
 	return 0;
 }
@@ -224,13 +165,14 @@ static void setup(void)
 	uint32_t own = 0, set = 0;
 	struct cps_placement tmp;
 	if (shm_proc_find(&shim_ctx.t, shim_self_pid) >= 0) {
-		pid_t ppid;
-		if (proc_stat_of(shim_self_pid, &ppid, &shim_self_start) < 0) {
+		struct cps_procinfo pi;
+		if (cps_proc_stat(shim_self_pid, &pi) < 0) {
 			shim_debug("passing through: cannot read /proc/self/stat");
 			cps_close(&shim_ctx);
 			shim_state = ST_PASS;
 			return;
 		}
+		shim_self_start = pi.start;
 		if (shim_placement_wait(shim_self_pid, shim_self_start, 0, &tmp) == 0 &&
 		    tmp.set != shim_ctx.t.root_id)
 			own = tmp.set;

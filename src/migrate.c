@@ -14,6 +14,7 @@
 
 #include "src/mask.h"
 #include "src/procfs.h"
+#include "src/rawsys.h"
 #include "src/sets.h"
 #include "src/sets_internal.h"
 
@@ -82,7 +83,7 @@ static int list_threads(pid_t pid, bool self_single, struct tidlist *l)
 {
 	l->n = 0;
 	if (self_single)
-		return collect_tid((pid_t)syscall(SYS_gettid), l);
+		return collect_tid(cps_sys_gettid(), l);
 	int r = cps_proc_each_thread(pid, collect_tid, l);
 	if (r >= 0)
 		qsort(l->v, l->n, sizeof(pid_t), cmp_pid);
@@ -105,8 +106,9 @@ static int move_thread(struct cps_ctx *c, pid_t tid, const uint64_t *cpus, bool 
 	if (w != 1 ||
 	    cps_virt_to_phys(phys, cpus, mw, wanted, mw, wrap) == 0)
 		cps_mask_copy(phys, cpus, mw); /* asked for nothing: the whole set */
-	if (syscall(SYS_sched_setaffinity, tid, mw * 8, phys) < 0)
-		return errno == ESRCH ? 0 : -errno;
+	int e = cps_sys_setaffinity(tid, mw * 8, phys);
+	if (e < 0)
+		return e == -ESRCH ? 0 : e;
 	return 1;
 }
 

@@ -14,6 +14,7 @@
 
 #include "base/util.h"
 #include "src/procfs.h"
+#include "src/rawsys.h"
 
 /* Paths are put together by hand and directories read with getdents64
  * into the stack, not with snprintf, stdio or opendir: cpuset-run calls
@@ -45,23 +46,27 @@ static void proc_path(char *buf, pid_t pid, pid_t tid, const char *tail)
 
 static int read_small(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = cps_sys_open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
-	ssize_t n;
-	do
-		n = read(fd, buf, len - 1);
-	while (n < 0 && errno == EINTR);
-	int e = errno;
-	close(fd);
+		return fd;
+	ssize_t n = cps_sys_read(fd, buf, len - 1);
+	cps_sys_close(fd);
 	if (n < 0)
-		return -e;
+		return (int)n;
 	buf[n] = 0;
 	return (int)n;
 }
 
-/* The fields of /proc/PID/stat that we use; pi->uid is left alone. */
-static int read_stat(pid_t pid, struct cps_procinfo *pi)
+/* A decimal number at *p (digits only), *p moved past it. */
+static unsigned long long take_dec(const char **p)
+{
+	unsigned long long v = 0;
+	while (cps_is_digit(**p))
+		v = v * 10 + (unsigned)(*(*p)++ - '0');
+	return v;
+}
+
+int cps_proc_stat(pid_t pid, struct cps_procinfo *pi)
 {
 	char path[PROC_PATH_MAX], buf[1024];
 
@@ -70,7 +75,7 @@ static int read_stat(pid_t pid, struct cps_procinfo *pi)
 	if (n < 0)
 		return n == -ENOENT ? -ESRCH : n;
 	/* comm may hold spaces and parentheses: fields start after the last ')'. */
-	char *p = strrchr(buf, ')');
+	const char *p = strrchr(buf, ')');
 	if (!p)
 		return -EIO;
 	p++;
@@ -81,16 +86,14 @@ static int read_stat(pid_t pid, struct cps_procinfo *pi)
 	for (int field = 3; field <= 39 && *p; field++) {
 		while (*p == ' ')
 			p++;
-		char *end;
-		unsigned long long v = strtoull(p, &end, 10);
 		if (field == 4)
-			pi->ppid = (pid_t)v;
+			pi->ppid = (pid_t)take_dec(&p);
 		else if (field == 20)
-			pi->nthreads = (int)v;
+			pi->nthreads = (int)take_dec(&p);
 		else if (field == 22)
-			pi->start = v;
+			pi->start = take_dec(&p);
 		else if (field == 39)
-			pi->last_cpu = (int)v;
+			pi->last_cpu = (int)take_dec(&p);
 		p = strchr(p, ' ');
 		if (!p)
 			break;
@@ -101,15 +104,15 @@ static int read_stat(pid_t pid, struct cps_procinfo *pi)
 int cps_proc_info(pid_t pid, struct cps_procinfo *pi)
 {
 	char path[PROC_PATH_MAX];
-	struct stat st;
+	uid_t uid = 0;
 
-	int r = read_stat(pid, pi);
+	int r = cps_proc_stat(pid, pi);
 	if (r < 0)
 		return r;
 	proc_path(path, pid, 0, "");
-	if (stat(path, &st) < 0)
+	if (cps_sys_owner(path, &uid) < 0)
 		return -ESRCH;
-	pi->uid = st.st_uid;
+	pi->uid = uid;
 	return 0;
 }
 
@@ -118,14 +121,14 @@ bool cps_proc_alive(pid_t pid, uint64_t start)
 	struct cps_procinfo pi;
 	/* The stat file alone: a dead pid has none (no kill(pid, 0) first),
 	 * and the owner is not needed. The sweep calls this for every member. */
-	return pid > 0 && read_stat(pid, &pi) == 0 && pi.start == start;
+	return pid > 0 && cps_proc_stat(pid, &pi) == 0 && pi.start == start;
 }
 
 bool cps_thread_alive(pid_t pid, pid_t tid)
 {
 	if (pid <= 0 || tid <= 0)
 		return false;
-	return !(syscall(SYS_tgkill, pid, tid, 0) < 0 && errno == ESRCH);
+	return cps_sys_tgkill(pid, tid, 0) != -ESRCH;
 }
 
 bool cps_self_has_children(void)
@@ -149,16 +152,16 @@ struct dent64 {
 static int each_numeric(const char *dir, int (*fn)(pid_t, void *), void *arg)
 {
 	_Alignas(8) char buf[4096];
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = cps_sys_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
+		return fd == -ENOENT ? -ESRCH : fd;
 	int r = 0;
 	for (;;) {
-		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
+		long n = cps_sys_getdents64(fd, buf, sizeof(buf));
+		if (n == -EINTR)
 			continue;
 		if (n < 0) {
-			r = -errno;
+			r = (int)n;
 			break;
 		}
 		if (n == 0)
@@ -166,16 +169,16 @@ static int each_numeric(const char *dir, int (*fn)(pid_t, void *), void *arg)
 		for (long o = 0; o < n && r == 0;) {
 			const struct dent64 *e = (const struct dent64 *)(buf + o);
 			o += e->reclen;
-			char *end;
-			long v = strtol(e->name, &end, 10);
-			if (*end || v <= 0)
+			const char *q = e->name;
+			unsigned long long v = take_dec(&q);
+			if (*q || q == e->name || v == 0 || v > INT32_MAX)
 				continue;
 			r = fn((pid_t)v, arg);
 		}
 		if (r != 0)
 			break;
 	}
-	close(fd);
+	cps_sys_close(fd);
 	return r;
 }
 

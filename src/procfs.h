@@ -1,6 +1,7 @@
 /* Facts about processes, read from /proc: start time, parent, owner,
  * threads. Functions return 0 or a negative errno (-ESRCH: no such
- * process). */
+ * process). They read /proc with raw system calls (src/rawsys.h), so the
+ * shim uses them too without meeting its own interposers. */
 #ifndef CPS_PROCFS_H
 #define CPS_PROCFS_H
 
@@ -18,6 +19,10 @@ struct cps_procinfo {
 };
 
 int cps_proc_info(pid_t pid, struct cps_procinfo *pi);
+/* cps_proc_info without the owner (pi->uid 0): /proc/PID/stat alone, one
+ * open and one read, for the paths every process start or every member
+ * of a sweep pays. */
+int cps_proc_stat(pid_t pid, struct cps_procinfo *pi);
 /* True if pid is alive and has this start time (not a reused pid). */
 bool cps_proc_alive(pid_t pid, uint64_t start);
 /* False only if the calling process (any of its threads) has no child

@@ -16,6 +16,7 @@
 
 #include "src/kept_views.h"
 #include "src/mask.h"
+#include "src/rawsys.h"
 #include "src/sets.h"
 #include "src/sets_internal.h"
 
@@ -76,9 +77,11 @@ static int populate_root(struct shm_table *t, void *arg)
 		cpu_set_t *cs = CPU_ALLOC(CPS_MAX_CPUS);
 		if (!cs)
 			return -ENOMEM;
-		if (sched_getaffinity(0, bytes, cs) < 0) {
+		memset(cs, 0, bytes);
+		long got = cps_sys_getaffinity(0, bytes, cs);
+		if (got < 0) {
 			CPU_FREE(cs);
-			return -errno;
+			return (int)got;
 		}
 		cps_mask_from_cpuset(cpus, mw, cs, bytes);
 		CPU_FREE(cs);

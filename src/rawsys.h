@@ -1,0 +1,127 @@
+/* Raw system calls for the core code that also runs inside the shim.
+ *
+ * src/ is linked into libcpusetshim.so, where calling open(), syscall()
+ * or sched_getaffinity() would meet the shim's own interposers: a path
+ * test on every open, and for the affinity calls a translation into
+ * virtual numbers that core code, which works in physical ones, must not
+ * get. These make the system call themselves (the syscall instruction on
+ * x86-64 and aarch64, libc's syscall() elsewhere) and return the result or
+ * a negative errno; errno is never touched.
+ */
+#ifndef CPS_RAWSYS_H
+#define CPS_RAWSYS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static inline long cps_sys4(long nr, long a, long b, long c, long d)
+{
+#if defined(__x86_64__)
+	long r;
+	register long r10 __asm__("r10") = d;
+	__asm__ __volatile__("syscall"
+			     : "=a"(r)
+			     : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
+			     : "rcx", "r11", "memory");
+	return r;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	__asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+	return x0;
+#else
+	int saved = errno;
+	long r = syscall(nr, a, b, c, d);
+	if (r < 0)
+		r = -errno;
+	errno = saved;
+	return r;
+#endif
+}
+
+static inline long cps_sys3(long nr, long a, long b, long c)
+{
+	return cps_sys4(nr, a, b, c, 0);
+}
+
+/* open(path, flags) for reading: an fd or a negative errno. */
+static inline int cps_sys_open(const char *path, int flags)
+{
+	return (int)cps_sys4(SYS_openat, AT_FDCWD, (long)path, flags, 0);
+}
+
+/* read(2), retried on EINTR: bytes read or a negative errno. */
+static inline ssize_t cps_sys_read(int fd, void *buf, size_t len)
+{
+	long r;
+	do
+		r = cps_sys3(SYS_read, fd, (long)buf, (long)len);
+	while (r == -EINTR);
+	return (ssize_t)r;
+}
+
+static inline void cps_sys_close(int fd)
+{
+	cps_sys3(SYS_close, fd, 0, 0);
+}
+
+static inline long cps_sys_getdents64(int fd, void *buf, size_t len)
+{
+	return cps_sys3(SYS_getdents64, fd, (long)buf, (long)len);
+}
+
+/* The owner of path (its st_uid): 0 or a negative errno. */
+static inline int cps_sys_owner(const char *path, uid_t *uid)
+{
+#if defined(SYS_newfstatat) && (defined(__x86_64__) || defined(__aarch64__))
+	/* the kernel's struct stat is libc's on these two */
+	struct stat st;
+	long r = cps_sys4(SYS_newfstatat, AT_FDCWD, (long)path, (long)&st, 0);
+	if (r < 0)
+		return (int)r;
+	*uid = st.st_uid;
+	return 0;
+#else
+	struct stat st;
+	int saved = errno;
+	if (stat(path, &st) < 0) {
+		int e = -errno;
+		errno = saved;
+		return e;
+	}
+	*uid = st.st_uid;
+	return 0;
+#endif
+}
+
+static inline pid_t cps_sys_gettid(void)
+{
+	return (pid_t)cps_sys3(SYS_gettid, 0, 0, 0);
+}
+
+/* The kernel's sched_setaffinity / sched_getaffinity, physical CPUs. */
+static inline int cps_sys_setaffinity(pid_t tid, size_t size, const void *mask)
+{
+	return (int)cps_sys3(SYS_sched_setaffinity, tid, (long)size, (long)mask);
+}
+
+/* Bytes of the kernel's mask written, or a negative errno. */
+static inline long cps_sys_getaffinity(pid_t tid, size_t size, void *mask)
+{
+	return cps_sys3(SYS_sched_getaffinity, tid, (long)size, (long)mask);
+}
+
+static inline int cps_sys_tgkill(pid_t pid, pid_t tid, int sig)
+{
+	return (int)cps_sys3(SYS_tgkill, pid, tid, sig);
+}
+
+#endif
