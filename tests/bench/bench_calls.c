@@ -7,14 +7,18 @@
  *   bench_calls --count CASE N        run CASE exactly N times, untimed (for
  *                                     strace -c: system calls per call)
  *   bench_calls --ab CASE [MS [BATCHES]]
- *                                     for a pass-through or an affinity
- *                                     case: alternate
+ *                                     for a pass-through, an affinity or a
+ *                                     stat/status view case: alternate
  *                                     batches of the call as the program
  *                                     makes it (through the shim when it is
  *                                     preloaded) and of libc's own function
- *                                     (looked up in libc.so.6), and print
- *                                     "CASE NS_CALL NS_LIBC DIFF_MEDIAN
- *                                     DIFF_MIN DIFF_MAX" over the pairs
+ *                                     (looked up in libc.so.6), BATCHES
+ *                                     pairs, and print "CASE NS_CALL
+ *                                     NS_LIBC DIFF_MEDIAN DIFF_MIN DIFF_MAX
+ *                                     DIFF_P10" over the pairs (medians of
+ *                                     each side, the pairs' differences;
+ *                                     DIFF_P10: the difference of each
+ *                                     side's 10th percentile)
  *   bench_calls --list                the case names
  *
  * It is the same binary natively and under the shim: run.sh starts it both
@@ -71,6 +75,45 @@ static long c_pthread_getaffinity_np(void)
 		return -1;
 	return CPU_COUNT(&mask);
 }
+
+/* The affinity reads at the buffer sizes a program passes (8, 16, 128
+ * and 1024 bytes), through one call site: a pointer that --ab points at
+ * the function the program would call (the shim's, when it is preloaded)
+ * or at libc's own, batch by batch. Both sides run the same machine code
+ * up to the call, so the control (no shim: both pointers are libc's) has
+ * nothing to tell apart but the noise. */
+static unsigned char aff_buf[1024] __attribute__((aligned(64)));
+static int (*getaff_ptr)(pid_t, size_t, cpu_set_t *);
+static int (*pgetaff_ptr)(pthread_t, size_t, cpu_set_t *);
+static int (*getaff_prog)(pid_t, size_t, cpu_set_t *);   /* as the program links it */
+static int (*pgetaff_prog)(pthread_t, size_t, cpu_set_t *);
+
+/* the mask's CPU count in its first word (all CPUs here are below 64):
+ * the same either side, physical or virtual */
+static long aff_first_count(void)
+{
+	uint64_t w;
+	memcpy(&w, aff_buf, 8);
+	return __builtin_popcountll(w);
+}
+
+#define AFF_SIZED(sz)                                                                 \
+	static long c_sched_getaffinity_##sz(void)                                    \
+	{                                                                             \
+		if (getaff_ptr(0, sz, (cpu_set_t *)(void *)aff_buf) != 0)              \
+			return -1;                                                    \
+		return aff_first_count();                                             \
+	}                                                                             \
+	static long c_pthread_getaffinity_np_##sz(void)                               \
+	{                                                                             \
+		if (pgetaff_ptr(pthread_self(), sz, (cpu_set_t *)(void *)aff_buf) != 0) \
+			return -1;                                                    \
+		return aff_first_count();                                             \
+	}
+AFF_SIZED(8)
+AFF_SIZED(16)
+AFF_SIZED(128)
+AFF_SIZED(1024)
 
 static long c_sched_setaffinity_same(void)
 {
@@ -181,9 +224,14 @@ static long c_sched_getcpu(void)
 	return sched_getcpu();
 }
 
+/* open as the program links it (the shim's, when it is preloaded), or
+ * libc's own for --ab: one call site either way (see aff_select) */
+static int (*open_ptr)(const char *, int, ...);
+static int (*open_prog)(const char *, int, ...);
+
 static long read_file(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_ptr(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	long total = 0;
@@ -334,6 +382,17 @@ static void libc_resolve(void)
 	}
 }
 
+static void open_select(bool libc)
+{
+	open_ptr = libc ? libc_open : open_prog;
+}
+
+static void aff_select(bool libc)
+{
+	getaff_ptr = libc ? libc_getaff : getaff_prog;
+	pgetaff_ptr = libc ? libc_pgetaff : pgetaff_prog;
+}
+
 /* Under the shim these answer in physical numbers: only their cost
  * compares (the setaffinity one holds the same physical CPUs as the
  * shim's, so that no batch moves the thread). */
@@ -421,34 +480,50 @@ static long d_pread_devnull(void)
 	return libc_pread(devnull_fd(false), &c, 1, 0) == 0 ? 1 : -1;
 }
 
+static void aff_select(bool libc);
+static void open_select(bool libc);
+
 static const struct {
 	const char *name;
 	long (*fn)(void);
 	long (*libc)(void); /* the same through libc's own function (--ab) */
+	void (*select)(bool libc); /* --ab: one call site, this says where it goes */
 } cases[] = {
-	{ "sched_getaffinity", c_sched_getaffinity, d_sched_getaffinity },
-	{ "pthread_getaffinity_np", c_pthread_getaffinity_np, d_pthread_getaffinity_np },
-	{ "sched_setaffinity_same", c_sched_setaffinity_same, d_sched_setaffinity_same },
-	{ "sysconf_nprocessors_onln", c_sysconf_onln, NULL },
-	{ "sysconf_nprocessors_conf", c_sysconf_conf, NULL },
-	{ "get_nprocs", c_get_nprocs, NULL },
-	{ "get_nprocs_conf", c_get_nprocs_conf, NULL },
-	{ "sysconf_pagesize", c_sysconf_pagesize, d_sysconf_pagesize },
-	{ "sysconf_clk_tck", c_sysconf_clk_tck, d_sysconf_clk_tck },
-	{ "syscall_getppid", c_syscall_getppid, d_syscall_getppid },
-	{ "open_close_devnull", c_open_close_devnull, d_open_close_devnull },
-	{ "openat_close_devnull", c_openat_close_devnull, d_openat_close_devnull },
-	{ "fopen_fclose_devnull", c_fopen_fclose_devnull, d_fopen_fclose_devnull },
-	{ "lseek_devnull", c_lseek_devnull, d_lseek_devnull },
-	{ "lseek_devnull_after_view", c_lseek_devnull_after_view, d_lseek_devnull_after_view },
-	{ "pread_devnull", c_pread_devnull, d_pread_devnull },
-	{ "sched_getcpu", c_sched_getcpu, d_sched_getcpu },
-	{ "read_proc_cpuinfo", c_read_cpuinfo, NULL },
-	{ "read_proc_stat", c_read_stat, NULL },
-	{ "read_sys_cpu_online", c_read_online, NULL },
-	{ "read_proc_self_status", c_read_self_status, NULL },
-	{ "ref_memfd_view", c_ref_memfd_view, NULL },
-	{ "ref_tmpfs_file", c_ref_tmpfs_file, NULL },
+	{ "sched_getaffinity", c_sched_getaffinity, d_sched_getaffinity, NULL },
+	{ "pthread_getaffinity_np", c_pthread_getaffinity_np, d_pthread_getaffinity_np, NULL },
+	{ "sched_setaffinity_same", c_sched_setaffinity_same, d_sched_setaffinity_same, NULL },
+	{ "sysconf_nprocessors_onln", c_sysconf_onln, NULL, NULL },
+	{ "sysconf_nprocessors_conf", c_sysconf_conf, NULL, NULL },
+	{ "get_nprocs", c_get_nprocs, NULL, NULL },
+	{ "get_nprocs_conf", c_get_nprocs_conf, NULL, NULL },
+	{ "sysconf_pagesize", c_sysconf_pagesize, d_sysconf_pagesize, NULL },
+	{ "sysconf_clk_tck", c_sysconf_clk_tck, d_sysconf_clk_tck, NULL },
+	{ "syscall_getppid", c_syscall_getppid, d_syscall_getppid, NULL },
+	{ "open_close_devnull", c_open_close_devnull, d_open_close_devnull, NULL },
+	{ "openat_close_devnull", c_openat_close_devnull, d_openat_close_devnull, NULL },
+	{ "fopen_fclose_devnull", c_fopen_fclose_devnull, d_fopen_fclose_devnull, NULL },
+	{ "lseek_devnull", c_lseek_devnull, d_lseek_devnull, NULL },
+	{ "lseek_devnull_after_view", c_lseek_devnull_after_view, d_lseek_devnull_after_view, NULL },
+	{ "pread_devnull", c_pread_devnull, d_pread_devnull, NULL },
+	{ "sched_getcpu", c_sched_getcpu, d_sched_getcpu, NULL },
+	{ "sched_getaffinity_8", c_sched_getaffinity_8, c_sched_getaffinity_8, aff_select },
+	{ "sched_getaffinity_16", c_sched_getaffinity_16, c_sched_getaffinity_16, aff_select },
+	{ "sched_getaffinity_128", c_sched_getaffinity_128, c_sched_getaffinity_128, aff_select },
+	{ "sched_getaffinity_1024", c_sched_getaffinity_1024, c_sched_getaffinity_1024, aff_select },
+	{ "pthread_getaffinity_np_8", c_pthread_getaffinity_np_8, c_pthread_getaffinity_np_8,
+	  aff_select },
+	{ "pthread_getaffinity_np_16", c_pthread_getaffinity_np_16, c_pthread_getaffinity_np_16,
+	  aff_select },
+	{ "pthread_getaffinity_np_128", c_pthread_getaffinity_np_128, c_pthread_getaffinity_np_128,
+	  aff_select },
+	{ "pthread_getaffinity_np_1024", c_pthread_getaffinity_np_1024,
+	  c_pthread_getaffinity_np_1024, aff_select },
+	{ "read_proc_cpuinfo", c_read_cpuinfo, NULL, NULL },
+	{ "read_proc_stat", c_read_stat, c_read_stat, open_select },
+	{ "read_sys_cpu_online", c_read_online, NULL, NULL },
+	{ "read_proc_self_status", c_read_self_status, c_read_self_status, open_select },
+	{ "ref_memfd_view", c_ref_memfd_view, NULL, NULL },
+	{ "ref_tmpfs_file", c_ref_tmpfs_file, NULL, NULL },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -490,6 +565,9 @@ int main(int argc, char **argv)
 			puts(cases[i].name);
 		return 0;
 	}
+	open_ptr = open_prog = open;
+	getaff_ptr = getaff_prog = sched_getaffinity;
+	pgetaff_ptr = pgetaff_prog = pthread_getaffinity_np;
 	int count = argc >= 2 && !strcmp(argv[1], "--count");
 	int ab = argc >= 2 && !strcmp(argv[1], "--ab");
 	const char *name = argc >= 2 + count + ab ? argv[1 + count + ab] : NULL;
@@ -524,7 +602,7 @@ int main(int argc, char **argv)
 	}
 	double ms = argc >= 3 ? atof(argv[2]) : 20;
 	int batches = argc >= 4 ? atoi(argv[3]) : 7;
-	if (ms <= 0 || batches < 1 || batches > 1000) {
+	if (ms <= 0 || batches < 1 || batches > 10000) {
 		fprintf(stderr, "bench_calls: bad MS or BATCHES\n");
 		return 2;
 	}
@@ -540,24 +618,36 @@ int main(int argc, char **argv)
 		iters *= t > 0 && t < ms * 1e6 / 64 ? 8 : 2;
 	}
 	iters = iters * 4 > 0 ? iters * 4 : iters;
-	double ns[1000];
+	static double ns[10000];
 	if (ab) {
 		/* pairs of batches, the order flipping: call, libc, libc, call, ... */
-		double dn[1000], lib[1000];
+		static double dn[10000], lib[10000];
 		long lastd;
+		void (*sel)(bool) = cases[k].select;
+		if (sel)
+			sel(true);
 		run(cases[k].libc, iters, &lastd);
 		for (int b = 0; b < batches; b++) {
 			double x, y;
 			if (b % 2 == 0) {
+				if (sel)
+					sel(false);
 				x = run(cases[k].fn, iters, &last);
+				if (sel)
+					sel(true);
 				y = run(cases[k].libc, iters, &lastd);
 			} else {
+				if (sel)
+					sel(true);
 				y = run(cases[k].libc, iters, &lastd);
+				if (sel)
+					sel(false);
 				x = run(cases[k].fn, iters, &last);
 			}
 			/* the same answer, but where the shim translates */
 			if (last < 0 || lastd < 0 ||
-			    (last != lastd && strcmp(name, "sched_getcpu") != 0))
+			    (last != lastd && strcmp(name, "sched_getcpu") != 0 &&
+			     strncmp(name, "read_", 5) != 0))
 				die(name);
 			ns[b] = x / (double)iters;
 			lib[b] = y / (double)iters;
@@ -566,8 +656,8 @@ int main(int argc, char **argv)
 		qsort(ns, (size_t)batches, sizeof(double), cmp_d);
 		qsort(lib, (size_t)batches, sizeof(double), cmp_d);
 		qsort(dn, (size_t)batches, sizeof(double), cmp_d);
-		printf("%s %.3f %.3f %.3f %.3f %.3f\n", name, ns[batches / 2], lib[batches / 2],
-		       dn[batches / 2], dn[0], dn[batches - 1]);
+		printf("%s %.3f %.3f %.3f %.3f %.3f %.3f\n", name, ns[batches / 2], lib[batches / 2],
+		       dn[batches / 2], dn[0], dn[batches - 1], ns[batches / 10] - lib[batches / 10]);
 		return 0;
 	}
 	for (int b = 0; b < batches; b++) {

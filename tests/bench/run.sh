@@ -26,12 +26,12 @@ QUICK=0
 case ${BENCH_QUICK:-} in 1 | yes | true) QUICK=1 ;; esac
 
 if [ $QUICK = 1 ]; then
-	ROUNDS=2 MS=2 BATCHES=3 COUNT_N=100 SPAWN_N=10 SPAWN_ROUNDS=2 AB_ROUNDS=1 AB_MS=0.5 AB_PAIRS=11
+	ROUNDS=2 MS=2 BATCHES=3 COUNT_N=100 SPAWN_N=10 SPAWN_ROUNDS=2 AB_ROUNDS=1 AB_MS=0.1 AB_PAIRS=11
 	RESIZE_SIZES="0 100 1000" ALLOCS=4 OMP_SECONDS=0.05 OMP_ROUNDS=2
 	SCALE_SETS=10000 SCALE_PROCS=10000 SCALE_THREADS=100000
 else
 	ROUNDS=${BENCH_ROUNDS:-11} MS=20 BATCHES=5 COUNT_N=1000 SPAWN_N=100 SPAWN_ROUNDS=11
-	AB_ROUNDS=5 AB_MS=2 AB_PAIRS=101
+	AB_ROUNDS=5 AB_MS=0.25 AB_PAIRS=601
 	RESIZE_SIZES="0 100 1000 10000" ALLOCS=10 OMP_SECONDS=1.0 OMP_ROUNDS=7
 	SCALE_SETS=10000 SCALE_PROCS=10000 SCALE_THREADS=100000
 fi
@@ -182,15 +182,18 @@ verdict() {
 # ---- 1. calls ----
 
 ALL_CASES=$("$BB/bench_calls" --list) || die "bench_calls --list"
-CASES=$(echo "$ALL_CASES" | grep -v '^ref_')
+# the sized affinity cases are for the in-process section only
+CASES=$(echo "$ALL_CASES" | grep -v '^ref_' | grep -v '_[0-9][0-9]*$')
 REF_CASES=$(echo "$ALL_CASES" | grep '^ref_')
 # target per case: ratio:X (shim/native at most X) or diff:X (at most X ns more)
 target_of() {
 	case $1 in
 	sched_getaffinity | pthread_getaffinity_np | sched_setaffinity_same) echo ratio:1.05 ;;
+	sched_getaffinity_* | pthread_getaffinity_np_*) echo diff:5 ;;
 	sysconf_nprocessors_* | get_nprocs | get_nprocs_conf) echo ratio:0.01 ;;
 	sched_getcpu) echo diff:3 ;;
 	read_proc_cpuinfo) echo ratio:1.0 ;;
+	read_proc_stat | read_proc_self_status) echo ratio:1.2 ;;
 	read_*) echo ratio:1.0 ;;
 	*) echo diff:2 ;;
 	esac
@@ -203,7 +206,12 @@ calls_wrap() { taskset -c "$Z" env LD_PRELOAD="$WRAP_PRELOAD" "$BB/bench_calls" 
 WRAP_CASES="sched_getaffinity pthread_getaffinity_np sched_setaffinity_same sched_getcpu"
 AB_CASES="sysconf_pagesize sysconf_clk_tck syscall_getppid open_close_devnull openat_close_devnull fopen_fclose_devnull
 lseek_devnull lseek_devnull_after_view pread_devnull"
-AB_AFF_CASES="sched_getaffinity pthread_getaffinity_np sched_setaffinity_same sched_getcpu"
+AB_AFF_CASES="sched_setaffinity_same sched_getcpu"
+# the affinity reads at four buffer sizes, in both sets, through one call site
+AB_SIZED_CASES="sched_getaffinity_8 sched_getaffinity_16 sched_getaffinity_128 sched_getaffinity_1024
+pthread_getaffinity_np_8 pthread_getaffinity_np_16 pthread_getaffinity_np_128 pthread_getaffinity_np_1024"
+# the views made at each open, through one call site (open)
+AB_VIEW_CASES="read_proc_stat read_proc_self_status"
 calls_shim() { "$RUN" --set bench1 "$BB/bench_calls" "$1" $MS $BATCHES; }
 # the kept views made at each open instead, as on a first open
 MADE_CASES="read_proc_cpuinfo read_sys_cpu_online"
@@ -278,6 +286,7 @@ for c in $CASES; do
 	# a pass-through's few ns are below the noise between processes: judged in one process
 	case " $AB_CASES " in *" $c "*) v="in one process, below" ;; esac
 	case " $AB_AFF_CASES " in *" $c "*) v="$v; in one process below" ;; esac
+	case " $AB_VIEW_CASES sched_getaffinity pthread_getaffinity_np " in *" $c "*) v="$v; in one process below" ;; esac
 	[ "$c" = read_proc_cpuinfo ] && tt="$tt (aim 0.25x)"
 	echo "| $c | $(fmt $nm) ($(fmt $nlo)-$(fmt $nhi)) | $(fmt $sm) ($(fmt $slo)-$(fmt $shi)) | $(fmt $rm_)x ($(fmt $rlo)-$(fmt $rhi)) | $(fmt $dm) | $tt | $v |"
 done
@@ -339,23 +348,40 @@ echo
 # few percent are near it. So these are also timed inside one process:
 # batches through the program's own call (the shim's, when preloaded)
 # alternating with batches through libc's function looked up directly; the
-# same run natively is the control (both sides are libc).
-echo "== affinity and pass-through calls, in one process, $AB_ROUNDS rounds" >&3
+# same run natively is the control (both sides are libc). Short batches
+# (AB_MS) and many pairs: a neighbour's burst spoils a few pairs, which
+# the median of the pairs' differences leaves out. The sized affinity
+# cases and the views go through one call site (a pointer switched
+# between batches), so the control differs in nothing but the noise; the
+# other cases call the program's function directly and libc's through a
+# pointer, which the control shows as a bias of a few ns.
+echo "== affinity, views and pass-through calls, in one process, $AB_ROUNDS rounds" >&3
 : >"$TMP/ab"
+: >"$TMP/ab.ns"
+: >"$TMP/ab.q"
+AB_ITEMS=""
+for c in $AB_SIZED_CASES; do AB_ITEMS="$AB_ITEMS $c@bench1 $c@bench2"; done
+for c in $AB_VIEW_CASES $AB_AFF_CASES $AB_CASES; do AB_ITEMS="$AB_ITEMS $c@bench1"; done
+set_label() { case $1 in bench1) echo "{$Z}" ;; bench2) echo "{$A,$Z}" ;; esac; }
 r=1
 while [ $r -le $AB_ROUNDS ]; do
-	for c in $AB_AFF_CASES $AB_CASES; do
+	for item in $AB_ITEMS; do
+		c=${item%@*} set=${item#*@}
 		for mode in shim control; do
+			ctl=$TMP/ab.ctl.$c.$r
 			if [ $mode = shim ]; then
-				out=$("$RUN" --set bench1 "$BB/bench_calls" --ab "$c" $AB_MS $AB_PAIRS)
+				out=$("$RUN" --set "$set" "$BB/bench_calls" --ab "$c" $AB_MS $AB_PAIRS)
+			elif [ -f "$ctl" ]; then
+				out=$(cat "$ctl") # one control per case and round, whatever the set
 			else
-				out=$(taskset -c "$Z" "$BB/bench_calls" --ab "$c" $AB_MS $AB_PAIRS)
-			fi || { fail "pass-through: $c ($mode) did not run"; continue; }
+				out=$(taskset -c "$Z" "$BB/bench_calls" --ab "$c" $AB_MS $AB_PAIRS) &&
+					echo "$out" >"$ctl"
+			fi || { fail "in one process: $c ($mode, $set) did not run"; continue; }
 			set -- $out
-			[ $# = 6 ] && [ "$1" = "$c" ] || { fail "pass-through: $c ($mode): bad output [$out]"; continue; }
-			echo "$c $mode $r $4" >>"$TMP/ab"
-			[ $mode = shim ] && echo "$c call $r $2" >>"$TMP/ab.ns"
-			[ $mode = shim ] && echo "$c ratio $r $(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.6f", a / b }')" >>"$TMP/ab.q"
+			[ $# = 7 ] && [ "$1" = "$c" ] || { fail "in one process: $c ($mode): bad output [$out]"; continue; }
+			echo "$item $mode $r $4" >>"$TMP/ab"
+			[ $mode = shim ] && echo "$item call $r $2" >>"$TMP/ab.ns"
+			[ $mode = shim ] && echo "$item ratio $r $(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.6f", a / b }')" >>"$TMP/ab.q"
 		done
 	done
 	printf '.' >&3
@@ -365,33 +391,36 @@ echo >&3
 stats "$TMP/ab" "control shim" >"$TMP/ab.stats"
 stats "$TMP/ab.ns" "call" >"$TMP/ab.ns.stats"
 stats "$TMP/ab.q" "ratio" >"$TMP/ab.q.stats"
-echo "## The affinity and pass-through calls, timed inside one process"
+echo "## Affinity reads, views and pass-through calls, timed inside one process"
 echo
-echo "Command: \`make bench\` (section in one process): \`cpuset-run --set bench1 bench_calls --ab CASE $AB_MS $AB_PAIRS\`"
+echo "Command: \`make bench\` (section in one process): \`cpuset-run --set SET bench_calls --ab CASE $AB_MS $AB_PAIRS\`"
 echo "($AB_PAIRS pairs of batches of about $AB_MS ms: the call as the program makes it, through the shim, against"
 echo "libc's own function from dlopen(\"libc.so.6\"), the order flipping; the figure is the median difference of"
 echo "the pairs), and the control \`taskset -c $Z bench_calls --ab CASE $AB_MS $AB_PAIRS\` without the shim (both sides"
-echo "libc: what the method itself shows as a difference). $AB_ROUNDS rounds; medians (min-max) over them."
+echo "libc: what the method itself shows as a difference, its error). $AB_ROUNDS rounds; medians (min-max) over them."
+echo "Cases with a size (bytes of the caller's mask) and the read_ cases call through one call site, a pointer"
+echo "switched between batches; the others call the program's function directly and libc's through a pointer."
 echo
-echo "| case | ns per call | shim - libc ns | shim / libc | control: libc - libc ns | target | verdict |"
-echo "|---|---|---|---|---|---|---|"
-for c in $AB_AFF_CASES $AB_CASES; do
-	set -- $(awk -v c="$c" '$1 == c && $2 == "call"' "$TMP/ab.ns.stats") x x x x x x
+echo "| case | set | ns per call | shim - libc ns | shim / libc | control: libc - libc ns | target | verdict |"
+echo "|---|---|---|---|---|---|---|---|"
+for item in $AB_ITEMS; do
+	c=${item%@*} set=${item#*@}
+	set -- $(awk -v c="$item" '$1 == c && $2 == "call"' "$TMP/ab.ns.stats") x x x x x x
 	ns=$(fmt $3)
-	set -- $(awk -v c="$c" '$1 == c && $2 == "shim"' "$TMP/ab.stats") x x x x x x
-	[ "$3" = x ] && { fail "pass-through: no figures for $c"; continue; }
+	set -- $(awk -v c="$item" '$1 == c && $2 == "shim"' "$TMP/ab.stats") x x x x x x
+	[ "$3" = x ] && { fail "in one process: no figures for $c in $set"; continue; }
 	sd="$(fmt $3) ($(fmt $4)-$(fmt $5))"
 	sm=$3
-	set -- $(awk -v c="$c" '$1 == c && $2 == "ratio"' "$TMP/ab.q.stats") x x x x x x
+	set -- $(awk -v c="$item" '$1 == c && $2 == "ratio"' "$TMP/ab.q.stats") x x x x x x
 	q="$(fmt $3)x ($(fmt $4)-$(fmt $5))"
 	qm=$3
-	set -- $(awk -v c="$c" '$1 == c && $2 == "control"' "$TMP/ab.stats") x x x x x x
+	set -- $(awk -v c="$item" '$1 == c && $2 == "control"' "$TMP/ab.stats") x x x x x x
 	cd_="$(fmt $3) ($(fmt $4)-$(fmt $5))"
 	case $(target_of "$c") in
 	ratio:*) tv=$(target_of "$c"); tv=${tv#ratio:}; tt="<= ${tv}x"; v=$(verdict ratio "$tv" "$qm") ;;
 	diff:*) tv=$(target_of "$c"); tv=${tv#diff:}; tt="<= +$tv ns"; v=$(verdict diff "$tv" "$sm") ;;
 	esac
-	echo "| $c | $ns | $sd | $q | $cd_ | $tt | $v |"
+	echo "| $c | $(set_label "$set") | $ns | $sd | $q | $cd_ | $tt | $v |"
 done
 echo
 
