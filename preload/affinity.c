@@ -135,6 +135,55 @@ static inline long raw_getaffinity(pid_t tid, size_t size, void *mask)
 
 #define RAW_MAX_SIZE 65536 /* well under INT_MAX, where libc clamps */
 
+/* The fast case of a thread's own mask, for a set within CPUs 0-63: the
+ * kernel's first word holds the whole set (the thread asked for nothing
+ * narrower). CPUs outside the set do not count (as in
+ * setcopy_to_virtual), so the image is CPUs 0..n-1 in the first word,
+ * whatever the rest of the kernel's mask says (it is as wide as the
+ * kernel's NR_CPUS, up to the caller's size). A few loads, two compares,
+ * a store in registers, no frame; then libc's own zeroing. False: the
+ * general translation. */
+static inline __attribute__((always_inline)) bool one_word_to_virtual(unsigned char *b,
+								     size_t size, size_t r)
+{
+	uint32_t ls = __atomic_load_n(&shim_setcopy.lseq, __ATOMIC_ACQUIRE);
+	uint64_t phys = shim_setcopy.one_phys, virt = shim_setcopy.one_virt;
+	if (CPS_UNLIKELY(r < 8 || !phys || (get_word(b, 0) & phys) != phys || (ls & 1) ||
+			 __atomic_load_n(shim_setcopy.tseq, __ATOMIC_ACQUIRE) !=
+				 shim_setcopy.s.seq))
+		return false;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (CPS_UNLIKELY(__atomic_load_n(&shim_setcopy.lseq, __ATOMIC_RELAXED) != ls))
+		return false;
+	put_word(b, 0, virt);
+	/* the rest of the kernel's words: zero, unless the thread also has
+	 * CPUs beyond 63 outside its set (reading costs less than writing);
+	 * beyond them, what libc zeroes, as libc does: a memset from the
+	 * start of the caller's buffer would cost more, its stores
+	 * misaligned */
+	size_t kw = r / 8;
+	if (CPS_LIKELY(kw <= 4)) {
+		for (size_t j = 1; j < kw; j++) {
+			if (get_word(b, j))
+				put_word(b, j, 0);
+			NOT_A_STRING_OP(j);
+		}
+	} else {
+		memset(b + 8, 0, r - 8);
+	}
+	if (size > r)
+		memset(b + r, 0, size - r);
+	return true;
+}
+
+/* Everything else after the kernel's answer, out of line: the fast case
+ * above needs neither its frame nor its registers. */
+__attribute__((noinline)) static void getaffinity_general(cpu_set_t *mask, size_t size, size_t r)
+{
+	if (CPS_UNLIKELY(!setcopy_to_virtual(mask, size, r)))
+		memset((char *)mask + r, 0, size - r); /* as libc */
+}
+
 /* What libc's function does after the system call, zeroing the caller's
  * buffer beyond the kernel's mask, is done by the translation itself.
  * Each of these is entered by a tail jump and returns straight to the
@@ -151,8 +200,9 @@ __attribute__((noinline)) static int getaffinity_raw(pid_t tid, size_t size, cpu
 		errno = (int)-r;
 		return -1;
 	}
-	if (CPS_UNLIKELY(!setcopy_to_virtual(mask, size, (size_t)r)))
-		memset((char *)mask + r, 0, size - (size_t)r); /* as libc */
+	if (CPS_LIKELY(one_word_to_virtual((unsigned char *)mask, size, (size_t)r)))
+		return 0;
+	getaffinity_general(mask, size, (size_t)r);
 	return 0;
 }
 #endif

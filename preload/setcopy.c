@@ -41,6 +41,9 @@ static void derive(void)
 			}
 		}
 	}
+	unsigned vn = shim_setcopy.s.n;
+	shim_setcopy.one_phys = shim_setcopy.top == 1 && vn ? shim_setcopy.s.cpus[0] : 0;
+	shim_setcopy.one_virt = vn >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << vn) - 1;
 }
 
 /* A new set copy if the table can be read now; else the old one stays

@@ -26,6 +26,11 @@ struct shim_setcopy {
 	 * CPU of each virtual one (0..n-1). */
 	uint32_t top;
 	uint32_t base[CPS_MAX_WORDS];
+	/* A set within CPUs 0-63 (top 1): its word, and the word of its
+	 * virtual image, CPUs 0..n-1; one_phys 0 otherwise (no set is
+	 * empty). What a thread's own mask holds unless it asked for less:
+	 * the affinity reads' fast case (preload/affinity.c). */
+	uint64_t one_phys, one_virt;
 	/* cap entries each, mapped at the first refresh (the table's mask
 	 * width, fixed): 32 KiB of bss for CPS_MAX_CPUS would cost every
 	 * process that loads the shim a mapping and page faults. */

@@ -91,6 +91,7 @@ static void after_fork_child(void)
 		shim_self_start = pi.start;
 	shim_fallback_set = set;
 	shim_setcopy.valid = 0;
+	shim_setcopy.one_phys = 0; /* the fast case waits for a copy of its own */
 	pthread_mutex_init(&shim_refresh_lock, NULL);
 	if (shim_ctx.t.writable && set && set != shim_ctx.t.root_id)
 		cps_register(&shim_ctx, shim_self_pid, set);

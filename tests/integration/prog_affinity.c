@@ -217,6 +217,60 @@ static void test_getaffinity(void)
 	      lst(want, SETSZ));
 }
 
+/* The buffer sizes programs pass (8 bytes up to glibc's and beyond),
+ * filled with garbage first: the answer is the set's virtual CPUs and
+ * zero everywhere else, both below the kernel's mask (as wide as its
+ * NR_CPUS, up to the size) and beyond it (libc's zeroing). Then the same
+ * with a kernel mask wider than the set (CPUs outside it, as a thread the
+ * shim never confined has): those do not count. */
+static void test_buffer_sizes(void)
+{
+	static const size_t sizes[] = { 8, 16, 24, 32, 40, 64, 128, 256, 1024 };
+	enum { BIG = 1024 + 64 }; /* the largest size, and room beyond it */
+	static cpu_set_t want[BIG / sizeof(cpu_set_t) + 1], m[BIG / sizeof(cpu_set_t) + 1];
+	cpu_set_t orig[SETSZ / sizeof(cpu_set_t) + 1], wide[SETSZ / sizeof(cpu_set_t) + 1];
+	CPU_ZERO_S(sizeof(want), want);
+	fill(want, n);
+	long kr = real_mask(0, orig, SETSZ);
+	int extra = -1;
+	for (int pass = 0; pass < 2; pass++) {
+		const char *how = pass ? "kernel mask wider than the set" : "kernel mask = the set";
+		/* widen: a CPU outside the set that the kernel lets us have */
+		for (int c = 0; pass && kr > 0 && c < 64 && extra < 0; c++) {
+			if (CPU_ISSET_S(c, SETSZ, orig))
+				continue;
+			memcpy(wide, orig, SETSZ);
+			CPU_SET_S(c, SETSZ, wide);
+			if (raw_syscall3(NR_SCHED_SETAFFINITY, 0, SETSZ, (long)wide) == 0 &&
+			    real_mask(0, m, SETSZ) > 0 && CPU_ISSET_S(c, SETSZ, m))
+				extra = c;
+		}
+		if (pass && extra < 0) {
+			check(1, "no CPU outside the set to widen the mask with: skipped");
+			break;
+		}
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			size_t s = sizes[i];
+			memset(m, 0xa5, sizeof(m));
+			errno = 1234;
+			int rc = sched_getaffinity(0, s, m);
+			check(rc == 0 && errno == 1234 && CPU_EQUAL_S(s, m, want) &&
+				      ((unsigned char *)m)[s] == 0xa5,
+			      "%s: sched_getaffinity(0, %zu) over garbage = %d, {%s} (want {%s}), errno %d",
+			      how, s, rc, lst(m, s), lst(want, s), errno);
+			memset(m, 0xa5, sizeof(m));
+			errno = 1234;
+			rc = pthread_getaffinity_np(pthread_self(), s, m);
+			check(rc == 0 && errno == 1234 && CPU_EQUAL_S(s, m, want) &&
+				      ((unsigned char *)m)[s] == 0xa5,
+			      "%s: pthread_getaffinity_np(self, %zu) over garbage = %d, {%s} (want {%s})",
+			      how, s, rc, lst(m, s), lst(want, s));
+		}
+	}
+	if (extra >= 0 && kr > 0)
+		raw_syscall3(NR_SCHED_SETAFFINITY, 0, SETSZ, (long)orig);
+}
+
 /* Sizes the kernel refuses must be refused the same way (EINVAL: callers
  * grow their buffer on it), sizes it takes must work. */
 static void test_sizes(void)
@@ -1129,6 +1183,7 @@ int main(int argc, char **argv)
 	test_counts();
 	test_getaffinity();
 	test_sizes();
+	test_buffer_sizes();
 	test_null();
 	test_pin(A_PTHREAD);
 	test_pin(A_SCHED);

@@ -13,6 +13,7 @@
 #if defined(__x86_64__)
 #define RAW_SYSCALL_INLINE 1
 #define NR_SCHED_GETAFFINITY 204
+#define NR_SCHED_SETAFFINITY 203
 #define NR_GETCPU 309
 static inline long raw_syscall3(long nr, long a, long b, long c)
 {
@@ -26,6 +27,7 @@ static inline long raw_syscall3(long nr, long a, long b, long c)
 #elif defined(__aarch64__)
 #define RAW_SYSCALL_INLINE 1
 #define NR_SCHED_GETAFFINITY SYS_sched_getaffinity
+#define NR_SCHED_SETAFFINITY SYS_sched_setaffinity
 static inline long raw_syscall3(long nr, long a, long b, long c)
 {
 	register long x8 __asm__("x8") = nr;
