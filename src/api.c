@@ -24,15 +24,28 @@ static int fail(int e)
 }
 
 /* Each call opens the table afresh: cheap (one mmap), and a table
- * replaced by `cpuset init --force` is picked up. */
-static int ctx_open(struct cps_ctx *c, int how)
+ * replaced by `cpuset init --force` is picked up. The default table is
+ * made on first use. 0 or a negative errno (a read-only file system is
+ * a table not writable: EACCES). */
+static int api_begin(struct cps_ctx *c)
 {
 	pthread_mutex_lock(&api_lock);
 	char name[SHM_TABLE_NAME_MAX];
 	memcpy(name, table_name, sizeof(name));
 	bool chosen = table_chosen;
 	pthread_mutex_unlock(&api_lock);
-	return cps_open(c, chosen ? name : NULL, how);
+	int r = cps_open(c, chosen ? name : NULL, CPS_OPEN_CREATE);
+	return r == -EROFS ? -EACCES : r;
+}
+
+/* The end of every wrapper: close the table (opened by api_begin when
+ * open is true) and answer with the system-call convention, r < 0 being
+ * a negative errno. */
+static int api_end(struct cps_ctx *c, bool open, long r)
+{
+	if (open)
+		cps_close(c);
+	return r < 0 ? fail((int)-r) : (int)r;
 }
 
 CPS_PUBLIC int cpusetctl_use_table(const char *name)
@@ -64,17 +77,14 @@ CPS_PUBLIC int cpusetctl_create_in(cpusetctl_id_t parent, int flags, const char 
 	uint32_t nid = 0;
 	if (!id)
 		return fail(EFAULT);
-	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	int r = api_begin(&c);
 	if (r < 0)
-		return fail(r == -EROFS ? EACCES : -r);
-	if (mask && (r = to_mask(m, c.t.mask_words, setsize, mask)) < 0)
-		goto out;
-	r = cps_create(&c, parent, (unsigned)flags, name, mask ? m : NULL, &nid);
+		return api_end(&c, false, r);
+	if (!mask || (r = to_mask(m, c.t.mask_words, setsize, mask)) == 0)
+		r = cps_create(&c, parent, (unsigned)flags, name, mask ? m : NULL, &nid);
 	if (r == 0)
 		*id = nid;
-out:
-	cps_close(&c);
-	return r < 0 ? fail(-r) : 0;
+	return api_end(&c, true, r);
 }
 
 CPS_PUBLIC int cpusetctl_create(cpusetctl_id_t *id, int flags)
@@ -85,36 +95,33 @@ CPS_PUBLIC int cpusetctl_create(cpusetctl_id_t *id, int flags)
 CPS_PUBLIC int cpusetctl_destroy(cpusetctl_id_t id)
 {
 	struct cps_ctx c;
-	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	int r = api_begin(&c);
 	if (r < 0)
-		return fail(-r);
+		return api_end(&c, false, r);
 	r = cps_destroy(&c, id);
-	cps_close(&c);
-	return r < 0 ? fail(-r) : 0;
+	return api_end(&c, true, r < 0 ? r : 0);
 }
 
 CPS_PUBLIC int cpusetctl_alloc(cpusetctl_id_t id, size_t setsize, const cpu_set_t *mask)
 {
 	struct cps_ctx c;
 	uint64_t m[CPS_MAX_WORDS];
-	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	int r = api_begin(&c);
 	if (r < 0)
-		return fail(-r);
+		return api_end(&c, false, r);
 	if ((r = to_mask(m, c.t.mask_words, setsize, mask)) == 0)
 		r = cps_alloc(&c, id, m);
-	cps_close(&c);
-	return r < 0 ? fail(-r) : 0;
+	return api_end(&c, true, r < 0 ? r : 0);
 }
 
 CPS_PUBLIC int cpusetctl_attach(cpusetctl_id_t id, pid_t pid)
 {
 	struct cps_ctx c;
-	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	int r = api_begin(&c);
 	if (r < 0)
-		return fail(-r);
+		return api_end(&c, false, r);
 	r = cps_attach(&c, id, pid);
-	cps_close(&c);
-	return r < 0 ? fail(-r) : 0;
+	return api_end(&c, true, r < 0 ? r : 0);
 }
 
 CPS_PUBLIC int cpusetctl_getfreecpus(int flags, size_t setsize, cpu_set_t *mask)
@@ -123,28 +130,25 @@ CPS_PUBLIC int cpusetctl_getfreecpus(int flags, size_t setsize, cpu_set_t *mask)
 	uint64_t m[CPS_MAX_WORDS];
 	if (!mask)
 		return fail(EFAULT);
-	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	int r = api_begin(&c);
 	if (r < 0)
-		return fail(-r);
+		return api_end(&c, false, r);
 	r = cps_getfreecpus(&c, 0, (unsigned)flags, m);
 	if (r == 0 && (size_t)cps_mask_last(m, c.t.mask_words) >= setsize * 8 &&
 	    cps_mask_last(m, c.t.mask_words) >= 0)
 		r = -EINVAL; /* too small to hold the answer, as sched_getaffinity */
 	if (r == 0)
 		cps_mask_to_cpuset(mask, setsize, m, c.t.mask_words);
-	cps_close(&c);
-	return r < 0 ? fail(-r) : (int)setsize;
+	return api_end(&c, true, r < 0 ? r : (long)setsize);
 }
 
 CPS_PUBLIC int cpusetctl_mask_bits(void)
 {
 	struct cps_ctx c;
-	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	int r = api_begin(&c);
 	if (r < 0)
-		return fail(-r);
-	r = (int)c.t.mask_words * 64;
-	cps_close(&c);
-	return r;
+		return api_end(&c, false, r);
+	return api_end(&c, true, (long)c.t.mask_words * 64);
 }
 
 CPS_PUBLIC int cpusetctl_find(const char *what, cpusetctl_id_t *id)
@@ -153,14 +157,13 @@ CPS_PUBLIC int cpusetctl_find(const char *what, cpusetctl_id_t *id)
 	uint32_t v;
 	if (!what || !id)
 		return fail(EFAULT);
-	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	int r = api_begin(&c);
 	if (r < 0)
-		return fail(-r);
+		return api_end(&c, false, r);
 	r = cps_find(&c, what, &v);
 	if (r == 0)
 		*id = v;
-	cps_close(&c);
-	return r < 0 ? fail(-r) : 0;
+	return api_end(&c, true, r < 0 ? r : 0);
 }
 
 CPS_PUBLIC int cpusetctl_which(pid_t pid, cpusetctl_id_t *id)
@@ -169,25 +172,22 @@ CPS_PUBLIC int cpusetctl_which(pid_t pid, cpusetctl_id_t *id)
 	uint32_t v;
 	if (!id)
 		return fail(EFAULT);
-	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	int r = api_begin(&c);
 	if (r < 0)
-		return fail(-r);
+		return api_end(&c, false, r);
 	r = cps_which(&c, pid, &v);
 	if (r == 0)
 		*id = v;
-	cps_close(&c);
-	return r < 0 ? fail(-r) : 0;
+	return api_end(&c, true, r < 0 ? r : 0);
 }
 
 CPS_PUBLIC int cpusetctl_list(cpusetctl_id_t *ids, size_t max)
 {
 	struct cps_ctx c;
-	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	int r = api_begin(&c);
 	if (r < 0)
-		return fail(-r);
-	long n = cps_set_list(&c, ids, ids ? max : 0);
-	cps_close(&c);
-	return n < 0 ? fail((int)-n) : (int)n;
+		return api_end(&c, false, r);
+	return api_end(&c, true, cps_set_list(&c, ids, ids ? max : 0));
 }
 
 CPS_PUBLIC int cpusetctl_get(cpusetctl_id_t id, struct cpusetctl_info *info, size_t setsize, cpu_set_t *cpus)
@@ -196,9 +196,9 @@ CPS_PUBLIC int cpusetctl_get(cpusetctl_id_t id, struct cpusetctl_info *info, siz
 	struct cps_setinfo si;
 	if (!info)
 		return fail(EFAULT);
-	int r = ctx_open(&c, CPS_OPEN_CREATE);
+	int r = api_begin(&c);
 	if (r < 0)
-		return fail(-r);
+		return api_end(&c, false, r);
 	r = cps_set_get(&c, id, &si);
 	if (r == 0) {
 		memset(info, 0, sizeof(*info));
@@ -212,6 +212,5 @@ CPS_PUBLIC int cpusetctl_get(cpusetctl_id_t id, struct cpusetctl_info *info, siz
 		if (cpus)
 			cps_mask_to_cpuset(cpus, setsize, si.cpus, c.t.mask_words);
 	}
-	cps_close(&c);
-	return r < 0 ? fail(-r) : 0;
+	return api_end(&c, true, r < 0 ? r : 0);
 }

@@ -234,13 +234,13 @@ int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 {
 	struct cps_setinfo si;
 	struct cps_procinfo pi;
-	c->why = NULL;
 	if (pid == 0)
 		pid = c->self;
 	int r = cps_set_get(c, id, &si);
 	if (r < 0) {
-		c->why = "no such set";
-		return -EINVAL;
+		/* a busy table is not a missing set */
+		c->why = r == -EAGAIN ? "the table stayed busy (a writer inside)" : "no such set";
+		return r == -EAGAIN ? r : -EINVAL;
 	}
 	if (c->uid != 0 && c->uid != si.uid) {
 		c->why = "not the owner of the set";
@@ -279,6 +279,10 @@ int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 	r = cps_migrate_tree(c, pid, id, 0, &pi);
 	if (r == -ENOENT)
 		r = cps_migrate_set(c, id);
-	return r < 0 && r != -ESRCH ? r : 0;
+	if (r < 0 && r != -ESRCH) {
+		c->why = "the process is in the set, but moving its threads failed";
+		return r;
+	}
+	return 0;
 }
 

@@ -313,6 +313,7 @@ int cps_remove_set(struct cps_ctx *c, struct shm_set *s)
 
 int cps_txn_begin(struct cps_ctx *c, bool sweep)
 {
+	c->why = NULL; /* a reason is this transaction's or none */
 	if (!c->t.base)
 		return -EINVAL;
 	if (!c->t.writable) {
@@ -405,7 +406,6 @@ static int alloc_locked(struct cps_ctx *c, struct shm_set *s, const uint64_t *cp
 int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
 	       const uint64_t *cpus, uint32_t *id)
 {
-	c->why = NULL;
 	if (flags & ~CPS_FLAGS_ALL) {
 		c->why = "unknown flag";
 		return -EINVAL;
@@ -461,7 +461,6 @@ int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *n
 
 int cps_destroy(struct cps_ctx *c, uint32_t id)
 {
-	c->why = NULL;
 	int r = cps_txn_begin(c, true);
 	if (r < 0)
 		return r;
@@ -483,7 +482,6 @@ int cps_destroy(struct cps_ctx *c, uint32_t id)
 
 int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus)
 {
-	c->why = NULL;
 	if (id == c->t.root_id) {
 		c->why = "the root set's CPUs are fixed when the table is made";
 		return -EINVAL;
@@ -499,19 +497,24 @@ int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus)
 	bool changed = !cps_mask_equal(shm_set_mask(&c->t, s, SHM_MASK_CPUS), cpus, MW(c));
 	bool members = s->nmembers > 0;
 	r = cps_txn_end(c, alloc_locked(c, s, cpus));
-	if (r == 0 && changed && members)
-		r = cps_migrate_set(c, id) < 0 ? -EIO : 0;
-	return r;
+	if (r == 0 && changed && members && (r = cps_migrate_set(c, id)) < 0)
+		c->why = "the set has its new CPUs, but moving its members' threads failed";
+	return r < 0 ? r : 0;
 }
 int cps_getfreecpus(struct cps_ctx *c, uint32_t parent, unsigned flags, uint64_t *out)
 {
 	struct cps_setinfo si;
-	if (flags & ~CPS_FLAGS_ALL)
+	if (flags & ~CPS_FLAGS_ALL) {
+		c->why = "unknown flag";
 		return -EINVAL;
+	}
 	if (!parent)
 		parent = cps_current(c);
-	if (cps_set_get(c, parent, &si) < 0)
-		return -EINVAL;
+	int r = cps_set_get(c, parent, &si);
+	if (r < 0) {
+		c->why = r == -EAGAIN ? "the table stayed busy (a writer inside)" : "no such set";
+		return r == -EAGAIN ? r : -EINVAL;
+	}
 	cps_mask_andnot(out, si.cpus, (flags & CPS_STRICT) ? si.reserved : si.sreserved, MW(c));
 	return 0;
 }

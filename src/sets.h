@@ -26,7 +26,10 @@ struct cps_ctx {
 	struct shm_table t;
 	uid_t uid;     /* effective uid used for owner checks (test seam) */
 	pid_t self;
-	const char *why; /* static English reason of the last failure, or NULL */
+	/* Static English reason of the last failure, or NULL: each
+	 * transaction starts with none (cps_txn_begin), and a check made
+	 * before or after one states its own. */
+	const char *why;
 	bool patient;    /* readers wait for writers (tools); false: never block */
 };
 

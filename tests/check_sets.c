@@ -334,6 +334,27 @@ START_TEST(reused_pid_is_not_member)
 }
 END_TEST
 
+/* A table that stays busy is not a missing set: EAGAIN, with its reason. */
+START_TEST(busy_table_is_not_no_such_set)
+{
+	uint32_t id = mk(ctx.t.root_id, 0, "0");
+	uint64_t m[CPS_MAX_WORDS];
+	struct cps_ctx other;
+	ck_assert_int_eq(cps_open(&other, tname, CPS_OPEN_WRITE), 0);
+	other.patient = false; /* as the shim: no waiting for the writer */
+	ck_assert_int_eq(shm_write_begin(&ctx.t), 0); /* a writer inside */
+	ck_assert_int_eq(cps_attach(&other, id, 0), -EAGAIN);
+	ck_assert_str_eq(other.why, "the table stayed busy (a writer inside)");
+	ck_assert_int_eq(cps_getfreecpus(&other, id, 0, m), -EAGAIN);
+	shm_write_commit(&ctx.t);
+	/* and a real missing set still says so */
+	ck_assert_int_eq(cps_attach(&other, 9999, 0), -EINVAL);
+	ck_assert_str_eq(other.why, "no such set");
+	ck_assert_int_eq(cps_getfreecpus(&other, 9999, 0, m), -EINVAL);
+	cps_close(&other);
+}
+END_TEST
+
 START_TEST(full_of_dead_members)
 {
 	/* a registry full of dead members never blocks a new one */
@@ -445,6 +466,7 @@ static Suite *sets_suite(void)
 	tcase_add_test(tr, autoclean_and_ancestry);
 	tcase_add_test(tr, reused_pid_is_not_member);
 	tcase_add_test(tr, full_of_dead_members);
+	tcase_add_test(tr, busy_table_is_not_no_such_set);
 	tcase_set_timeout(tr, 60);
 	suite_add_tcase(s, tr);
 	return s;
