@@ -45,9 +45,12 @@ struct shm_caps {
 #define SHM_DEFAULT_THREADS 32768u
 #define SHM_MIN_MASK_BITS 1024u
 #define SHM_MAX_MASK_BITS 8192u
-#define SHM_MAX_SETS (1u << 22)
-#define SHM_MAX_PROCS (1u << 22)
-#define SHM_MAX_THREADS (1u << 24)
+/* Sane upper bounds: a table is mapped by every program that asks about
+ * CPUs and read whole by the checker, so no capacity may make it huge. */
+#define SHM_MAX_SETS 65536u
+#define SHM_MAX_PROCS (1u << 20)
+#define SHM_MAX_THREADS (1u << 21)
+#define SHM_MAX_TABLE_BYTES (1ull << 30)
 
 /* A set slot. masks[] holds three masks of mask_words each: the set's CPUs,
  * the CPUs its children hold, the CPUs its strict children hold. A slot is
@@ -132,8 +135,15 @@ struct shm_table {
 	uint32_t root_id;
 	bool writable;
 	bool in_write;
+	/* How long shm_write_begin waits for another writer: 0 never waits
+	 * (the shim); set from $CPUSETSHIM_LOCK_TIMEOUT (seconds, default
+	 * SHM_LOCK_WAIT_MS) at open. */
+	unsigned lock_wait_ms;
+	pid_t holder;  /* the lock's holder named by the last failure, or 0 */
+	char why[320]; /* English reason of the last failure of a writer, or "" */
 	char name[SHM_TABLE_NAME_MAX];
 };
+#define SHM_LOCK_WAIT_MS 10000u
 
 /* The table's name: explicit, else $CPUSETSHIM_TABLE, else
  * "cpusetshim.<euid>". -EINVAL for a name that is not a plain shm name. */
@@ -146,7 +156,16 @@ int shm_table_name(char *buf, size_t len, const char *explicit_name);
  * -EBADMSG (bad magic: not a table, or the other byte order),
  * -EPROTONOSUPPORT (another layout version), -EUCLEAN (inconsistent
  * sizes), other errnos of open/mmap. *why, if given, gets a static English
- * reason for a failure. */
+ * reason for a failure.
+ *
+ * Ownership: a table must be the caller's or root's. A group-shared table
+ * of one of the caller's groups is accepted only under an explicit name
+ * (name, or $CPUSETSHIM_TABLE), never under the default one, which any
+ * member of the group could otherwise plant. Root accepts a table of
+ * another user only under an explicit name and when
+ * $CPUSETSHIM_TABLE_OWNER holds that user's uid (the tools'
+ * --table-owner). The mapping is guarded against the file shrinking under
+ * it (shm_table_lost). */
 int shm_table_open(struct shm_table *t, const char *name, int how, const char **why);
 void shm_table_close(struct shm_table *t);
 
@@ -172,7 +191,16 @@ int shm_layout(struct shm_header *h, const struct shm_caps *caps);
  * journal is rolled back, so the table is as before that writer's
  * transaction) and opens a transaction; returns 0, 1 if a repair was done,
  * or -errno. commit makes the transaction's writes final; abort rolls them
- * back. Both release the lock. */
+ * back. Both release the lock.
+ *
+ * begin waits for another writer at most t->lock_wait_ms. A holder that
+ * is dead (the lock word names a thread that does not exist: a forged or
+ * stale word) is taken over as the kernel does for a robust mutex, and
+ * its transaction rolled back. Failures, with t->why and t->holder set:
+ * -EBUSY the lock is held by a live process beyond the wait (the shim's
+ * wait is 0: it never blocks); -EUCLEAN the journal or the lock word does
+ * not check out (the table is damaged: nothing is changed; "cpuset init
+ * --force" makes it again); -ESTALE the table was truncated under us. */
 int shm_write_begin(struct shm_table *t);
 void shm_write_commit(struct shm_table *t);
 void shm_write_abort(struct shm_table *t);
@@ -185,11 +213,14 @@ int shm_write(struct shm_table *t, void *dst, const void *src, size_t len);
 int shm_write_u32(struct shm_table *t, uint32_t *dst, uint32_t v);
 
 /* Readers: a sequence counter, no lock. read_begin returns 0 and the
- * sequence in *seq, or -EAGAIN when a writer stays inside (or died) beyond
- * a bounded wait. read_retry says whether what was read since is torn. */
+ * sequence in *seq; -EOWNERDEAD when the writer inside is dead (the
+ * counter is odd and nobody alive holds the lock: a writer repairs, "cpuset
+ * repair"); -EAGAIN when a live writer stays inside beyond a short spin.
+ * read_retry says whether what was read since is torn. */
+int shm_read_stuck(const struct shm_table *t);
 static inline int shm_read_begin(const struct shm_table *t, uint64_t *seq)
 {
-	for (unsigned i = 0; i < 20000; i++) {
+	for (unsigned i = 0; i < 2000; i++) {
 		uint64_t s = __atomic_load_n(&t->h->seq, __ATOMIC_ACQUIRE);
 		if (CPS_LIKELY(!(s & 1))) {
 			*seq = s;
@@ -197,12 +228,27 @@ static inline int shm_read_begin(const struct shm_table *t, uint64_t *seq)
 		}
 		cps_cpu_relax();
 	}
-	return -EAGAIN;
+	*seq = 0;
+	return shm_read_stuck(t);
 }
 /* The same for a reader that may wait (the tools, never the shim): sleeps
- * while a writer is inside, up to max_ms; -EAGAIN after that (a writer died
- * inside: the next writer repairs the table). */
+ * while a live writer is inside, up to max_ms of the clock; -EAGAIN after
+ * that; -EOWNERDEAD at once when the writer inside is dead. */
 int shm_read_wait(const struct shm_table *t, uint64_t *seq, unsigned max_ms);
+
+/* The writers' lock as its word says: SHM_LOCK_FREE; SHM_LOCK_HELD by a
+ * live thread (*tid); SHM_LOCK_DEAD, naming a thread that does not exist;
+ * SHM_LOCK_OWNER_DIED, left by a holder that died (the next writer
+ * repairs); SHM_LOCK_DAMAGED, the mutex's type word is not ours. */
+enum { SHM_LOCK_FREE, SHM_LOCK_HELD, SHM_LOCK_DEAD, SHM_LOCK_OWNER_DIED, SHM_LOCK_DAMAGED };
+int shm_lock_state(const struct shm_table *t, pid_t *tid);
+/* The undo journal checks out (0), else -EUCLEAN with a reason in why
+ * (len bytes). Read-only. */
+int shm_journal_check(const struct shm_table *t, char *why, size_t len);
+/* True once the table's file was found shorter than its mapping (a read
+ * hit SIGBUS): its mapping then reads zeros and nothing is written to the
+ * table any more. See shm_guard in table.c. */
+bool shm_table_lost(const struct shm_table *t);
 static inline bool shm_read_retry(const struct shm_table *t, uint64_t seq)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 
 #include "shm/registry.h"
 #include "tests/testlib.h"
@@ -21,6 +23,14 @@ static void poke(const char *name, off_t off, const void *p, size_t len)
 	int fd = open(shm_path(name), O_RDWR);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(pwrite(fd, p, len, off), (ssize_t)len);
+	close(fd);
+}
+
+static void poke_get(const char *name, off_t off, void *p, size_t len)
+{
+	int fd = open(shm_path(name), O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, p, len, off), (ssize_t)len);
 	close(fd);
 }
 
@@ -221,7 +231,9 @@ START_TEST(journal_abort_and_dead_writer)
 	ck_assert_str_eq(root->name, "dying"); /* the torn state is visible... */
 	ck_assert(shm_seq(&c.t) & 1);          /* ...and flagged to readers */
 	uint64_t s;
-	ck_assert_int_eq(shm_read_begin(&c.t, &s), -EAGAIN);
+	/* the writer is seen dead at once, not after a wait */
+	ck_assert_int_eq(shm_read_begin(&c.t, &s), -EOWNERDEAD);
+	ck_assert_int_eq(shm_read_wait(&c.t, &s, 5000), -EOWNERDEAD);
 	ck_assert_int_eq(shm_write_begin(&c.t), 1); /* repaired */
 	ck_assert_str_eq(root->name, before);
 	shm_write_commit(&c.t);
@@ -297,6 +309,329 @@ START_TEST(registry_rollback_restores_index)
 }
 END_TEST
 
+
+/* ---- hostile tables (issue 10) ---- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A table left by a writer killed after three undo entries: the root's
+ * name, then nsets, then next_id. */
+static void dead_writer_table(const char *n)
+{
+	struct cps_ctx c;
+	tl_init(&c, n, 16, 64, 64, 64, NULL);
+	cps_close(&c);
+	pid_t p = fork();
+	if (p == 0) {
+		struct cps_ctx k;
+		if (cps_open(&k, n, CPS_OPEN_WRITE) < 0)
+			_exit(1);
+		struct shm_set *r = shm_set_by_id(&k.t, k.t.root_id);
+		shm_write_begin(&k.t);
+		shm_write(&k.t, r->name, "dying", 6);
+		shm_write_u32(&k.t, &k.t.h->nsets, 99);
+		shm_write_u32(&k.t, &k.t.h->next_id, 77);
+		raise(SIGKILL);
+	}
+	int st;
+	waitpid(p, &st, 0);
+	ck_assert(WIFSIGNALED(st));
+}
+
+static uint64_t off_journal(const char *n)
+{
+	struct cps_ctx c;
+	ck_assert_int_eq(cps_open(&c, n, CPS_OPEN_READ), 0);
+	uint64_t o = c.t.h->off_journal;
+	cps_close(&c);
+	return o;
+}
+
+/* Every write is refused, with the remedy named, and nothing changes. */
+static void journal_refused(const char *n, const char *what)
+{
+	struct cps_ctx c;
+	ck_assert_int_eq(cps_open(&c, n, CPS_OPEN_WRITE), 0);
+	struct shm_set *root = shm_set_by_id(&c.t, c.t.root_id);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_msg(shm_write_begin(&c.t) == -EUCLEAN, "%s: not refused", what);
+		ck_assert_msg(strstr(c.t.why, "cpuset init --force"), "%s: why [%s]", what, c.t.why);
+		ck_assert_str_eq(root->name, "dying");
+		ck_assert_uint_eq(c.t.h->nsets, 99);
+	}
+	cps_close(&c);
+}
+
+START_TEST(hostile_journal)
+{
+	const char *n = tl_name();
+	/* entry 2's prev pointing 8 bytes into entry 1 (crashed repair before) */
+	dead_writer_table(n);
+	uint64_t j = off_journal(n);
+	uint32_t e0len, e1len;
+	poke_get(n, j + 8, &e0len, 4);
+	uint64_t e1 = (16 + e0len + 7) / 8 * 8;
+	poke_get(n, j + e1 + 8, &e1len, 4);
+	uint64_t e2 = e1 + (16 + e1len + 7) / 8 * 8;
+	uint32_t bad = (uint32_t)e1 + 8;
+	poke(n, (off_t)(j + e2 + 12), &bad, 4);
+	journal_refused(n, "prev into an entry");
+
+	/* an entry's length reaching past the journal's end */
+	dead_writer_table(n);
+	uint32_t huge = 0xfffffff0u;
+	poke(n, (off_t)(j + e1 + 8), &huge, 4);
+	journal_refused(n, "long entry");
+
+	/* the journal's used bytes beyond its size */
+	dead_writer_table(n);
+	uint64_t used = ~0ull - 7;
+	poke(n, offsetof(struct shm_header, jused), &used, 8);
+	journal_refused(n, "jused");
+
+	/* an entry restoring the lock, the layout or the journal itself */
+	uint64_t targets[] = { offsetof(struct shm_header, lock), 0, j + 64,
+			       offsetof(struct shm_header, total_size) };
+	for (size_t i = 0; i < CPS_ARRAY_SIZE(targets); i++) {
+		dead_writer_table(n);
+		poke(n, (off_t)(j + e1), &targets[i], 8);
+		journal_refused(n, "target");
+	}
+
+	/* more entries counted than written */
+	dead_writer_table(n);
+	uint32_t many = 100000;
+	poke(n, offsetof(struct shm_header, jcount), &many, 4);
+	journal_refused(n, "jcount");
+
+	/* the same table, untouched: the dead writer's work is undone */
+	dead_writer_table(n);
+	struct cps_ctx c;
+	ck_assert_int_eq(cps_open(&c, n, CPS_OPEN_WRITE), 0);
+	ck_assert_int_eq(shm_write_begin(&c.t), 1);
+	shm_write_commit(&c.t);
+	ck_assert_str_eq(shm_set_by_id(&c.t, c.t.root_id)->name, "root");
+	ck_assert_uint_eq(c.t.h->nsets, 1);
+	cps_close(&c);
+	shm_table_unlink(n);
+}
+END_TEST
+
+START_TEST(forged_lock)
+{
+	struct cps_ctx c;
+	const char *n = tl_name();
+	tl_init(&c, n, 16, 64, 64, 64, NULL);
+	cps_close(&c);
+	ck_assert_int_eq(cps_open(&c, n, CPS_OPEN_WRITE), 0);
+	off_t word = offsetof(struct shm_header, lock.__data.__lock);
+
+	/* four bytes claim the lock for pid 1: writers wait with a bound,
+	 * then fail naming the holder */
+	int32_t one = 1;
+	poke(n, word, &one, 4);
+	c.t.lock_wait_ms = 300;
+	int64_t t0 = now_ms();
+	ck_assert_int_eq(shm_write_begin(&c.t), -EBUSY);
+	int64_t waited = now_ms() - t0;
+	ck_assert_msg(waited >= 250 && waited < 3000, "waited %lld ms", (long long)waited);
+	ck_assert_int_eq(c.t.holder, 1);
+	ck_assert_msg(strstr(c.t.why, "pid 1 "), "why [%s]", c.t.why);
+	pid_t tid;
+	ck_assert_int_eq(shm_lock_state(&c.t, &tid), SHM_LOCK_HELD);
+	ck_assert_int_eq(tid, 1);
+	/* the shim's writer never waits */
+	c.t.lock_wait_ms = 0;
+	t0 = now_ms();
+	ck_assert_int_eq(shm_write_begin(&c.t), -EBUSY);
+	ck_assert_int_lt(now_ms() - t0, 200);
+
+	/* a holder that does not exist: taken over as the kernel would */
+	pid_t gone = fork();
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	poke(n, word, &gone, 4);
+	ck_assert_int_eq(shm_lock_state(&c.t, &tid), SHM_LOCK_DEAD);
+	c.t.lock_wait_ms = 5000;
+	ck_assert_int_ge(shm_write_begin(&c.t), 0);
+	shm_write_commit(&c.t);
+	ck_assert_int_eq(shm_lock_state(&c.t, &tid), SHM_LOCK_FREE);
+
+	/* the word naming this very thread, which holds nothing */
+	int32_t me = (int32_t)syscall(SYS_gettid);
+	poke(n, word, &me, 4);
+	ck_assert_int_ge(shm_write_begin(&c.t), 0);
+	shm_write_commit(&c.t);
+
+	/* the mutex's type overwritten: refused, not trusted */
+	int32_t kind = 0;
+	poke(n, offsetof(struct shm_header, lock.__data.__kind), &kind, 4);
+	ck_assert_int_eq(shm_write_begin(&c.t), -EUCLEAN);
+	ck_assert_int_eq(shm_lock_state(&c.t, &tid), SHM_LOCK_DAMAGED);
+	cps_close(&c);
+	shm_table_unlink(n);
+}
+END_TEST
+
+START_TEST(stopped_writer_bounded_read)
+{
+	/* a writer stopped inside: readers wait as long as they said, not
+	 * seven times longer, and writers name it */
+	struct cps_ctx c;
+	const char *n = tl_name();
+	tl_init(&c, n, 16, 64, 64, 64, NULL);
+	int fds[2];
+	ck_assert_int_eq(pipe(fds), 0);
+	pid_t p = fork();
+	if (p == 0) {
+		struct cps_ctx k;
+		if (cps_open(&k, n, CPS_OPEN_WRITE) < 0)
+			_exit(1);
+		shm_write_begin(&k.t);
+		ck_assert_int_eq(write(fds[1], "x", 1), 1);
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	char b;
+	ck_assert_int_eq(read(fds[0], &b, 1), 1);
+	uint64_t s;
+	int64_t t0 = now_ms();
+	ck_assert_int_eq(shm_read_wait(&c.t, &s, 500), -EAGAIN);
+	int64_t waited = now_ms() - t0;
+	ck_assert_msg(waited >= 450 && waited < 1500, "waited %lld ms", (long long)waited);
+	c.t.lock_wait_ms = 200;
+	ck_assert_int_eq(shm_write_begin(&c.t), -EBUSY);
+	ck_assert_int_eq(c.t.holder, p);
+	ck_assert_msg(strstr(c.t.why, "stopped"), "why [%s]", c.t.why);
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+	/* killed: seen dead at once, repaired by the next writer */
+	ck_assert_int_eq(shm_read_begin(&c.t, &s), -EOWNERDEAD);
+	ck_assert_int_eq(shm_write_begin(&c.t), 1);
+	shm_write_commit(&c.t);
+	ck_assert_int_eq(shm_read_begin(&c.t, &s), 0);
+	/* a counter left odd with the lock free (forged): also repaired */
+	uint64_t odd = s + 1;
+	poke(n, offsetof(struct shm_header, seq), &odd, 8);
+	ck_assert_int_eq(shm_read_begin(&c.t, &s), -EOWNERDEAD);
+	ck_assert_int_eq(shm_write_begin(&c.t), 1);
+	shm_write_commit(&c.t);
+	ck_assert_int_eq(shm_read_begin(&c.t, &s), 0);
+	cps_close(&c);
+	shm_table_unlink(n);
+}
+END_TEST
+
+START_TEST(truncated_under_us)
+{
+	/* the file shrinks under a reader: no SIGBUS, the table is lost */
+	struct cps_ctx c;
+	const char *n = tl_name();
+	tl_init(&c, n, 16, 64, 64, 64, NULL);
+	cps_close(&c);
+	ck_assert_int_eq(cps_open(&c, n, CPS_OPEN_WRITE), 0);
+	ck_assert(!shm_table_lost(&c.t));
+	ck_assert_int_eq(truncate(shm_path(n), 4096), 0);
+	volatile uint32_t v = shm_proc_at(&c.t, 0)->set; /* past the end now */
+	ck_assert_uint_eq(v, 0);
+	ck_assert(shm_table_lost(&c.t));
+	ck_assert_int_eq(shm_write_begin(&c.t), -ESTALE);
+	ck_assert_ptr_nonnull(strstr(c.t.why, "truncated"));
+	struct cps_snap snap;
+	ck_assert_int_lt(cps_snapshot(&c.t, getpid(), 0, 0, &snap), 0);
+	cps_close(&c);
+	/* and to nothing at all */
+	tl_init(&c, n, 16, 64, 64, 64, NULL);
+	ck_assert_int_eq(truncate(shm_path(n), 0), 0);
+	ck_assert_uint_eq(shm_seq(&c.t), 0);
+	ck_assert(shm_table_lost(&c.t));
+	cps_close(&c);
+	shm_table_unlink(n);
+
+	/* a SIGBUS that is not the table's still kills as before */
+	pid_t p = fork();
+	if (p == 0) {
+		ck_assert_int_eq(cps_open(&c, "cpusetshim-check-none", CPS_OPEN_READ), -ENOENT);
+		tl_init(&c, n, 16, 64, 64, 64, NULL); /* the guard is installed */
+		char f[] = "/dev/shm/cpusetshim-check-sigbus.XXXXXX";
+		int fd = mkstemp(f);
+		unlink(f);
+		if (fd < 0 || ftruncate(fd, 8192) < 0)
+			_exit(1);
+		volatile char *m = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
+		if (ftruncate(fd, 0) < 0)
+			_exit(1);
+		(void)m[4096];
+		_exit(2);
+	}
+	int st;
+	waitpid(p, &st, 0);
+	shm_table_unlink(n);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS, "status %#x", st);
+}
+END_TEST
+
+START_TEST(root_and_foreign_tables)
+{
+	if (geteuid() != 0)
+		return; /* root's rule: tests/multiuser.sh covers the others */
+	struct cps_ctx c;
+	const char *n = tl_name();
+	tl_init(&c, n, 16, 64, 64, 64, NULL);
+	cps_close(&c);
+	/* a table another user made (uid 4242, no such user needed) */
+	ck_assert_int_eq(chown(shm_path(n), 4242, (gid_t)-1), 0);
+	unsetenv("CPUSETSHIM_TABLE_OWNER");
+	ck_assert_int_eq(cps_open(&c, n, CPS_OPEN_WRITE), -EACCES);
+	ck_assert_ptr_nonnull(strstr(c.why, "another user"));
+	/* confirmed for another owner: still refused */
+	setenv("CPUSETSHIM_TABLE_OWNER", "4243", 1);
+	ck_assert_int_eq(cps_open(&c, n, CPS_OPEN_READ), -EACCES);
+	/* named and its owner confirmed: used */
+	setenv("CPUSETSHIM_TABLE_OWNER", "4242", 1);
+	ck_assert_int_eq(cps_open(&c, n, CPS_OPEN_WRITE), 0);
+	cps_close(&c);
+	unsetenv("CPUSETSHIM_TABLE_OWNER");
+	shm_table_unlink(n);
+}
+END_TEST
+
+START_TEST(shared_and_huge_refused)
+{
+	struct cps_ctx c;
+	struct cps_init_opts o;
+	const char *n = tl_name();
+	cps_init_opts_default(&o);
+	o.mode = 0666;
+	ck_assert_int_eq(cps_init(&c, n, &o), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(c.why, "every user"));
+	o.mode = 0662;
+	ck_assert_int_eq(cps_init(&c, n, &o), -EINVAL);
+	/* capacities: sane bounds, and the whole table under a gigabyte */
+	struct shm_header h;
+	struct shm_caps caps = { 1024, 8192, SHM_MAX_THREADS, 8192 };
+	ck_assert_int_eq(shm_layout(&h, &caps), -EOVERFLOW);
+	caps.max_threads = SHM_MAX_THREADS + 1;
+	ck_assert_int_eq(shm_layout(&h, &caps), -EINVAL);
+	caps = (struct shm_caps){ SHM_MAX_SETS, SHM_MAX_PROCS, SHM_MAX_THREADS, 1024 };
+	ck_assert_int_eq(shm_layout(&h, &caps), 0);
+	ck_assert_uint_le(h.total_size, SHM_MAX_TABLE_BYTES);
+	/* a header claiming more is refused at open */
+	tl_init(&c, n, 16, 64, 64, 64, NULL);
+	cps_close(&c);
+	uint32_t big = 1u << 24;
+	poke(n, offsetof(struct shm_header, caps.max_threads), &big, 4);
+	ck_assert_int_eq(cps_open(&c, n, CPS_OPEN_READ), -EUCLEAN);
+	shm_table_unlink(n);
+}
+END_TEST
+
 static Suite *shm_suite(void)
 {
 	Suite *s = suite_create("shm");
@@ -310,6 +645,12 @@ static Suite *shm_suite(void)
 	tcase_add_test(tc, journal_abort_and_dead_writer);
 	tcase_add_test(tc, registry_model);
 	tcase_add_test(tc, registry_rollback_restores_index);
+	tcase_add_test(tc, hostile_journal);
+	tcase_add_test(tc, forged_lock);
+	tcase_add_test(tc, stopped_writer_bounded_read);
+	tcase_add_test(tc, truncated_under_us);
+	tcase_add_test(tc, root_and_foreign_tables);
+	tcase_add_test(tc, shared_and_huge_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
