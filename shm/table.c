@@ -24,7 +24,11 @@
 
 #define SHM_DIR "/dev/shm/"
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
-#define JOURNAL_BYTES (4u << 20)
+/* The fuzz target builds with a small journal, to restore it fast. */
+#ifndef SHM_JOURNAL_BYTES
+#define SHM_JOURNAL_BYTES (4u << 20)
+#endif
+#define JOURNAL_BYTES SHM_JOURNAL_BYTES
 
 /* One undo entry: len bytes that stood at off, followed by the bytes. prev
  * is the journal offset of the previous entry, so rollback walks back. */

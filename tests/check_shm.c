@@ -543,8 +543,8 @@ START_TEST(truncated_under_us)
 	ck_assert(shm_table_lost(&c.t));
 	ck_assert_int_eq(shm_write_begin(&c.t), -ESTALE);
 	ck_assert_ptr_nonnull(strstr(c.t.why, "truncated"));
-	struct cps_snap snap;
-	ck_assert_int_lt(cps_snapshot(&c.t, getpid(), 0, 0, &snap), 0);
+	struct cps_placement snap;
+	ck_assert_int_lt(cps_placement_read(&c.t, getpid(), 0, 0, &snap), 0);
 	cps_close(&c);
 	/* and to nothing at all */
 	tl_init(&c, n, 16, 64, 64, 64, NULL);

@@ -19,3 +19,12 @@ const char *cli_user(uid_t uid)
 		snprintf(buf, sizeof(buf), "%u", (unsigned)uid);
 	return buf;
 }
+
+int cli_uid_of(const char *name, uid_t *uid)
+{
+	struct passwd *pw = getpwnam(name);
+	if (!pw)
+		return -1;
+	*uid = pw->pw_uid;
+	return 0;
+}

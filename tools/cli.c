@@ -14,6 +14,9 @@
 
 const char *cli_prog = "cpuset";
 extern int cps_fault_points_enabled;
+/* The table the tool opened: its writers' reasons (a held lock, a damaged
+ * journal) complete the messages of refusals that have none of their own. */
+static struct cps_ctx *cli_ctx;
 
 void cli_init(const char *argv0)
 {
@@ -48,6 +51,9 @@ const char *cli_errname(int err)
 	case EEXIST: return "EEXIST";
 	case ENOENT: return "ENOENT";
 	case EAGAIN: return "EAGAIN";
+	case EUCLEAN: return "EUCLEAN";
+	case ESTALE: return "ESTALE";
+	case EOWNERDEAD: return "EOWNERDEAD";
 	default: return "error";
 	}
 }
@@ -57,11 +63,17 @@ int cli_refused(int err, const char *why, const char *fmt, ...)
 	va_list ap;
 	if (err < 0)
 		err = -err;
+	/* the table's own trouble (its lock, its journal): exit 3, not 1 */
+	bool table = !why && cli_ctx && cli_ctx->t.why[0];
+	if (table)
+		why = cli_ctx->t.why;
 	fprintf(stderr, "%s: ", cli_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, ": %s (%s)\n", why ? why : strerror(err), cli_errname(err));
+	if (table)
+		return CLI_TABLE;
 	switch (err) {
 	case EINVAL: case EPERM: case EBUSY: case EACCES: case ENOSPC: case ESRCH:
 	case EEXIST: case ENOENT:
@@ -74,8 +86,10 @@ int cli_refused(int err, const char *why, const char *fmt, ...)
 int cli_open(struct cps_ctx *c, const char *table, int how)
 {
 	int r = cps_open(c, table, how);
-	if (r == 0)
+	if (r == 0) {
+		cli_ctx = c;
 		return CLI_OK;
+	}
 	char name[SHM_TABLE_NAME_MAX];
 	if (shm_table_name(name, sizeof(name), table) < 0) {
 		cli_err("invalid table name '%s' (a name without '/')", table ? table : "");
@@ -87,6 +101,23 @@ int cli_open(struct cps_ctx *c, const char *table, int how)
 	else
 		cli_err("table %s: %s; refusing to use it", name, c->why ? c->why : strerror(-r));
 	return CLI_TABLE;
+}
+
+int cli_table_owner(const char *s)
+{
+	unsigned long v;
+	if (cli_uint(s, 0xfffffffe, &v) < 0) {
+		uid_t u;
+		if (cli_uid_of(s, &u) < 0) {
+			cli_err("--table-owner: no such user '%s'", s);
+			return CLI_USAGE;
+		}
+		v = u;
+	}
+	char buf[16];
+	snprintf(buf, sizeof(buf), "%lu", v);
+	setenv("CPUSETSHIM_TABLE_OWNER", buf, 1);
+	return CLI_OK;
 }
 
 int cli_cpus(const char *s, uint64_t *m, size_t nw)

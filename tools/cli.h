@@ -27,6 +27,12 @@ int cli_refused(int err, const char *why, const char *fmt, ...)
 const char *cli_errname(int err);
 /* Open a table; on failure prints why and returns CLI_TABLE (or CLI_USAGE). */
 int cli_open(struct cps_ctx *c, const char *table, int how);
+/* --table-owner USER: root's confirmation of the owner of a table named
+ * by --table or $CPUSETSHIM_TABLE (sets $CPUSETSHIM_TABLE_OWNER). */
+int cli_table_owner(const char *user);
+/* A user's uid by name (NSS: not in a static cpuset-run, where only
+ * numbers are taken); -1 if there is no such user. */
+int cli_uid_of(const char *name, uid_t *uid);
 /* Parse a CPU list for the table; prints a pointed error; CLI_USAGE. */
 int cli_cpus(const char *s, uint64_t *m, size_t nw);
 /* Numbers: decimal digits only ("010" is ten), at most max; -1 if not. */

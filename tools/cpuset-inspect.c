@@ -31,6 +31,9 @@ static void usage(FILE *f)
 "  --tree         draw the hierarchy with a map of each set's CPUs\n"
 "  --json         machine-readable output\n"
 "  --table NAME   the table (default $CPUSETSHIM_TABLE, else cpusetshim.<uid>)\n"
+"  --table-owner USER\n"
+"                 root only reads a table of another user when it is named\n"
+"                 and this names its owner\n"
 "  -h, --help     this text\n"
 "  -V, --version  the version\n"
 "\n"
@@ -100,6 +103,41 @@ static bool live_set(uint32_t i, struct shm_set **out)
 	struct shm_set *s = shm_set_at(&tbl, i);
 	*out = s;
 	return s->id != 0;
+}
+
+/* The writers' lock and the undo journal, on the live table: a lock held
+ * for over a second (a stopped writer, or a forged word), one naming a
+ * thread that does not exist, one of another type; a journal that the
+ * next writer would refuse. */
+static void check_lock(struct cps_ctx *c)
+{
+	pid_t tid, again;
+	char why[160];
+	int st = shm_lock_state(&c->t, &tid);
+	/* a second, or as long as writers are told to wait if less */
+	unsigned wait = c->t.lock_wait_ms < 1000 ? c->t.lock_wait_ms : 1000;
+	for (unsigned i = 0; i < wait / 50 && st == SHM_LOCK_HELD; i++) {
+		struct timespec ts = { 0, 50000000 };
+		nanosleep(&ts, NULL);
+		if (shm_lock_state(&c->t, &again) != SHM_LOCK_HELD || again != tid)
+			st = SHM_LOCK_FREE; /* it moved: writers come and go */
+	}
+	if (st == SHM_LOCK_HELD)
+		viol("the writers' lock is held by pid %d for over %u ms: a writer that is "
+		     "stopped or stuck, or a forged lock word (writers give up and name it)",
+		     (int)tid, wait);
+	else if (st == SHM_LOCK_DEAD)
+		viol("the writers' lock names pid %d, which does not exist: a stale or forged lock "
+		     "word (the next writer takes it over)", (int)tid);
+	else if (st == SHM_LOCK_OWNER_DIED)
+		viol("a writer died holding the lock (the next writer, or 'cpuset repair', "
+		     "repairs the table)");
+	else if (st == SHM_LOCK_DAMAGED)
+		viol("the writers' lock is not the robust shared mutex it was made as: the table "
+		     "is damaged ('cpuset init --force')");
+	if (shm_journal_check(&c->t, why, sizeof(why)) < 0)
+		viol("the undo journal does not check out (%s): the table is damaged "
+		     "('cpuset init --force')", why);
 }
 
 static int check(void)
@@ -383,6 +421,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "table", required_argument, 0, 'T' }, { "json", no_argument, 0, 'j' },
+		{ "table-owner", required_argument, 0, 'O' },
 		{ "check", no_argument, 0, 'c' },       { "tree", no_argument, 0, 't' },
 		{ "help", no_argument, 0, 'h' },        { "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 }
@@ -394,6 +433,10 @@ int main(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'T': table = optarg; break;
+		case 'O':
+			if (cli_table_owner(optarg))
+				return CLI_USAGE;
+			break;
 		case 'j': json = true; break;
 		case 'c': do_check = true; break;
 		case 't': do_tree = true; break;
@@ -415,8 +458,10 @@ int main(int argc, char **argv)
 		return CLI_TABLE;
 	}
 	tbl_words = tbl.mask_words < CPS_MAX_WORDS ? tbl.mask_words : CPS_MAX_WORDS;
-	if (do_check)
+	if (do_check) {
+		check_lock(&c);
 		check();
+	}
 	if (json) {
 		show_json(do_check);
 	} else if (do_tree) {

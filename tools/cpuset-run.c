@@ -35,6 +35,9 @@ static void usage(FILE *f)
 "  --name NAME    with --cpus: name the new set\n"
 "  --table NAME   the shared-memory table (default $CPUSETSHIM_TABLE, else\n"
 "                 cpusetshim.<uid>)\n"
+"  --table-owner UID\n"
+"                 root only uses a table of another user when it is named\n"
+"                 and this gives its owner's uid (kept for PROGRAM's shim)\n"
 "  -h, --help     this text\n"
 "  -V, --version  the version\n"
 "\n"
@@ -134,13 +137,23 @@ static int set_preload(const char *shim)
 	return r;
 }
 
+/* No user names here: looking them up needs NSS, which a static
+ * cpuset-run must not pull in. */
+int cli_uid_of(const char *name, uid_t *uid)
+{
+	(void)name;
+	(void)uid;
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "table", required_argument, 0, 'T' }, { "set", required_argument, 0, 's' },
 		{ "cpus", required_argument, 0, 'c' },  { "strict", no_argument, 0, 'S' },
 		{ "name", required_argument, 0, 'n' },  { "help", no_argument, 0, 'h' },
-		{ "version", no_argument, 0, 'V' },     { 0, 0, 0, 0 }
+		{ "version", no_argument, 0, 'V' },     { "table-owner", required_argument, 0, 'O' },
+		{ 0, 0, 0, 0 }
 	};
 	const char *table = NULL, *set = NULL, *cpus = NULL, *name = NULL;
 	bool strict = false;
@@ -149,6 +162,10 @@ int main(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'T': table = optarg; break;
+		case 'O':
+			if (cli_table_owner(optarg))
+				return RUN_FAIL;
+			break;
 		case 's': set = optarg; break;
 		case 'c': cpus = optarg; break;
 		case 'S': strict = true; break;

@@ -54,6 +54,9 @@ static void usage(FILE *f)
 "Options:\n"
 "  --table NAME   the shared-memory table (default $CPUSETSHIM_TABLE, else\n"
 "                 cpusetshim.<uid>)\n"
+"  --table-owner USER\n"
+"                 root only uses a table of another user when it is named\n"
+"                 and this names its owner\n"
 "  --json         machine-readable output for list, show and which\n"
 "  -h, --help     this text\n"
 "  -V, --version  the version\n"
@@ -85,7 +88,7 @@ static int cmd_init(int argc, char **argv)
 	struct cps_init_opts o;
 	const char *cpus = NULL;
 	unsigned long v;
-	int ch;
+	int ch, r;
 	cps_init_opts_default(&o);
 	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (ch) {
@@ -93,6 +96,10 @@ static int cmd_init(int argc, char **argv)
 		case 'm':
 			if (optarg[0] != '0' || cli_octal(optarg, 07777, &v) < 0)
 				return bad_usage("--mode wants an octal mode like 0660, not '%s'", optarg);
+			if (v & 0002)
+				return bad_usage("--mode %s: a table writable by every user lets any user "
+						 "move anyone's processes; share it with a group (--group)",
+						 optarg);
 			o.mode = (mode_t)v;
 			break;
 		case 'g': {
@@ -120,15 +127,20 @@ static int cmd_init(int argc, char **argv)
 	if (optind != argc)
 		return bad_usage("init: unexpected argument '%s'", argv[optind]);
 	struct shm_header lay;
-	if (shm_layout(&lay, &o.caps) < 0) {
-		cli_err("init: capacities out of range (sets 2-%u, procs 1-%u, threads 1-%u, "
-			"mask bits 64-%u)", SHM_MAX_SETS, SHM_MAX_PROCS, SHM_MAX_THREADS,
-			SHM_MAX_MASK_BITS);
+	if ((r = shm_layout(&lay, &o.caps)) < 0) {
+		if (r == -EOVERFLOW)
+			cli_err("init: a table of these capacities would take more than %llu MiB; "
+				"ask for fewer threads, members or mask bits",
+				SHM_MAX_TABLE_BYTES >> 20);
+		else
+			cli_err("init: capacities out of range (sets 2-%u, procs 1-%u, threads 1-%u, "
+				"mask bits 64-%u)", SHM_MAX_SETS, SHM_MAX_PROCS, SHM_MAX_THREADS,
+				SHM_MAX_MASK_BITS);
 		return CLI_USAGE;
 	}
 	uint64_t m[CPS_MAX_WORDS];
 	if (cpus) {
-		int r = cli_cpus(cpus, m, o.caps.mask_bits / 64);
+		r = cli_cpus(cpus, m, o.caps.mask_bits / 64);
 		if (r)
 			return r;
 		/* the root may only hold CPUs this machine has online */
@@ -155,8 +167,14 @@ static int cmd_init(int argc, char **argv)
 	}
 	if ((o.mode & 0066) && o.gid == (gid_t)-1 && (o.mode & 0006) == 0)
 		o.gid = getegid();
+	if (o.mode & 0022)
+		fprintf(stderr,
+			"%s: warning: a shared table is one trust domain: every user who may write "
+			"it can move the processes of every other user of it, and can make tables "
+			"under names the others use. Share it only among users who trust each "
+			"other (cpusetshim(7), SHARED TABLES).\n", cli_prog);
 	struct cps_ctx c;
-	int r = cps_init(&c, table, &o);
+	r = cps_init(&c, table, &o);
 	if (r == -EEXIST) {
 		cli_err("init: the table exists already (use --force to replace it)");
 		return CLI_REFUSED;
@@ -504,7 +522,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "table", required_argument, 0, 'T' }, { "json", no_argument, 0, 'j' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' },
-		{ 0, 0, 0, 0 }
+		{ "table-owner", required_argument, 0, 'O' }, { 0, 0, 0, 0 }
 	};
 	int ch;
 	cli_init(argv[0]);
@@ -512,6 +530,10 @@ int main(int argc, char **argv)
 		switch (ch) {
 		case 'T': table = optarg; break;
 		case 'j': json = true; break;
+		case 'O':
+			if (cli_table_owner(optarg))
+				return CLI_USAGE;
+			break;
 		case 'h': usage(stdout); return CLI_OK;
 		case 'V': printf("cpuset (cpusetshim) %s\n", PACKAGE_VERSION); return CLI_OK;
 		default: fprintf(stderr, "Try 'cpuset --help'.\n"); return CLI_USAGE;
@@ -539,6 +561,12 @@ int main(int argc, char **argv)
 			table = cargv[++i];
 		} else if (!strncmp(cargv[i], "--table=", 8)) {
 			table = cargv[i] + 8;
+		} else if (!strcmp(cargv[i], "--table-owner") && i + 1 < cargc) {
+			if (cli_table_owner(cargv[++i]))
+				return CLI_USAGE;
+		} else if (!strncmp(cargv[i], "--table-owner=", 14)) {
+			if (cli_table_owner(cargv[i] + 14))
+				return CLI_USAGE;
 		} else {
 			cargv[k++] = cargv[i];
 		}

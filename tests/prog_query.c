@@ -1,0 +1,57 @@
+/* prog_query SECONDS [READY] — asks about CPUs again and again, as a
+ * long-running program does, for SECONDS; touches READY after its first
+ * answers. Prints "start N M end N M": the online count (sysconf) and the
+ * size of its affinity mask (sched_getaffinity), first and last. The
+ * hostile-table tests run it under the shim while they damage the table. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static int mask_count(void)
+{
+	cpu_set_t cs;
+	CPU_ZERO(&cs);
+	if (sched_getaffinity(0, sizeof(cs), &cs) < 0)
+		return -1;
+	return CPU_COUNT(&cs);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	double secs = atof(argv[1]);
+	long n0 = sysconf(_SC_NPROCESSORS_ONLN), n = n0;
+	int m0 = mask_count(), m = m0;
+	if (argc > 2) {
+		int fd = open(argv[2], O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			close(fd);
+	}
+	struct timespec t0, now, nap = { 0, 2000000 };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned i = 0;; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9 >= secs)
+			break;
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		m = mask_count();
+		(void)sched_getcpu();
+		if (i % 16 == 0) {
+			char buf[4096];
+			int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				while (read(fd, buf, sizeof(buf)) > 0)
+					;
+				close(fd);
+			}
+		}
+		nanosleep(&nap, NULL);
+	}
+	printf("start %ld %d end %ld %d\n", n0, m0, n, m);
+	return 0;
+}
