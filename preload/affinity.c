@@ -91,13 +91,12 @@ static void record_own_wanted(const uint64_t *virt, size_t vw)
 	if (!shim_ctx.t.writable || !shim_setcopy.valid || shim_setcopy.s.set == shim_ctx.t.root_id)
 		return;
 	size_t mw = shim_ctx.t.mask_words;
-	int saved = errno;
+	SHIM_KEEP_ERRNO;
 	pid_t tid = shim_gettid();
 	own_want.nw = 0;
 	own_want.size = 0; /* what it remembers was for the old want */
 	if (tid > 0)
 		cps_thread_record(&shim_ctx, shim_self_pid, tid, virt, vw);
-	errno = saved;
 	uint64_t w[OWN_WANT_WORDS], seq;
 	if (tid <= 0 || mw > OWN_WANT_WORDS || shm_read_begin(&shim_ctx.t, &seq) < 0)
 		return;
@@ -220,10 +219,9 @@ __attribute__((noinline)) static int sched_getaffinity_slow(pid_t pid, size_t si
 		if (pid == 0 || pid == shim_self_pid) {
 			setcopy_to_virtual(mask, size, size); /* reads memory only: errno stays */
 		} else {
-			int saved = errno;
+			SHIM_KEEP_ERRNO;
 			if (shim_cpus_of(pid, &v))
 				shim_to_virtual(mask, size, &v);
-			errno = saved;
 		}
 	}
 	return r;
@@ -321,13 +319,12 @@ EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 		errno = EINVAL; /* as the kernel for a mask with no usable CPU */
 		return -1;
 	}
-	int saved = errno;
 	int r = shim_real.sched_setaffinity(pid, v.nw * 8, (const cpu_set_t *)(void *)phys);
 	if (r == 0) {
+		SHIM_KEEP_ERRNO;
 		pid_t tid = pid == 0 ? shim_gettid() : pid;
 		shim_record_wanted(pid == 0 || cps_thread_alive(shim_self_pid, pid) ? shim_self_pid : pid,
 				   tid, virt);
-		errno = saved;
 	}
 	return r;
 }
@@ -375,12 +372,11 @@ EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *ma
 			uint64_t seen = 0;
 			bool held = own_want_held(virt, vw, &seen);
 			const struct shm_header *h = shim_ctx.t.h;
-			int saved = errno;
+			SHIM_KEEP_ERRNO;
 			int r = shim_real.pthread_setaffinity_np(th, nw * 8,
 								 (const cpu_set_t *)(void *)phys);
 			if (r == 0 && !(held && __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) == seen))
 				record_own_wanted(virt, vw);
-			errno = saved;
 			return r;
 		}
 	}
@@ -388,11 +384,10 @@ EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *ma
 		return shim_real.pthread_setaffinity_np(th, size, mask);
 	if (shim_to_physical(phys, mask, size, &v, virt) == 0)
 		return EINVAL;
-	int saved = errno;
+	SHIM_KEEP_ERRNO;
 	int r = shim_real.pthread_setaffinity_np(th, v.nw * 8, (const cpu_set_t *)(void *)phys);
 	if (r == 0)
 		shim_record_wanted(shim_self_pid, shim_tid_of(th), virt);
-	errno = saved;
 	return r;
 }
 
@@ -437,9 +432,10 @@ static void *start_tramp(void *p)
 	struct start_tramp *t = p;
 	void *(*fn)(void *) = t->fn;
 	void *arg = t->arg;
-	int saved = errno;
-	shim_record_wanted(shim_self_pid, shim_gettid(), t->virt);
-	errno = saved;
+	{
+		SHIM_KEEP_ERRNO;
+		shim_record_wanted(shim_self_pid, shim_gettid(), t->virt);
+	}
 	free(t);
 	return fn(arg);
 }
@@ -460,12 +456,10 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
 	unsigned nphys = cps_mask_count(phys, v.nw);
 	if (nphys == 0 || nphys == v.nw * 64) /* no affinity in the attribute */
 		return shim_real.pthread_create(th, attr, fn, arg);
-	int saved = errno;
+	SHIM_KEEP_ERRNO;
 	struct start_tramp *t = malloc(sizeof(*t));
-	if (!t) {
-		errno = saved;
+	if (!t)
 		return shim_real.pthread_create(th, attr, fn, arg);
-	}
 	t->fn = fn;
 	t->arg = arg;
 	cps_mask_zero(t->virt, CPS_MAX_WORDS);
@@ -478,7 +472,6 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
 	int r = shim_real.pthread_create(th, attr, start_tramp, t);
 	if (r != 0)
 		free(t);
-	errno = saved;
 	return r;
 }
 

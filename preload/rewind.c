@@ -74,9 +74,9 @@ static void view_rewound(int fd)
 	struct vfd **tab = __atomic_load_n(&vfds, __ATOMIC_ACQUIRE);
 	if ((unsigned)fd >= VFD_MAX || !__atomic_load_n(&tab[fd], __ATOMIC_ACQUIRE))
 		return;
-	int saved = errno;
+	SHIM_KEEP_ERRNO;
 	if (pthread_mutex_trylock(&vfd_lock))
-		goto out;
+		return;
 	struct vfd *t = vfds[fd];
 	struct stat sb;
 	struct shim_cpus v;
@@ -98,8 +98,6 @@ static void view_rewound(int fd)
 		cps_buf_free(&b);
 	}
 	pthread_mutex_unlock(&vfd_lock);
-out:
-	errno = saved;
 }
 
 /* ---- going back to the start (see view_rewound) ----

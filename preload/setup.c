@@ -213,11 +213,10 @@ static void setup(void)
 	/* Put in a set by $CPUSETSHIM_SET alone (no cpuset-run, no member
 	 * ancestor): confine ourselves too, as attach would. */
 	if (!own && set && set == shim_setcopy.s.set && !inherited) {
-		int saved = errno;
+		SHIM_KEEP_ERRNO;
 		if (shim_real.sched_setaffinity(0, shim_setcopy.s.nw * 8,
 						(const cpu_set_t *)(void *)shim_setcopy.s.cpus) < 0)
 			shim_debug("cannot confine to set %u: %s", set, strerror(errno));
-		errno = saved;
 	}
 }
 
@@ -257,22 +256,24 @@ bool shim_ready(void)
 	int expect = ST_NEW;
 	if (__atomic_compare_exchange_n(&shim_state, &expect, ST_BUSY, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
-		int saved = errno;
-		__atomic_store_n(&setup_pid, getpid(), __ATOMIC_RELEASE);
-		in_setup = true;
-		shim_resolving++; /* our own set-up calls pass straight through */
-		setup();
-		shim_resolving--;
-		in_setup = false;
-		errno = saved;
+		{
+			SHIM_KEEP_ERRNO;
+			__atomic_store_n(&setup_pid, getpid(), __ATOMIC_RELEASE);
+			in_setup = true;
+			shim_resolving++; /* our own set-up calls pass straight through */
+			setup();
+			shim_resolving--;
+			in_setup = false;
+		}
 		__atomic_store_n(&shim_state, shim_state == ST_BUSY ? ST_PASS : shim_state, __ATOMIC_RELEASE);
 		return shim_state == ST_READY;
 	}
 	/* Another thread is setting up: wait for it, so that no call answers
 	 * with physical numbers while the others answer with virtual ones. */
-	int saved = errno;
-	wait_for_setup();
-	errno = saved;
+	{
+		SHIM_KEEP_ERRNO;
+		wait_for_setup();
+	}
 	if (__atomic_load_n(&shim_state, __ATOMIC_ACQUIRE) == ST_NEW)
 		return shim_ready(); /* the fork case above: set up here */
 	return __atomic_load_n(&shim_state, __ATOMIC_ACQUIRE) == ST_READY;

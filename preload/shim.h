@@ -102,6 +102,15 @@ bool shim_ready(void);
 /* The name of the table in use, once shim_ready() said yes. */
 const char *shim_table_name(void);
 void shim_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* errno as it is here, put back when the enclosing block ends: the shim
+ * keeps errno as the program left it whatever its own calls do. */
+static inline void shim_errno_put_back(const int *e)
+{
+	errno = *e;
+}
+#define SHIM_KEEP_ERRNO \
+	int shim_kept_errno_ __attribute__((cleanup(shim_errno_put_back), unused)) = errno
+
 /* For an interposer whose libc function is not resolved yet: false (and
  * ENOSYS) if it still is not, after set-up. */
 static inline int shim_ensure(void *f)

@@ -45,13 +45,12 @@ EXPORT long syscall(long nr, ...)
 		long r = shim_real.syscall(nr, a[0], a[1], a[2]);
 		/* r is the kernel's mask size in bytes; keep it */
 		if (r > 0 && ok) {
-			int saved = errno;
+			SHIM_KEEP_ERRNO;
 			pid_t pid = (pid_t)a[0];
 			if (pid == 0 || pid == shim_self_pid)
 				setcopy_to_virtual((void *)a[2], (size_t)r, (size_t)r);
 			else if (shim_cpus_of(pid, &v))
 				shim_to_virtual((void *)a[2], (size_t)r, &v);
-			errno = saved;
 		}
 		return r;
 	}
@@ -63,14 +62,13 @@ EXPORT long syscall(long nr, ...)
 			errno = EINVAL;
 			return -1;
 		}
-		int saved = errno;
 		long r = shim_real.syscall(nr, a[0], (long)(v.nw * 8), (long)phys);
 		if (r == 0) {
+			SHIM_KEEP_ERRNO;
 			pid_t pid = (pid_t)a[0];
 			pid_t tid = pid == 0 ? shim_gettid() : pid;
-			shim_record_wanted(pid == 0 || cps_thread_alive(shim_self_pid, pid) ? shim_self_pid : pid, tid,
-				      virt);
-			errno = saved;
+			pid_t who = pid == 0 || cps_thread_alive(shim_self_pid, pid) ? shim_self_pid : pid;
+			shim_record_wanted(who, tid, virt);
 		}
 		return r;
 	}

@@ -70,16 +70,14 @@ int shim_view_open(int dirfd, const char *path, int flags)
 	if (k == V_NONE || !shim_cpus_now(&v))
 		return -1;
 
-	int saved = errno;
+	SHIM_KEEP_ERRNO;
 	bool store = false;
 	uint64_t key = 0;
 	int fd = -1;
 	if (k == V_RANGE || k == V_CPUINFO) {
 		fd = shim_kept_open(k, &v, flags, name, sizeof(name), &key, &store);
-		if (fd >= 0) {
-			errno = saved;
+		if (fd >= 0)
 			return fd;
-		}
 	}
 	struct cps_buf out = { 0 };
 	int r = shim_view_build(k, real, 0, &v, &out);
@@ -92,7 +90,6 @@ int shim_view_open(int dirfd, const char *path, int flags)
 			shim_rewind_remember(fd, k, real);
 	}
 	cps_buf_free(&out);
-	errno = saved;
 	if (fd < 0)
 		shim_debug("view of %s failed; passing the real file through", real);
 	return fd;
