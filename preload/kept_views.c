@@ -70,6 +70,11 @@ static bool kept_dir_ok(void)
 	return st > 0;
 }
 
+const char *shim_kept_dirname(void)
+{
+	return kept_dir_ok() ? kept.dir : NULL;
+}
+
 /* The kept view of kind k for the set in v: an fd on it, or -1. Then
  * *name is its file and *store says whether the caller should make it
  * (missing, or a cpuinfo view past its time) and shim_kept_store() it. */

@@ -28,8 +28,8 @@ static int mode_of(int flags, va_list ap)
 	do {                                                                          \
 		if (CPS_UNLIKELY(shim_view_path_candidate(path)) && shim_ready()) {    \
 			int vfd_ = shim_view_open((dirfd), (path), (flags));          \
-			if (vfd_ >= 0)                                                 \
-				return vfd_;                                           \
+			if (vfd_ != -1)                                                \
+				return vfd_ >= 0 ? vfd_ : -1;                          \
 		}                                                                     \
 	} while (0)
 
@@ -134,14 +134,20 @@ static int read_mode_flags(const char *mode)
 	return fl;
 }
 
-static FILE *view_fopen(const char *path, const char *mode)
+/* *done: the answer is the view's (NULL with errno: a CPU that does not
+ * exist in the set), else the real file is the answer. */
+static FILE *view_fopen(const char *path, const char *mode, bool *done)
 {
 	int fl = read_mode_flags(mode);
-	if (fl < 0 || !shim_view_path_candidate(path) || path[0] != '/' || !shim_ready())
+	*done = false;
+	if (fl < 0 || !shim_view_path_candidate(path) || !shim_ready())
 		return NULL;
 	int fd = shim_view_open(AT_FDCWD, path, fl);
+	if (fd == -2)
+		*done = true;
 	if (fd < 0)
 		return NULL;
+	*done = true;
 	FILE *f = fdopen(fd, mode);
 	if (!f) {
 		int e = errno;
@@ -158,8 +164,9 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 	if (CPS_LIKELY(path && path[0] == '/' && path[1] != 'p' && path[1] != 's' &&
 		       shim_real.fopen))
 		return shim_real.fopen(path, mode);
-	FILE *f = view_fopen(path, mode);
-	if (f)
+	bool done;
+	FILE *f = view_fopen(path, mode, &done);
+	if (done)
 		return f;
 	if (!shim_real.fopen && (shim_ready(), !shim_ensure(shim_real.fopen)))
 		return NULL;
@@ -173,8 +180,9 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 	if (CPS_LIKELY(path && path[0] == '/' && path[1] != 'p' && path[1] != 's' &&
 		       shim_real.fopen64))
 		return shim_real.fopen64(path, mode);
-	FILE *f = view_fopen(path, mode);
-	if (f)
+	bool done;
+	FILE *f = view_fopen(path, mode, &done);
+	if (done)
 		return f;
 	if (!shim_real.fopen64 && (shim_ready(), !shim_ensure(shim_real.fopen64)))
 		return NULL;
@@ -185,10 +193,10 @@ static FILE *view_freopen(FILE *(*real)(const char *, const char *, FILE *), con
 			  const char *mode, FILE *stream)
 {
 	int fl = read_mode_flags(mode);
-	if (fl < 0 || !path || !shim_view_path_candidate(path) || path[0] != '/' || !shim_ready())
+	if (fl < 0 || !path || !shim_view_path_candidate(path) || !shim_ready())
 		return real(path, mode, stream);
 	int fd = shim_view_open(AT_FDCWD, path, fl);
-	if (fd < 0)
+	if (fd < 0) /* -2, a CPU not in the set: the real call says ENOENT too */
 		return real(path, mode, stream);
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "preload/shim.h"
@@ -36,6 +38,34 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 
 /* ---- view_open.c ---- */
 
+/* A read-only fd on data (a sealed memfd reopened with the caller's
+ * flags), or -1. */
+int shim_view_fd(const char *data, size_t len, int flags);
+
+/* ---- view_sys.c: the /sys families and the test root ---- */
+
+/* The test root (CPUSETSHIM_TEST_ROOT), or NULL. */
+const char *shim_test_root(void);
+/* The set the /sys views show (the test's CPUSETSHIM_TEST_CPUS under a
+ * test root, else the caller's). */
+bool shim_sys_cpus(struct shim_cpus *v);
+/* The canonical path of (dirfd, path), below the test root taken as
+ * below /; false when it can be no view. */
+bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t len);
+/* Open of a /sys family path: an fd; -2 with errno (the answer is a
+ * failure: cpuN beyond the set); -1 not one of ours (errno untouched). */
+int shim_sys_open(int dirfd, const char *path, int flags, int mode);
+/* stat and access of a canonical path by its virtual name: 0, -2 with
+ * errno, or -1 not ours. */
+int shim_view_stat_hook(const char *canon, struct stat *st, int flags);
+int shim_view_access_hook(const char *canon, int mode);
+
+/* ---- dir.c ---- */
+
+/* Remember fd (with its DIR, or NULL until fdopendir) as a listing whose
+ * cpuN entries are the set's. */
+void shim_dir_remember(int fd, DIR *d, const struct shim_cpus *v);
+
 /* All of data to fd; false on an error or a short write. */
 bool shim_write_all(int fd, const char *data, size_t len);
 
@@ -48,6 +78,8 @@ bool shim_write_all(int fd, const char *data, size_t len);
  * (missing, or a cpuinfo view past its time) and shim_kept_store() it. */
 int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *name, size_t len,
 		   uint64_t *keyp, bool *store);
+/* The directory of kept views, or NULL when there is none usable. */
+const char *shim_kept_dirname(void);
 /* Writes a view under name (a new file renamed over the old one, so
  * readers get one or the other whole), then opens it as shim_kept_open
  * does. */

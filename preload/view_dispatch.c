@@ -15,6 +15,8 @@
 
 #include "preload/shim.h"
 #include "preload/view.h"
+#include "src/path.h"
+#include "src/vcpuinfo.h"
 #include "src/views.h"
 
 /* Cheap first test on the hot path of every open. */
@@ -24,12 +26,14 @@ bool shim_view_path_candidate(const char *p)
 		return false;
 	if (p[0] == '/')
 		return (p[1] == 'p' && !strncmp(p, "/proc/", 6)) ||
-		       (p[1] == 's' && !strncmp(p, "/sys/devices/system/cpu/", 24));
+		       (p[1] == 's' && (!strncmp(p, "/sys/devices/system/cpu", 23) ||
+					!strncmp(p, "/sys/devices/system/node", 24) ||
+					!strncmp(p, "/sys/bus/cpu/devices", 20)));
 	/* relative names we may need to check against the directory fd */
 	return !strcmp(p, "cpuinfo") || !strcmp(p, "stat") || !strcmp(p, "online") ||
 	       !strcmp(p, "possible") || !strcmp(p, "present") || !strncmp(p, "self/", 5) ||
 	       !strncmp(p, "thread-self/", 12) || !strcmp(p, "status") ||
-	       (p[0] >= '0' && p[0] <= '9');
+	       (p[0] >= '0' && p[0] <= '9') || cps_path_rel_may_view(p);
 }
 
 static bool is_own_pid(const char *s, size_t len)
@@ -156,7 +160,7 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 	if (k != V_RANGE && (r = slurp(real, &in, &inlen)) < 0)
 		return r;
 	switch (k) {
-	case V_CPUINFO: r = cps_view_cpuinfo(out, in, inlen, &s); break;
+	case V_CPUINFO: r = cps_view_cpuinfo_set(out, in, inlen, &s); break;
 	case V_STAT: r = cps_view_stat(out, in, inlen, &s); break;
 	case V_STATUS_PROC:
 	case V_STATUS_THREAD:

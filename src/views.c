@@ -13,6 +13,7 @@
 
 #include "base/util.h"
 #include "src/views.h"
+#include "src/vsys.h"
 #include "src/mask.h"
 #include "src/cpulist.h"
 
@@ -504,16 +505,17 @@ int cps_view_status(struct cps_buf *out, const char *real, size_t len,
 
 			val = status_value(real, &l, hex_name);
 			groups = hex_groups(real, val, l.eol);
-			/* the group count is the only width we know the reader
-			 * expects; without it the line cannot be rewritten */
+			/* a line that is no mask is not the kernel's: leave the
+			 * file alone */
 			if (!groups) {
 				r = -EINVAL;
 				break;
 			}
+			/* as the kernel prints it on a machine of n CPUs: n bits,
+			 * the first 32-bit group only as wide as its bits */
 			r = cps_buf_append(out, real + l.start, val - l.start);
 			if (!r)
-				r = buf_put_mask(out, cps_hexmask_format, s->vallowed, s->vnw,
-						 groups);
+				r = cps_buf_put_kmask_bits(out, s->vallowed, s->vnw, s->n);
 		} else if (has_prefix(real, l.start, l.eol, list_name)) {
 			val = status_value(real, &l, list_name);
 			r = cps_buf_append(out, real + l.start, val - l.start);

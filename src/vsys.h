@@ -59,6 +59,8 @@ int cps_view_kernel_max(struct cps_buf *out, const struct cps_view_input *s);
 /* A mask as the kernel prints a cpumask on a machine of nbits possible
  * CPUs, plus "\n". */
 int cps_buf_put_kmask(struct cps_buf *out, const uint64_t *m, size_t nw, unsigned nbits);
+/* The same without the newline (status's Cpus_allowed). */
+int cps_buf_put_kmask_bits(struct cps_buf *out, const uint64_t *m, size_t nw, unsigned nbits);
 
 /* has_cpu: of the nodes the real has_cpu lists (real, len), those whose
  * cpumap (maps[k], lens[k], for node k < nnodes; NULL when unknown: such a

@@ -171,6 +171,18 @@ int cps_vsys_dirent(const char *name, const struct cps_view_input *s, char *out)
 int cps_buf_put_kmask(struct cps_buf *out, const uint64_t *m, size_t nw, unsigned nbits)
 {
 	size_t start = out->len;
+	int r = cps_buf_put_kmask_bits(out, m, nw, nbits);
+
+	if (!r && (r = cps_buf_append(out, "\n", 1))) {
+		out->len = start;
+		out->p[start] = '\0';
+	}
+	return r;
+}
+
+int cps_buf_put_kmask_bits(struct cps_buf *out, const uint64_t *m, size_t nw, unsigned nbits)
+{
+	size_t start = out->len;
 	unsigned groups = nbits ? (nbits + 31) / 32 : 1;
 	unsigned first = nbits % 32 ? nbits % 32 : 32;
 	int r = 0;
@@ -189,8 +201,6 @@ int cps_buf_put_kmask(struct cps_buf *out, const uint64_t *m, size_t nw, unsigne
 			r = cps_buf_printf(out, ",%08x", val);
 		}
 	}
-	if (!r)
-		r = cps_buf_append(out, "\n", 1);
 	if (r) {
 		out->len = start;
 		if (out->p)

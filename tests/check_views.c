@@ -772,16 +772,23 @@ END_TEST
 	"Mems_allowed_list:\t0-1\n"
 #define STATUS_TAIL "voluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t1\n"
 
-static void check_status(const uint64_t *va, size_t vnw, const char *in, const char *want, int rw)
+/* A set of n CPUs (4, 6, 8, ...): Cpus_allowed is n bits wide. */
+static void check_status_n(unsigned n, const uint64_t *va, size_t vnw, const char *in,
+			   const char *want, int rw)
 {
 	struct set s;
 	struct cps_view_input sn;
 
 	memset(&s, 0, sizeof(s));
-	set_add(&s, 4);
-	set_add(&s, 9);
+	for (unsigned i = 0; i < n; i++)
+		set_add(&s, 4 + 2 * i);
 	sn = snap_of(&s, va, vnw);
 	view_str(cps_view_status, in, &sn, rw, want);
+}
+
+static void check_status(const uint64_t *va, size_t vnw, const char *in, const char *want, int rw)
+{
+	check_status_n(3, va, vnw, in, want, rw);
 }
 
 START_TEST(test_status)
@@ -791,7 +798,7 @@ START_TEST(test_status)
 	check_status(va, 1,
 		     STATUS_HEAD "Cpus_allowed:\t00000000,00000000,0000ffff\n"
 				 "Cpus_allowed_list:\t0-15\n" STATUS_MEMS STATUS_TAIL,
-		     STATUS_HEAD "Cpus_allowed:\t00000000,00000000,00000005\n"
+		     STATUS_HEAD "Cpus_allowed:\t5\n"
 				 "Cpus_allowed_list:\t0,2\n" STATUS_MEMS STATUS_TAIL,
 		     0);
 }
@@ -802,11 +809,17 @@ START_TEST(test_status_widths)
 	static const uint64_t wide[2] = { UINT64_C(0xffffffffff), 0 };
 	static const uint64_t va[1] = { 0x5 };
 
-	check_status(wide, 2,
-		     "Cpus_allowed:\t00000000,00000000,0000ffff\nCpus_allowed_list:\t0-15\n",
-		     "Cpus_allowed:\t00000000,000000ff,ffffffff\nCpus_allowed_list:\t0-39\n", 0);
-	check_status(va, 1, "Cpus_allowed:\tff\nCpus_allowed_list:\t0-7",
-		     "Cpus_allowed:\t00000005\nCpus_allowed_list:\t0,2", 0);
+	/* the width is the set's, whatever the real line's (the kernel's
+	 * for the machine's possible CPUs) */
+	check_status_n(40, wide, 2,
+		       "Cpus_allowed:\t00000000,00000000,0000ffff\nCpus_allowed_list:\t0-15\n",
+		       "Cpus_allowed:\tff,ffffffff\nCpus_allowed_list:\t0-39\n", 0);
+	check_status_n(8, va, 1, "Cpus_allowed:\tff\nCpus_allowed_list:\t0-7",
+		       "Cpus_allowed:\t05\nCpus_allowed_list:\t0,2", 0);
+	check_status_n(33, va, 1, "Cpus_allowed:\tff\n",
+		       "Cpus_allowed:\t0,00000005\n", 0);
+	check_status_n(32, va, 1, "Cpus_allowed:\tff\n", "Cpus_allowed:\t00000005\n", 0);
+	check_status_n(3, va, 1, "Cpus_allowed:\t00000000,000000ff\n", "Cpus_allowed:\t5\n", 0);
 }
 END_TEST
 

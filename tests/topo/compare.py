@@ -7,8 +7,13 @@ restriction of the captured machine reports (tests/topo/).
   compare.py lscpu  FULL CPULIST GOT       lscpu -p or -e inside the set vs
                                            FULL (the same on the whole
                                            machine) restricted to the set
-  compare.py numactl FULL CPULIST GOT      numactl --hardware, the same way
-  compare.py shapes ROOT                   the sets to try on ROOT
+  compare.py numactl FULL CPULIST GOT [FULLCPUS]
+                                           numactl --hardware, the same way (FULL
+                                           made in the set FULLCPUS, if given)
+  compare.py shapes ROOT                   the sets to try on ROOT ("all": every
+                                           online CPU)
+  compare.py node-of-cpu ROOT CPULIST      under the shim: libnuma's node of each
+                                           virtual CPU is its physical CPU's
 
 CPULIST: the set's physical CPUs ("0,1,5,40-47"). The only difference
 allowed is the CPUs' numbers, renumbered 0..n-1 in ascending order (and
@@ -321,14 +326,18 @@ def cmd_lscpu(full_path, cpus, got_path):
 
 # ---- numactl --hardware ----
 
-def cmd_numactl(full_path, cpus, got_path):
+def cmd_numactl(full_path, cpus, got_path, full_cpus=None):
+    """full_cpus: the full output was itself made in a set of these
+    (physical) CPUs, so its numbers are theirs renumbered."""
     rank = {p: v for v, p in enumerate(cpus)}
+    phys = dict(enumerate(full_cpus)) if full_cpus else None
     want = []
     with open(full_path) as f:
         for l in f:
             w = l.split()
             if len(w) >= 3 and w[0] == "node" and w[2] == "cpus:":
-                kept = [str(rank[int(c)]) for c in w[3:] if int(c) in rank]
+                cs = [phys[int(c)] if phys else int(c) for c in w[3:]]
+                kept = [str(rank[c]) for c in cs if c in rank]
                 l = "node %s cpus:%s\n" % (w[1], "".join(" " + c for c in kept))
             want.append(l)
     with open(got_path) as f:
@@ -399,13 +408,44 @@ def cmd_shapes(root):
     # sparse, and given out of order to whoever makes the set
     pick = [on[-1], on[3], on[len(on) // 2 + 1], on[1]]
     shapes.append(("sparse", pick))
+    shapes.append(("all", on))
     for name, cs in shapes:
         print(name, ",".join(str(x) for x in cs))
+
+
+def cmd_node_of_cpu(root, cpus):
+    """Run under the shim: libnuma's numa_node_of_cpu(v) for each virtual
+    CPU v is the node whose cpumap holds physical CPU p(v)."""
+    import ctypes
+    numa = ctypes.CDLL("libnuma.so.1")
+    if numa.numa_available() < 0:
+        print("numa_available() < 0")
+        sys.exit(1)
+    node_of = {}
+    nd = os.path.join(root, "sys/devices/system/node")
+    for e in os.listdir(nd):
+        if e.startswith("node") and e[4:].isdigit():
+            for c in mask_cpus(read(root, "sys/devices/system/node/%s/cpumap" % e)):
+                node_of[c] = int(e[4:])
+    bad = 0
+    for v, p in enumerate(cpus):
+        got = numa.numa_node_of_cpu(v)
+        if got != node_of.get(p, -1):
+            print("virtual CPU %d (physical %d): node %d, want %d" % (v, p, got, node_of.get(p, -1)))
+            bad = 1
+    if numa.numa_node_of_cpu(len(cpus)) != -1:
+        print("virtual CPU %d (beyond the set) has a node" % len(cpus))
+        bad = 1
+    sys.exit(bad)
 
 
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "shapes":
         return cmd_shapes(sys.argv[2])
+    if len(sys.argv) == 4 and sys.argv[1] == "node-of-cpu":
+        return cmd_node_of_cpu(sys.argv[2], cpulist(sys.argv[3]))
+    if len(sys.argv) == 6 and sys.argv[1] == "numactl":
+        return cmd_numactl(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4], cpulist(sys.argv[5]))
     if len(sys.argv) != 5 or sys.argv[1] not in ("hwloc", "lscpu", "numactl"):
         sys.stderr.write(__doc__)
         sys.exit(2)

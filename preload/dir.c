@@ -1,0 +1,325 @@
+/* Listings of the directories whose entries name CPUs
+ * (/sys/devices/system/cpu, /sys/bus/cpu/devices, the nodes' nodeK):
+ * opendir, fdopendir, readdir, readdir64, scandir, scandir64, closedir.
+ *
+ * Such a directory is remembered by its descriptor when it is opened
+ * (opendir here, or an open with O_DIRECTORY in preload/view_sys.c), with
+ * the set as it was then, so the whole listing is of one set. readdir
+ * then shows each "cpuP" entry of a CPU of the set as "cpuV" (never
+ * longer: V <= P, renamed in place in libc's buffer) and skips the other
+ * cpuP entries; everything else is as the kernel lists it. Any other
+ * directory costs one pointer test per readdir while no such directory
+ * was ever opened. glibc's glob and nftw list directories with internal
+ * calls an interposer cannot see (DESIGN.md, honest limits). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "preload/shim.h"
+#include "preload/view.h"
+#include "src/path.h"
+#include "src/vpath.h"
+#include "src/vsys.h"
+
+#define VDIR_MAX 4096
+
+struct vdir {
+	DIR *dir; /* NULL until fdopendir gives it one */
+	dev_t dev;
+	ino_t ino;
+	struct cps_view_input in;
+	uint64_t set[];
+};
+static struct vdir **vdirs; /* VDIR_MAX entries, mapped at the first */
+static pthread_mutex_t vdir_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct {
+	DIR *(*opendir)(const char *);
+	DIR *(*fdopendir)(int);
+	struct dirent *(*readdir)(DIR *);
+	struct dirent64 *(*readdir64)(DIR *);
+	int (*closedir)(DIR *);
+	int (*scandir)(const char *, struct dirent ***, int (*)(const struct dirent *),
+		       int (*)(const struct dirent **, const struct dirent **));
+	int (*scandir64)(const char *, struct dirent64 ***, int (*)(const struct dirent64 *),
+			 int (*)(const struct dirent64 **, const struct dirent64 **));
+	int done;
+} real_dir;
+
+static void resolve(void)
+{
+	if (__atomic_load_n(&real_dir.done, __ATOMIC_ACQUIRE))
+		return;
+	shim_resolving++;
+#define R(f)                                                                          \
+	do {                                                                          \
+		dlerror();                                                            \
+		void *p_ = dlsym(RTLD_NEXT, #f);                                      \
+		*(void **)&real_dir.f = dlerror() ? NULL : p_;                        \
+	} while (0)
+	R(opendir); R(fdopendir); R(readdir); R(readdir64); R(closedir);
+	R(scandir); R(scandir64);
+#undef R
+	shim_resolving--;
+	__atomic_store_n(&real_dir.done, 1, __ATOMIC_RELEASE);
+}
+
+void shim_dir_remember(int fd, DIR *d, const struct shim_cpus *v)
+{
+	struct stat sb;
+	size_t nw = CPS_WORDS_FOR(cps_mask_last(v->cpus, v->nw) + 1);
+
+	if ((unsigned)fd >= VDIR_MAX || fstat(fd, &sb) < 0 || pthread_mutex_trylock(&vdir_lock))
+		return;
+	if (!vdirs) {
+		void *m = mmap(NULL, VDIR_MAX * sizeof(*vdirs), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED)
+			__atomic_store_n(&vdirs, (struct vdir **)m, __ATOMIC_RELEASE);
+	}
+	struct vdir *t = vdirs ? malloc(sizeof(*t) + nw * sizeof(uint64_t)) : NULL;
+	if (t) {
+		t->dir = d;
+		t->dev = sb.st_dev;
+		t->ino = sb.st_ino;
+		memcpy(t->set, v->cpus, nw * sizeof(uint64_t));
+		t->in.set = t->set;
+		t->in.nw = nw;
+		t->in.n = v->n;
+		t->in.vallowed = NULL;
+		t->in.vnw = 0;
+		struct vdir *old = vdirs[fd];
+		__atomic_store_n(&vdirs[fd], t, __ATOMIC_RELEASE);
+		free(old);
+	}
+	pthread_mutex_unlock(&vdir_lock);
+}
+
+static void forget(int fd)
+{
+	if ((unsigned)fd >= VDIR_MAX || !vdirs)
+		return;
+	pthread_mutex_lock(&vdir_lock);
+	struct vdir *t = vdirs[fd];
+	__atomic_store_n(&vdirs[fd], NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&vdir_lock);
+	free(t);
+}
+
+/* Whether a directory name may be one of ours: absolute below /s (any
+ * under a test root), or relative with a component that may make it one. */
+static bool may_be_ours(const char *p)
+{
+	if (!p || !*p)
+		return false;
+	if (p[0] == '/')
+		return p[1] == 's' || shim_test_root();
+	return cps_path_rel_may_view(p);
+}
+
+/* The remembered listing d is, or NULL. */
+static struct vdir *vdir_of(DIR *d)
+{
+	struct vdir **tab = __atomic_load_n(&vdirs, __ATOMIC_ACQUIRE);
+	int fd;
+
+	if (!tab || !d || (fd = dirfd(d)) < 0 || fd >= VDIR_MAX)
+		return NULL;
+	struct vdir *t = __atomic_load_n(&tab[fd], __ATOMIC_ACQUIRE);
+	return t && t->dir == d ? t : NULL;
+}
+
+EXPORT DIR *opendir(const char *name)
+{
+	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX];
+	struct shim_cpus v;
+
+	resolve();
+	if (!real_dir.opendir) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	/* only what may name a /sys directory of ours is looked at */
+	if (!may_be_ours(name) || !shim_ready() || !shim_sys_canon(AT_FDCWD, name, O_DIRECTORY, canon, sizeof(canon)))
+		return real_dir.opendir(name);
+	enum cps_vfamily fam = cps_vpath_family(canon);
+	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&v))
+		return real_dir.opendir(name);
+	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
+	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));
+	if (k == CPS_VSYS_ABSENT) {
+		errno = ENOENT;
+		return NULL;
+	}
+	const char *root = shim_test_root();
+	if (k <= CPS_VSYS_NONE || (unsigned)snprintf(rp, sizeof(rp), "%s%s", root ? root : "",
+						     phys) >= sizeof(rp))
+		return real_dir.opendir(name);
+	DIR *d = real_dir.opendir(rp);
+	if (d && k == CPS_VSYS_DIR) {
+		int saved = errno;
+		shim_dir_remember(dirfd(d), d, &v);
+		errno = saved;
+	}
+	return d;
+}
+
+EXPORT DIR *fdopendir(int fd)
+{
+	resolve();
+	if (!real_dir.fdopendir) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	DIR *d = real_dir.fdopendir(fd);
+	struct vdir **tab = __atomic_load_n(&vdirs, __ATOMIC_ACQUIRE);
+	if (CPS_UNLIKELY(tab != NULL) && d && (unsigned)fd < VDIR_MAX) {
+		struct vdir *t = __atomic_load_n(&tab[fd], __ATOMIC_ACQUIRE);
+		struct stat sb;
+		int saved = errno;
+		/* opened by us as such a directory, and still that file */
+		if (t && !t->dir && fstat(fd, &sb) == 0 && sb.st_dev == t->dev &&
+		    sb.st_ino == t->ino)
+			t->dir = d;
+		else if (t && !t->dir)
+			forget(fd);
+		errno = saved;
+	}
+	return d;
+}
+
+/* The entry as the set's machine lists it: false to skip it. */
+static bool show(struct vdir *t, char *name)
+{
+	char out[NAME_MAX + 1];
+
+	if (name[0] != 'c' || name[1] != 'p' || name[2] != 'u')
+		return true;
+	int r = cps_vsys_dirent(name, &t->in, out);
+	if (r > 0)
+		strcpy(name, out); /* never longer */
+	return r >= 0;
+}
+
+EXPORT struct dirent *readdir(DIR *d)
+{
+	if (CPS_UNLIKELY(!real_dir.readdir)) {
+		resolve();
+		if (!real_dir.readdir) {
+			errno = ENOSYS;
+			return NULL;
+		}
+	}
+	struct vdir *t;
+	if (CPS_LIKELY(!__atomic_load_n(&vdirs, __ATOMIC_RELAXED)) || !(t = vdir_of(d)))
+		return real_dir.readdir(d);
+	struct dirent *e;
+	while ((e = real_dir.readdir(d)) && !show(t, e->d_name))
+		;
+	return e;
+}
+
+EXPORT struct dirent64 *readdir64(DIR *d)
+{
+	if (CPS_UNLIKELY(!real_dir.readdir64)) {
+		resolve();
+		if (!real_dir.readdir64) {
+			errno = ENOSYS;
+			return NULL;
+		}
+	}
+	struct vdir *t;
+	if (CPS_LIKELY(!__atomic_load_n(&vdirs, __ATOMIC_RELAXED)) || !(t = vdir_of(d)))
+		return real_dir.readdir64(d);
+	struct dirent64 *e;
+	while ((e = real_dir.readdir64(d)) && !show(t, e->d_name))
+		;
+	return e;
+}
+
+EXPORT int closedir(DIR *d)
+{
+	resolve();
+	if (!real_dir.closedir) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (CPS_UNLIKELY(__atomic_load_n(&vdirs, __ATOMIC_RELAXED) != NULL) && vdir_of(d))
+		forget(dirfd(d));
+	return real_dir.closedir(d);
+}
+
+/* glibc's scandir lists with its internal opendir and readdir: for our
+ * directories it is done here with ours. */
+#define SCANDIR(NAME, DIRENT, READ)                                                     \
+	EXPORT int NAME(const char *dir, struct DIRENT ***list,                          \
+			int (*sel)(const struct DIRENT *),                               \
+			int (*cmp)(const struct DIRENT **, const struct DIRENT **))      \
+	{                                                                                \
+		resolve();                                                               \
+		if (!real_dir.NAME) {                                                    \
+			errno = ENOSYS;                                                  \
+			return -1;                                                       \
+		}                                                                        \
+		if (!may_be_ours(dir))                                                   \
+			return real_dir.NAME(dir, list, sel, cmp);                       \
+		DIR *d = opendir(dir);                                                   \
+		if (!d)                                                                  \
+			return -1;                                                       \
+		if (!vdir_of(d)) {                                                       \
+			closedir(d);                                                     \
+			return real_dir.NAME(dir, list, sel, cmp);                       \
+		}                                                                        \
+		struct DIRENT **v = NULL, *e;                                            \
+		size_t n = 0, cap = 0;                                                   \
+		int saved = errno, err = 0;                                              \
+		while ((e = READ(d))) {                                                  \
+			if (sel && !sel(e))                                              \
+				continue;                                                \
+			size_t sz = offsetof(struct DIRENT, d_name) + strlen(e->d_name) + 1; \
+			struct DIRENT *c = malloc(sz < sizeof(*c) ? sizeof(*c) : sz);    \
+			if (n == cap) {                                                  \
+				void *nv = realloc(v, (cap = cap ? cap * 2 : 32) * sizeof(*v)); \
+				if (!nv) {                                               \
+					free(c);                                         \
+					c = NULL;                                        \
+				} else {                                                 \
+					v = nv;                                          \
+				}                                                        \
+			}                                                                \
+			if (!c) {                                                        \
+				err = ENOMEM;                                            \
+				break;                                                   \
+			}                                                                \
+			memcpy(c, e, sz);                                                \
+			c->d_reclen = (unsigned short)sz;                                \
+			v[n++] = c;                                                      \
+		}                                                                        \
+		closedir(d);                                                             \
+		if (err) {                                                               \
+			while (n)                                                        \
+				free(v[--n]);                                            \
+			free(v);                                                         \
+			errno = err;                                                     \
+			return -1;                                                       \
+		}                                                                        \
+		if (cmp && n > 1)                                                        \
+			qsort(v, n, sizeof(*v), (int (*)(const void *, const void *))cmp); \
+		*list = v;                                                               \
+		errno = saved;                                                           \
+		return (int)n;                                                           \
+	}
+SCANDIR(scandir, dirent, readdir)
+SCANDIR(scandir64, dirent64, readdir64)

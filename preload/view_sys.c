@@ -1,0 +1,443 @@
+/* The /sys families of views (src/vsys.h): the CPU directory
+ * (/sys/devices/system/cpu, /sys/bus/cpu/devices) and the NUMA nodes
+ * (/sys/devices/system/node), opened, stat'ed and tested by their virtual
+ * names; and the test-only root override.
+ *
+ * cpuV/... is physical cpu<p(V)>/...: a file that names no CPU is the
+ * physical file itself, opened with the caller's flags (one open, as the
+ * native call); a CPU list or mask is a view, kept beside the table
+ * (preload/kept_views.c) once made, so that each later open is one open of
+ * a tmpfs file; cpuN for N >= n does not exist. Listings go through
+ * preload/dir.c.
+ *
+ * Test root (CPUSETSHIM_TEST_ROOT=R, for the tests only; read with
+ * secure_getenv, so never in a set-user-id program): the shim takes a
+ * captured machine under R for the real /sys and /proc of these families.
+ * A path below R is taken as the same path below /, and the real files of
+ * the views are read below R; with CPUSETSHIM_TEST_CPUS (a CPU list of
+ * the captured machine) as the set of these views instead of the
+ * process's own. It changes nothing but what this process reads of these
+ * files, all of them files the user can read anyway. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "preload/shim.h"
+#include "preload/view.h"
+#include "src/cpulist.h"
+#include "src/kept_views.h"
+#include "src/path.h"
+#include "src/vcpuinfo.h"
+#include "src/vpath.h"
+#include "src/vsys.h"
+
+/* ---- the test root ---- */
+
+static struct {
+	int state; /* 0 not read yet, 1 set, -1 not set */
+	char root[PATH_MAX];
+	bool has_cpus;
+	struct shim_cpus cpus;
+} troot;
+
+const char *shim_test_root(void)
+{
+	int st = __atomic_load_n(&troot.state, __ATOMIC_ACQUIRE);
+
+	if (CPS_LIKELY(st))
+		return st > 0 ? troot.root : NULL;
+	/* racing first callers read the same environment into the same
+	 * bytes; the state is published last */
+	const char *r = secure_getenv("CPUSETSHIM_TEST_ROOT");
+	const char *c = secure_getenv("CPUSETSHIM_TEST_CPUS");
+	size_t len = r ? strlen(r) : 0;
+	st = -1;
+	while (len > 1 && r[len - 1] == '/')
+		len--;
+	if (r && r[0] == '/' && len > 1 && len < sizeof(troot.root)) {
+		memcpy(troot.root, r, len);
+		troot.root[len] = 0;
+		st = 1;
+		struct cps_parse_error err;
+		if (c && cps_cpulist_parse(c, troot.cpus.cpus, CPS_MAX_WORDS, &err) == 0 &&
+		    (troot.cpus.n = cps_mask_count(troot.cpus.cpus, CPS_MAX_WORDS)) > 0) {
+			troot.cpus.nw = CPS_MAX_WORDS;
+			troot.has_cpus = true;
+		}
+	}
+	__atomic_store_n(&troot.state, st, __ATOMIC_RELEASE);
+	return st > 0 ? troot.root : NULL;
+}
+
+/* The set these views show: the test's, else the process's. */
+bool shim_sys_cpus(struct shim_cpus *v)
+{
+	if (CPS_UNLIKELY(shim_test_root() != NULL) && troot.has_cpus) {
+		v->n = troot.cpus.n;
+		v->nw = troot.cpus.nw;
+		memcpy(v->cpus, troot.cpus.cpus, sizeof(v->cpus));
+		return true;
+	}
+	return shim_cpus_now(v);
+}
+
+/* p below the test root, as the same path below / (p itself without one). */
+static const char *unrooted(const char *p)
+{
+	const char *root = shim_test_root(), *b;
+
+	if (!root || !(b = cps_vpath_below(p, root)))
+		return p;
+	return b;
+}
+
+/* Where the real file of canonical path phys is: below the test root. */
+static bool rooted(const char *phys, char *out, size_t len)
+{
+	const char *root = shim_test_root();
+	int n = snprintf(out, len, "%s%s", root ? root : "", phys);
+
+	return n > 0 && (size_t)n < len;
+}
+
+/* ---- canonical paths ---- */
+
+bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t len)
+{
+	char base[PATH_MAX];
+	const char *b = NULL;
+	size_t consumed;
+
+	if (!path || !*path)
+		return false;
+	if (path[0] != '/') {
+		if (dirfd == AT_FDCWD) {
+			if (!getcwd(base, sizeof(base)))
+				return false;
+		} else {
+			char link[64];
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+			ssize_t n = readlink(link, base, sizeof(base) - 1);
+			if (n <= 0 || base[0] != '/')
+				return false;
+			base[n] = 0;
+		}
+		b = unrooted(base);
+	} else {
+		path = unrooted(path);
+	}
+	enum cps_canon c = cps_path_canon(out, len, b, path, getpid(), shim_gettid(),
+					  flags & O_NOFOLLOW ? CPS_CANON_NOFOLLOW : 0, &consumed);
+	return c == CPS_CANON_OK || c == CPS_CANON_DIR;
+}
+
+/* ---- contents ---- */
+
+static int slurp(const char *path, char *buf, size_t cap, size_t *len)
+{
+	int fd = shim_real.open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n == cap) {
+			close(fd);
+			return -EFBIG;
+		}
+	}
+	close(fd);
+	*len = n;
+	return 0;
+}
+
+static int build_has_cpu(const char *real, size_t len, const struct cps_view_input *in,
+			 struct cps_buf *out)
+{
+	enum { MAXN = 1024 };
+	static const size_t nw = CPS_WORDS_FOR(MAXN);
+	uint64_t listed[CPS_WORDS_FOR(MAXN)];
+	char *maps[MAXN] = { 0 }, list[256];
+	size_t lens[MAXN] = { 0 };
+	struct cps_parse_error err;
+	int r = 0;
+
+	if (len >= sizeof(list))
+		return -EINVAL;
+	memcpy(list, real, len);
+	list[len] = 0;
+	cps_mask_zero(listed, nw);
+	if (strcmp(list, "\n") && cps_cpulist_parse(list, listed, nw, &err))
+		return -EINVAL;
+	for (int k = cps_mask_next(listed, nw, -1); !r && k >= 0; k = cps_mask_next(listed, nw, k)) {
+		char p[96], rp[PATH_MAX];
+		snprintf(p, sizeof(p), "/sys/devices/system/node/node%d/cpumap", k);
+		maps[k] = malloc(4096);
+		if (!maps[k] || !rooted(p, rp, sizeof(rp)) || slurp(rp, maps[k], 4096, &lens[k])) {
+			free(maps[k]);
+			maps[k] = NULL;
+		}
+	}
+	r = cps_view_has_cpu(out, real, len, (const char *const *)maps, lens, MAXN, in);
+	for (unsigned k = 0; k < MAXN; k++)
+		free(maps[k]);
+	return r;
+}
+
+/* The contents of view k (a content kind of src/vsys.h) whose real file
+ * is rp. */
+static int build(int k, const char *rp, const struct cps_view_input *in, struct cps_buf *out)
+{
+	char buf[8192];
+	size_t len = 0;
+	int r;
+
+	if (k == CPS_VSYS_RANGE)
+		return cps_view_cpurange(out, in);
+	if (k == CPS_VSYS_KERNEL_MAX)
+		return cps_view_kernel_max(out, in);
+	if ((r = slurp(rp, buf, sizeof(buf), &len)))
+		return r;
+	if (k == CPS_VSYS_HAS_CPU)
+		return build_has_cpu(buf, len, in, out);
+	return cps_view_cpumask_file(out, k, buf, len, in);
+}
+
+/* The name a view of canon for the set in v is kept under. */
+static bool kept_name(const char *canon, const struct shim_cpus *v, char *out, size_t len)
+{
+	const char *dir = shim_kept_dirname(), *root = shim_test_root();
+	uint64_t h = 1469598103934665603ull;
+
+	if (!dir)
+		return false;
+	for (const char *s = root ? root : ""; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	for (const char *s = canon; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	int n = snprintf(out, len, "%s/sys-%016llx-%016llx", dir,
+			 (unsigned long long)cps_kept_key(v->cpus, v->nw, v->n),
+			 (unsigned long long)h);
+	return n > 0 && (size_t)n < len;
+}
+
+static int test_cpuinfo(int flags)
+{
+	char rp[PATH_MAX];
+	struct shim_cpus v;
+	struct cps_buf out = { 0 };
+	char *buf = malloc(1 << 20);
+	size_t len;
+	int fd = -2;
+
+	if (!buf || !rooted("/proc/cpuinfo", rp, sizeof(rp)) || !shim_sys_cpus(&v)) {
+		free(buf);
+		return -1;
+	}
+	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
+	int r = slurp(rp, buf, 1 << 20, &len);
+	if (!r)
+		r = cps_view_cpuinfo_set(&out, buf, len, &in);
+	if (!r)
+		fd = shim_view_fd(out.p, out.len, flags);
+	else
+		errno = -r;
+	cps_buf_free(&out);
+	free(buf);
+	return fd >= 0 ? fd : -2;
+}
+
+int shim_sys_open(int dirfd, const char *path, int flags, int mode)
+{
+	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX], name[SHIM_KEPT_NAME_MAX + 40];
+	struct shim_cpus v;
+
+	if (!shim_sys_canon(dirfd, path, flags, canon, sizeof(canon)))
+		return -1;
+	enum cps_vfamily fam = cps_vpath_family(canon);
+	if (fam == CPS_VF_CPUINFO && shim_test_root() && (flags & O_ACCMODE) == O_RDONLY)
+		return test_cpuinfo(flags);
+	if (fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE)
+		return -1;
+	if (!shim_sys_cpus(&v))
+		return -1;
+	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
+	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));
+	if (k <= CPS_VSYS_NONE)
+		return -1;
+	if (k == CPS_VSYS_ABSENT) {
+		errno = ENOENT;
+		return -2;
+	}
+	bool content = k >= CPS_VSYS_MASK;
+	if (!content || (flags & O_ACCMODE) != O_RDONLY || (flags & (O_DIRECTORY | O_PATH))) {
+		/* the physical file itself */
+		if (k != CPS_VSYS_DIR && !shim_test_root() && !strcmp(phys, canon))
+			return -1; /* the caller's own spelling names it */
+		if (!rooted(phys, rp, sizeof(rp)))
+			return -1;
+		int fd = shim_real.openat(AT_FDCWD, rp, flags, mode);
+		if (fd < 0)
+			return -2;
+		if (k == CPS_VSYS_DIR)
+			shim_dir_remember(fd, NULL, &v);
+		return fd;
+	}
+	int saved = errno, fd = -1;
+	bool have_name = kept_name(canon, &v, name, sizeof(name));
+	if (have_name && (fd = shim_real.open(name, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
+							  (flags & (O_CLOEXEC | O_NONBLOCK)))) >= 0) {
+		errno = saved;
+		return fd;
+	}
+	struct cps_buf out = { 0 };
+	int r = rooted(phys, rp, sizeof(rp)) ? build(k, rp, &in, &out) : -ENAMETOOLONG;
+	if (r == 0) {
+		if (have_name)
+			fd = shim_kept_store(V_NONE, name, 0, out.p, out.len, flags);
+		if (fd < 0)
+			fd = shim_view_fd(out.p, out.len, flags);
+	}
+	cps_buf_free(&out);
+	if (r < 0 && r != -EINVAL) {
+		/* the real file's own failure (a missing cache level, a
+		 * CPU without that file) is the answer */
+		errno = -r;
+		return -2;
+	}
+	errno = saved;
+	if (fd < 0)
+		shim_debug("view of %s failed; passing the real file through", canon);
+	return fd >= 0 ? fd : -1;
+}
+
+static int real_faccessat(int dirfd, const char *path, int mode, int flags);
+
+/* ---- stat and access by virtual name ---- */
+
+/* The physical (rooted) path of canon for stat and access: 1 and rp, 0 not
+ * ours, -1 with errno ENOENT (cpuN with N >= n). */
+static int phys_of(const char *canon, char *rp, size_t len)
+{
+	char phys[PATH_MAX];
+	struct shim_cpus v;
+	enum cps_vfamily fam = cps_vpath_family(canon);
+
+	if (fam == CPS_VF_CPUINFO && shim_test_root())
+		return rooted(canon, rp, len) ? 1 : 0;
+	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&v))
+		return 0;
+	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
+	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));
+	if (k <= CPS_VSYS_NONE)
+		return 0;
+	if (k == CPS_VSYS_ABSENT) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (!shim_test_root() && !strcmp(phys, canon))
+		return 0;
+	return rooted(phys, rp, len) ? 1 : 0;
+}
+
+int shim_view_stat_hook(const char *canon, struct stat *st, int flags)
+{
+	char rp[PATH_MAX];
+	int r = phys_of(canon, rp, sizeof(rp));
+
+	if (r <= 0)
+		return r < 0 ? -2 : -1;
+	if (fstatat(AT_FDCWD, rp, st, flags & AT_SYMLINK_NOFOLLOW) < 0)
+		return -2;
+	return 0;
+}
+
+static int access_flags(const char *canon, int mode, int flags)
+{
+	char rp[PATH_MAX];
+	int r = phys_of(canon, rp, sizeof(rp));
+
+	if (r <= 0)
+		return r < 0 ? -2 : -1;
+	return real_faccessat(AT_FDCWD, rp, mode, flags) < 0 ? -2 : 0;
+}
+
+int shim_view_access_hook(const char *canon, int mode)
+{
+	return access_flags(canon, mode, 0);
+}
+
+/* ---- access and faccessat ----
+ * (hwloc tests cpuN/topology with faccessat before it reads a CPU: by
+ * its virtual name, that is physical cpu<p(N)>'s, and cpuN for N >= n
+ * does not exist.) */
+
+static int (*faccessat_next)(int, const char *, int, int);
+
+static int real_faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	if (CPS_UNLIKELY(!faccessat_next)) {
+		shim_resolving++;
+		*(void **)&faccessat_next = dlsym(RTLD_NEXT, "faccessat");
+		shim_resolving--;
+		if (!faccessat_next) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	return faccessat_next(dirfd, path, mode, flags);
+}
+
+/* The answer of a view for (dirfd, path), or -1: not one of ours. */
+static int access_view(int dirfd, const char *path, int mode, int flags)
+{
+	char canon[PATH_MAX];
+
+	if (!path || (path[0] == '/' ? path[1] != 's' && path[1] != 'p' && !shim_test_root()
+				     : !cps_path_rel_may_view(path)) ||
+	    shim_resolving || !shim_ready() ||
+	    !shim_sys_canon(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon,
+			    sizeof(canon)))
+		return -1;
+	int saved = errno, r = access_flags(canon, mode, flags);
+	if (r == -1)
+		errno = saved;
+	return r;
+}
+
+EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	int r = access_view(dirfd, path, mode, flags);
+	if (r != -1)
+		return r == 0 ? 0 : -1;
+	return real_faccessat(dirfd, path, mode, flags);
+}
+
+EXPORT int access(const char *path, int mode)
+{
+	int r = access_view(AT_FDCWD, path, mode, 0);
+	if (r != -1)
+		return r == 0 ? 0 : -1;
+	return real_faccessat(AT_FDCWD, path, mode, 0);
+}
