@@ -290,6 +290,11 @@ int shim_sys_open(int dirfd, const char *path, int flags, int mode)
 		errno = ENOENT;
 		return -2;
 	}
+	/* the ranges are kept views of their own (range-N, shared by every
+	 * set of n CPUs): view_dispatch.c's */
+	if (k == CPS_VSYS_RANGE && !shim_test_root() && (flags & O_ACCMODE) == O_RDONLY &&
+	    !(flags & (O_DIRECTORY | O_PATH)))
+		return -1;
 	bool content = k >= CPS_VSYS_MASK;
 	if (!content || (flags & O_ACCMODE) != O_RDONLY || (flags & (O_DIRECTORY | O_PATH))) {
 		/* the physical file itself */
