@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "src/cpulist.h"
 #include "src/procfs.h"
 #include "src/rawsys.h"
 
@@ -205,6 +206,16 @@ int cps_proc_each_child(pid_t pid, pid_t tid, int (*fn)(pid_t child, void *arg),
 			return r;
 	}
 	return 0;
+}
+
+int cps_online_cpus(uint64_t *m, size_t nw)
+{
+	char buf[4096];
+	int n = read_small("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	struct cps_parse_error pe;
+	return n && cps_cpulist_parse(buf, m, nw, &pe) == 0 ? 0 : -EINVAL;
 }
 
 int cps_proc_each(int (*fn)(pid_t pid, void *arg), void *arg)

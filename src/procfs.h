@@ -38,6 +38,10 @@ int cps_proc_each_thread(pid_t pid, int (*fn)(pid_t tid, void *arg), void *arg);
  * /proc/PID/task/TID/children (its first 4 KiB); stops early as above;
  * -ENOENT when the kernel has no such file (or the thread is gone). */
 int cps_proc_each_child(pid_t pid, pid_t tid, int (*fn)(pid_t child, void *arg), void *arg);
+/* The CPUs the kernel has online (/sys/devices/system/cpu/online), nw
+ * words: 0, or a negative errno (-EINVAL: unreadable as a CPU list or
+ * wider than nw words). */
+int cps_online_cpus(uint64_t *m, size_t nw);
 /* Calls fn for every process on the machine. */
 int cps_proc_each(int (*fn)(pid_t pid, void *arg), void *arg);
 

@@ -16,6 +16,7 @@
 
 #include "src/kept_views.h"
 #include "src/mask.h"
+#include "src/procfs.h"
 #include "src/rawsys.h"
 #include "src/sets.h"
 #include "src/sets_internal.h"
@@ -48,6 +49,23 @@ void cps_init_opts_default(struct cps_init_opts *o)
 	shm_caps_default(&o->caps);
 	o->mode = 0600;
 	o->gid = (gid_t)-1;
+}
+
+int cps_root_cpus_check(const uint64_t *cpus, size_t nw, uint64_t *offline)
+{
+	uint64_t online[CPS_MAX_WORDS];
+	cps_mask_zero(offline, nw);
+	if (cps_online_cpus(online, nw) < 0)
+		return 0; /* nothing to check against */
+	cps_mask_andnot(offline, cpus, online, nw);
+	return cps_mask_empty(offline, nw) ? 0 : -EINVAL;
+}
+
+const char *cps_nesting_refusal(unsigned parent_flags, unsigned flags)
+{
+	if ((flags & CPS_STRICT) && !(parent_flags & CPS_STRICT))
+		return "a strict set can only be made inside a strict set";
+	return NULL;
 }
 
 struct populate_arg {
@@ -424,10 +442,8 @@ int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *n
 		c->why = "no such parent set";
 		return cps_txn_end(c, -EINVAL);
 	}
-	if ((flags & CPS_STRICT) && !(p->flags & CPS_STRICT)) {
-		c->why = "a strict set can only be made inside a strict set";
+	if ((c->why = cps_nesting_refusal(p->flags, flags)) != NULL)
 		return cps_txn_end(c, -EINVAL);
-	}
 	if (name && find_name(c, name)) {
 		c->why = "a set with that name exists";
 		return cps_txn_end(c, -EEXIST);

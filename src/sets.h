@@ -51,6 +51,13 @@ struct cps_init_opts {
 	bool force;          /* replace an existing table */
 };
 void cps_init_opts_default(struct cps_init_opts *o);
+/* The rule for a root given its CPUs (cpuset init --cpus): every one of
+ * them online on this machine. 0, or -EINVAL with those that are not in
+ * offline (nw words); 0 when the kernel's list cannot be read. */
+int cps_root_cpus_check(const uint64_t *cpus, size_t nw, uint64_t *offline);
+/* The nesting rule: NULL if a set with flags may be made in a parent
+ * with parent_flags, else the reason (a strict set only in a strict one). */
+const char *cps_nesting_refusal(unsigned parent_flags, unsigned flags);
 int cps_init(struct cps_ctx *c, const char *name, const struct cps_init_opts *o);
 
 /* The set a process is in: its registry entry, else its nearest registered

@@ -7,6 +7,7 @@
 
 #include "shm/registry.h"
 #include "src/procfs.h"
+#include "src/check.h"
 #include "tests/testlib.h"
 
 #define NW 2 /* 128-bit masks for the synthetic tables */
@@ -40,8 +41,21 @@ static void setup_real(void)
 	tl_init(&ctx, tname, 64, 64, 256, 0, NULL);
 }
 
+static void print_violation(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "VIOLATION: %s\n", msg);
+}
+
+/* Every case leaves a table that keeps the invariants (cps_check, as
+ * cpuset-inspect --check). */
 static void teardown(void)
 {
+	struct shm_table copy;
+	ck_assert_int_eq(cps_table_copy(&ctx, &copy), 0);
+	int n = cps_check(&copy, print_violation, NULL);
+	cps_table_copy_free(&copy);
+	ck_assert_msg(n == 0, "%d violations of the table's invariants", n);
 	cps_close(&ctx);
 	shm_table_unlink(tname);
 }
@@ -334,6 +348,24 @@ START_TEST(reused_pid_is_not_member)
 }
 END_TEST
 
+/* The rules the tools apply before a table exists or a set is made. */
+START_TEST(root_cpus_online_and_nesting)
+{
+	uint64_t m[16], off[16], want[16];
+	tl_mask(m, 16, "0");
+	ck_assert_int_eq(cps_root_cpus_check(m, 16, off), 0); /* CPU 0 is always online */
+	ck_assert_int_eq(cps_mask_empty(off, 16), 1);
+	tl_mask(m, 16, "0,1000");
+	ck_assert_int_eq(cps_root_cpus_check(m, 16, off), -EINVAL);
+	tl_mask(want, 16, "1000");
+	ck_assert_int_eq(cps_mask_equal(off, want, 16), 1);
+	ck_assert_str_eq(cps_nesting_refusal(0, CPS_STRICT),
+			 "a strict set can only be made inside a strict set");
+	ck_assert_ptr_null(cps_nesting_refusal(CPS_STRICT, CPS_STRICT));
+	ck_assert_ptr_null(cps_nesting_refusal(0, CPS_AUTOCLEAN));
+}
+END_TEST
+
 /* A table that stays busy is not a missing set: EAGAIN, with its reason. */
 START_TEST(busy_table_is_not_no_such_set)
 {
@@ -467,6 +499,7 @@ static Suite *sets_suite(void)
 	tcase_add_test(tr, reused_pid_is_not_member);
 	tcase_add_test(tr, full_of_dead_members);
 	tcase_add_test(tr, busy_table_is_not_no_such_set);
+	tcase_add_test(tr, root_cpus_online_and_nesting);
 	tcase_set_timeout(tr, 60);
 	suite_add_tcase(s, tr);
 	return s;

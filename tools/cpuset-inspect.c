@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "src/check.h"
 #include "src/mask.h"
 #include "src/procfs.h"
 #include "src/sets.h"
@@ -39,44 +40,6 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 fine, 1 --check found violations, 2 bad usage,\n"
 "3 the table cannot be used.\n");
-}
-
-/* A private copy of the table, taken consistently. */
-static int table_copy(struct cps_ctx *c, struct shm_table *copy)
-{
-	unsigned char *buf = malloc(c->t.size);
-	if (!buf)
-		return -ENOMEM;
-	for (int tries = 0; tries < 1000; tries++) {
-		uint64_t seq;
-		if (shm_read_wait(&c->t, &seq, 5000) < 0)
-			break;
-		memcpy(buf, c->t.base, c->t.size);
-		if (shm_read_retry(&c->t, seq))
-			continue;
-		*copy = c->t;
-		ptrdiff_t d = buf - c->t.base;
-		copy->base = buf;
-		copy->h = (struct shm_header *)buf;
-		copy->sets += d;
-		copy->procs += d;
-		copy->threads += d;
-		copy->journal += d;
-		copy->writable = false;
-		return 0;
-	}
-	/* a writer stays inside (or died there): show what is, and say so */
-	memcpy(buf, c->t.base, c->t.size);
-	*copy = c->t;
-	ptrdiff_t d = buf - c->t.base;
-	copy->base = buf;
-	copy->h = (struct shm_header *)buf;
-	copy->sets += d;
-	copy->procs += d;
-	copy->threads += d;
-	copy->journal += d;
-	copy->writable = false;
-	return 1;
 }
 
 static struct shm_table tbl;
@@ -140,124 +103,10 @@ static void check_lock(struct cps_ctx *c)
 		     "('cpuset init --force')", why);
 }
 
-static int check(void)
+static void report_violation(void *arg, const char *msg)
 {
-	struct shm_header *h = tbl.h;
-	size_t mw = tbl_words;
-	uint64_t r[CPS_MAX_WORDS], sr[CPS_MAX_WORDS];
-	uint32_t nsets = 0, nprocs = 0, nthreads = 0;
-
-	if (h->seq & 1)
-		viol("the sequence counter is odd: a writer is inside, or died there (the next "
-		     "writer repairs it)");
-	if (h->jcount && !(h->seq & 1))
-		viol("the undo journal holds %u entries outside a write", h->jcount);
-	struct shm_set *root = shm_set_by_id(&tbl, tbl.root_id);
-	if (!root)
-		viol("the root set %u is missing", tbl.root_id);
-	for (uint32_t i = 0; i < tbl.set_slots; i++) {
-		struct shm_set *s;
-		if (!live_set(i, &s))
-			continue;
-		nsets++;
-		if (s->id % tbl.set_slots != i)
-			viol("set %u sits in slot %u, not %u", s->id, i, s->id % tbl.set_slots);
-		uint64_t *cpus = shm_set_mask(&tbl, s, SHM_MASK_CPUS);
-		if (s->flags & ~CPS_FLAGS_ALL)
-			viol("set %u has unknown flags %#x", s->id, s->flags);
-		if (memchr(s->name, 0, sizeof(s->name)) == NULL)
-			viol("set %u has an unterminated name", s->id);
-		if (s->id == tbl.root_id) {
-			if (s->parent)
-				viol("the root set has a parent (%u)", s->parent);
-		} else {
-			struct shm_set *p = shm_set_by_id(&tbl, s->parent);
-			if (!p) {
-				viol("set %u has a missing parent %u", s->id, s->parent);
-			} else {
-				if (!cps_mask_subset(cpus, shm_set_mask(&tbl, p, SHM_MASK_CPUS), mw))
-					viol("set %u holds CPUs outside its parent %u", s->id,
-					     s->parent);
-				if ((s->flags & CPS_STRICT) && !(p->flags & CPS_STRICT))
-					viol("strict set %u inside non-strict set %u", s->id,
-					     p->id);
-			}
-		}
-		/* children: reserved masks, count, strict exclusivity */
-		cps_mask_zero(r, mw);
-		cps_mask_zero(sr, mw);
-		uint32_t nch = 0;
-		for (uint32_t j = 0; j < tbl.set_slots; j++) {
-			struct shm_set *ch;
-			if (!live_set(j, &ch) || ch->parent != s->id || ch == s)
-				continue;
-			nch++;
-			uint64_t *cc = shm_set_mask(&tbl, ch, SHM_MASK_CPUS);
-			cps_mask_or(r, r, cc, mw);
-			if (ch->flags & CPS_STRICT) {
-				cps_mask_or(sr, sr, cc, mw);
-				for (uint32_t k = 0; k < tbl.set_slots; k++) {
-					struct shm_set *sib;
-					if (!live_set(k, &sib) || sib == ch || sib->parent != s->id)
-						continue;
-					if (cps_mask_intersects(cc, shm_set_mask(&tbl, sib, SHM_MASK_CPUS), mw))
-						viol("strict set %u shares CPUs with sibling %u", ch->id,
-						     sib->id);
-				}
-			}
-		}
-		if (!cps_mask_equal(r, shm_set_mask(&tbl, s, SHM_MASK_RESERVED), mw))
-			viol("set %u: reserved CPUs are not the union of its children's", s->id);
-		if (!cps_mask_equal(sr, shm_set_mask(&tbl, s, SHM_MASK_SRESERVED), mw))
-			viol("set %u: strictly reserved CPUs are not the union of its strict "
-			     "children's", s->id);
-		if (nch != s->nchildren)
-			viol("set %u counts %u children but has %u", s->id, s->nchildren, nch);
-		uint32_t nm = 0;
-		for (uint32_t j = 0; j < tbl.proc_slots; j++) {
-			struct shm_proc *p = shm_proc_at(&tbl, j);
-			if (p->pid > 0 && p->set == s->id)
-				nm++;
-		}
-		if (nm != s->nmembers)
-			viol("set %u counts %u members but has %u", s->id, s->nmembers, nm);
-		if (nm && !s->attached)
-			viol("set %u has members but is not marked attached", s->id);
-		for (uint32_t j = i + 1; j < tbl.set_slots && s->name[0]; j++) {
-			struct shm_set *o;
-			if (live_set(j, &o) && !strncmp(o->name, s->name, SHM_NAME_MAX))
-				viol("sets %u and %u share the name '%s'", s->id, o->id, s->name);
-		}
-	}
-	if (nsets != h->nsets)
-		viol("the header counts %u sets but there are %u", h->nsets, nsets);
-	for (uint32_t j = 0; j < tbl.proc_slots; j++) {
-		struct shm_proc *p = shm_proc_at(&tbl, j);
-		if (p->pid == 0)
-			continue;
-		nprocs++;
-		if (p->pid < 0)
-			viol("member slot %u holds pid %d", j, p->pid);
-		else if (shm_proc_find(&tbl, p->pid) != (long)j)
-			viol("member %d in slot %u cannot be found by its pid (dangling index)",
-			     p->pid, j);
-		if (!shm_set_by_id(&tbl, p->set))
-			viol("member %d is in a missing set %u", p->pid, p->set);
-	}
-	if (nprocs != h->nprocs)
-		viol("the header counts %u members but there are %u", h->nprocs, nprocs);
-	for (uint32_t j = 0; j < tbl.thread_slots; j++) {
-		struct shm_thread *th = shm_thread_at(&tbl, j);
-		if (th->tid == 0)
-			continue;
-		nthreads++;
-		if (th->tid < 0 || shm_thread_find(&tbl, th->tid) != (long)j)
-			viol("thread %d in slot %u cannot be found by its tid (dangling index)",
-			     th->tid, j);
-	}
-	if (nthreads != h->nthreads)
-		viol("the header counts %u threads but there are %u", h->nthreads, nthreads);
-	return nviol;
+	(void)arg;
+	viol("%s", msg);
 }
 
 static int dead_members(void)
@@ -453,14 +302,14 @@ int main(int argc, char **argv)
 	int r = cli_open(&c, table, CPS_OPEN_READ);
 	if (r)
 		return r;
-	if (table_copy(&c, &tbl) < 0) {
+	if (cps_table_copy(&c, &tbl) < 0) {
 		cli_err("out of memory");
 		return CLI_TABLE;
 	}
 	tbl_words = tbl.mask_words < CPS_MAX_WORDS ? tbl.mask_words : CPS_MAX_WORDS;
 	if (do_check) {
 		check_lock(&c);
-		check();
+		cps_check(&tbl, report_violation, NULL);
 	}
 	if (json) {
 		show_json(do_check);
@@ -480,7 +329,7 @@ int main(int argc, char **argv)
 		else
 			printf("table %s: %d violation%s\n", tbl.name, nviol, nviol == 1 ? "" : "s");
 	}
-	free(tbl.base);
+	cps_table_copy_free(&tbl);
 	cps_close(&c);
 	return do_check && nviol ? CLI_REFUSED : CLI_OK;
 }

@@ -143,19 +143,8 @@ static int cmd_init(int argc, char **argv)
 		r = cli_cpus(cpus, m, o.caps.mask_bits / 64);
 		if (r)
 			return r;
-		/* the root may only hold CPUs this machine has online */
-		uint64_t online[CPS_MAX_WORDS];
-		char buf[4096];
-		FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = 0;
-		struct cps_parse_error pe;
-		if (n && cps_cpulist_parse(buf, online, o.caps.mask_bits / 64, &pe) == 0 &&
-		    !cps_mask_subset(m, online, o.caps.mask_bits / 64)) {
-			uint64_t off[CPS_MAX_WORDS];
-			cps_mask_andnot(off, m, online, o.caps.mask_bits / 64);
+		uint64_t off[CPS_MAX_WORDS];
+		if (cps_root_cpus_check(m, o.caps.mask_bits / 64, off) < 0) {
 			cli_err("init: CPUs %s are not online on this machine", cli_cpulist(off, o.caps.mask_bits / 64));
 			return CLI_USAGE;
 		}
@@ -226,10 +215,10 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 			return cli_refused(r, c->why, "create");
 		if (cps_mask_empty(m, mw)) {
 			struct cps_setinfo ps;
-			if ((flags & CPS_STRICT) && cps_set_get(c, pid ? pid : cps_current(c), &ps) == 0 &&
-			    !(ps.flags & CPS_STRICT))
-				return cli_refused(EINVAL, "a strict set can only be made inside a strict set",
-						   "create");
+			const char *why;
+			if (cps_set_get(c, pid ? pid : cps_current(c), &ps) == 0 &&
+			    (why = cps_nesting_refusal(ps.flags, flags)) != NULL)
+				return cli_refused(EINVAL, why, "create");
 			return cli_refused(EBUSY, "the parent has no free CPU for such a set",
 					   "create");
 		}
