@@ -221,7 +221,8 @@ static int parse_uint(const char *s, size_t pos, size_t end, unsigned *v, size_t
 	while (p < end && cps_is_digit(s[p])) {
 		unsigned d = (unsigned)(s[p] - '0');
 
-		if (x > (UINT_MAX - d) / 10)
+		/* x * 10 + d > UINT_MAX, without a division per digit */
+		if (x > UINT_MAX / 10 || (x == UINT_MAX / 10 && d > UINT_MAX % 10))
 			return -2;
 		x = x * 10 + d;
 		p++;
@@ -349,7 +350,8 @@ static int stat_fields(const char *s, size_t pos, size_t end, unsigned *count,
 		while (p < end && cps_is_digit(s[p])) {
 			unsigned d = (unsigned)(s[p] - '0');
 
-			if (x > (ULLONG_MAX - d) / 10)
+			/* x * 10 + d > ULLONG_MAX, without a division */
+			if (x > ULLONG_MAX / 10 || (x == ULLONG_MAX / 10 && d > ULLONG_MAX % 10))
 				return -EINVAL;
 			x = x * 10 + d;
 			p++;
@@ -395,11 +397,22 @@ static int stat_classify(const char *s, const struct line *l, struct stat_line *
 	return stat_fields(s, p, l->eol, &sl->nfields, NULL, 0);
 }
 
+/* n in decimal after what b holds */
+static int buf_append_dec(struct cps_buf *b, unsigned long long n)
+{
+	char d[CPS_DEC_MAX];
+	return cps_buf_append(b, d, cps_fmt_dec(d, n));
+}
+
+/* Fields of the cpu lines added up on the stack up to this many (the
+ * kernel prints 10); a wider line takes a buffer from the heap. */
+#define STAT_SUM_STACK 32
+
 int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 		  const struct cps_view_input *s)
 {
 	size_t start_len = out->len, pos;
-	unsigned long long *sum = NULL;
+	unsigned long long stack_sum[STAT_SUM_STACK], *sum = stack_sum;
 	unsigned maxf = 0, v = 0, nf;
 	bool found = false;
 	struct stat_line sl;
@@ -407,7 +420,12 @@ int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 	int r = 0;
 
 	/* The total comes first but is the sum of what follows: check and
-	 * measure every cpu line, add up the kept ones, then write. */
+	 * measure every cpu line, add up the kept ones (in the same pass
+	 * while they fit on the stack), then write. The view is no longer
+	 * than the file: room for it at once. */
+	memset(stack_sum, 0, sizeof(stack_sum));
+	if ((r = buf_reserve(out, len)) != 0)
+		return r;
 	for (pos = 0; next_line(real, len, pos, &l); pos = l.next) {
 		r = stat_classify(real, &l, &sl);
 		if (r)
@@ -417,41 +435,56 @@ int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 		found = true;
 		if (sl.nfields > maxf)
 			maxf = sl.nfields;
+		if (sl.kind == STAT_CPU && maxf <= STAT_SUM_STACK &&
+		    cps_mask_test(s->set, s->nw, sl.cpu))
+			stat_fields(real, sl.fields, l.eol, &nf, sum, STAT_SUM_STACK);
 	}
 	if (!found)
 		return -EINVAL;
-	sum = calloc(maxf, sizeof(*sum));
-	if (!sum)
-		return -ENOMEM;
-	for (pos = 0; next_line(real, len, pos, &l); pos = l.next) {
-		stat_classify(real, &l, &sl);
-		if (sl.kind == STAT_CPU && cps_mask_test(s->set, s->nw, sl.cpu))
-			stat_fields(real, sl.fields, l.eol, &nf, sum, maxf);
-	}
-
-	for (pos = 0; !r && next_line(real, len, pos, &l); pos = l.next) {
-		stat_classify(real, &l, &sl);
-		switch (sl.kind) {
-		case STAT_TOTAL:
-			r = cps_buf_append(out, "cpu ", 4);
-			for (unsigned i = 0; !r && i < sl.nfields; i++)
-				r = cps_buf_printf(out, " %llu", sum[i]);
-			if (!r)
-				r = cps_buf_append(out, real + l.eol, l.next - l.eol);
-			break;
-		case STAT_CPU:
-			if (!cps_mask_test(s->set, s->nw, sl.cpu))
-				break;
-			r = cps_buf_printf(out, "cpu%u", v++);
-			if (!r)
-				r = cps_buf_append(out, real + sl.fields, l.next - sl.fields);
-			break;
-		default:
-			r = cps_buf_append(out, real + l.start, l.next - l.start);
-			break;
+	if (maxf > STAT_SUM_STACK) {
+		sum = calloc(maxf, sizeof(*sum));
+		if (!sum)
+			return -ENOMEM;
+		for (pos = 0; next_line(real, len, pos, &l); pos = l.next) {
+			stat_classify(real, &l, &sl);
+			if (sl.kind == STAT_CPU && cps_mask_test(s->set, s->nw, sl.cpu))
+				stat_fields(real, sl.fields, l.eol, &nf, sum, maxf);
 		}
 	}
-	free(sum);
+
+	/* the lines checked above: what kind each is needs no more than
+	 * its name here */
+	for (pos = 0; !r && next_line(real, len, pos, &l); pos = l.next) {
+		size_t p = l.start + 3, e;
+		unsigned cpu;
+		if (!has_prefix(real, l.start, l.eol, "cpu") || p >= l.eol) {
+			r = cps_buf_append(out, real + l.start, l.next - l.start);
+		} else if (is_blank(real[p])) {
+			/* the total: as many fields as it had */
+			stat_fields(real, p, l.eol, &nf, NULL, 0);
+			r = cps_buf_append(out, "cpu ", 4);
+			for (unsigned i = 0; !r && i < nf; i++) {
+				r = cps_buf_append(out, " ", 1);
+				if (!r)
+					r = buf_append_dec(out, sum[i]);
+			}
+			if (!r)
+				r = cps_buf_append(out, real + l.eol, l.next - l.eol);
+		} else if (cps_is_digit(real[p]) && parse_uint(real, p, l.eol, &cpu, &e) == 0 &&
+			   e < l.eol && is_blank(real[e])) {
+			if (!cps_mask_test(s->set, s->nw, cpu))
+				continue;
+			r = cps_buf_append(out, "cpu", 3);
+			if (!r)
+				r = buf_append_dec(out, v++);
+			if (!r)
+				r = cps_buf_append(out, real + e, l.next - e);
+		} else {
+			r = cps_buf_append(out, real + l.start, l.next - l.start);
+		}
+	}
+	if (sum != stack_sum)
+		free(sum);
 	return view_done(out, start_len, r);
 }
 
