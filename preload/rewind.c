@@ -41,10 +41,15 @@ struct vfd {
 static struct vfd **vfds; /* VFD_MAX entries, mapped at the first view */
 static pthread_mutex_t vfd_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void shim_rewind_remember(int fd, enum vkind k, const char *real)
+void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct stat *id)
 {
 	struct stat sb;
-	if ((unsigned)fd >= VFD_MAX || fstat(fd, &sb) < 0 || pthread_mutex_trylock(&vfd_lock))
+	if (id) {
+		sb.st_dev = id->st_dev;
+		sb.st_ino = id->st_ino;
+	}
+	if ((unsigned)fd >= VFD_MAX || (!id && fstat(fd, &sb) < 0) ||
+	    pthread_mutex_trylock(&vfd_lock))
 		return;
 	if (!vfds) {
 		void *m = mmap(NULL, VFD_MAX * sizeof(*vfds), PROT_READ | PROT_WRITE,
@@ -84,6 +89,9 @@ static void view_rewound(int fd)
 		/* closed since, and the number given to another file */
 		__atomic_store_n(&vfds[fd], NULL, __ATOMIC_RELEASE);
 		free(t);
+	} else if (shim_pool_rewound(&sb) == 0) {
+		/* one of the pool's files: made again from what it holds now
+		 * (the same file serves one view after another) */
 	} else if (shim_cpus_now(&v)) {
 		struct cps_buf b = { 0 };
 		char p[64];

@@ -86,11 +86,29 @@ const char *shim_kept_dirname(void);
 int shim_kept_store(enum vkind k, const char *name, uint64_t key, const char *data, size_t len,
 		    int flags);
 
+/* ---- view_pool.c ---- */
+
+struct stat;
+/* A view made at each open (kind k of the real file real; tid: of a
+ * thread's status) holding data, from the process's pool of files: an fd
+ * opened with the caller's flags, its file's identity in *id; or -1 (no
+ * pool, all held, too large, refused): make it another way. */
+int shim_pool_deliver(enum vkind k, const char *real, pid_t tid, const char *data, size_t len,
+		      int flags, struct stat *id);
+/* The file sb describes is read again from the start: if it is one of
+ * the pool's, it is made again (0); -1: not one of them. */
+int shim_pool_rewound(const struct stat *sb);
+/* The real /proc/stat (V_STAT) or the process's status (V_STATUS_PROC),
+ * fresh, from a descriptor kept open: 0 and a malloc'd *out, or a
+ * negative errno (-EAGAIN: not now, read it the usual way). */
+int shim_real_read(enum vkind k, char **out, size_t *len);
+
 /* ---- rewind.c ---- */
 
 /* Remember fd as a view of kind k made at its open from the real file
- * real, to make it again when the program goes back to the start. */
-void shim_rewind_remember(int fd, enum vkind k, const char *real);
+ * real, to make it again when the program goes back to the start; id:
+ * its file's identity if known (else fstat). */
+void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct stat *id);
 
 #pragma GCC visibility pop
 

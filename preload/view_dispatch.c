@@ -157,14 +157,17 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 	char *in = NULL;
 	size_t inlen = 0;
 	int r = 0;
-	if (k != V_RANGE && (r = slurp(real, &in, &inlen)) < 0)
+	/* stat and status: from the descriptor kept open if it can be had */
+	if (k != V_RANGE && (k != V_STAT && k != V_STATUS_PROC ? -1 : shim_real_read(k, &in, &inlen)) < 0 &&
+	    (r = slurp(real, &in, &inlen)) < 0)
 		return r;
 	switch (k) {
 	case V_CPUINFO: r = cps_view_cpuinfo_set(out, in, inlen, &s); break;
 	case V_STAT: r = cps_view_stat(out, in, inlen, &s); break;
 	case V_STATUS_PROC:
 	case V_STATUS_THREAD:
-		if (!shim_thread_vmask(k == V_STATUS_PROC ? getpid() : tid, v, vallowed, v->nw)) {
+		if (!shim_thread_vmask(k == V_STATUS_PROC ? (shim_self_pid ? shim_self_pid : getpid()) : tid,
+				       v, vallowed, v->nw)) {
 			r = -EINVAL;
 			break;
 		}

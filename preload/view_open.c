@@ -41,8 +41,19 @@ bool shim_write_all(int fd, const char *data, size_t len)
 static int make_fd(const char *data, size_t len, int flags, bool sealed)
 {
 	int mfd = memfd_create("cpusetshim-view", MFD_CLOEXEC | (sealed ? MFD_ALLOW_SEALING : 0));
-	if (mfd < 0)
-		return -1;
+	if (mfd < 0) {
+		/* refused (a seccomp filter, an old kernel): an unlinked
+		 * tmpfs file does as well, unsealed */
+		shim_debug("memfd_create: %s; an unlinked file instead", strerror(errno));
+		mfd = shim_real.open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (mfd < 0) {
+			const char *t = getenv("TMPDIR");
+			mfd = shim_real.open(t && *t ? t : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		}
+		if (mfd < 0)
+			return -1;
+		sealed = false;
+	}
 	if (!shim_write_all(mfd, data, len)) {
 		close(mfd);
 		return -1;
@@ -94,9 +105,15 @@ int shim_view_open(int dirfd, const char *path, int flags)
 		fd = shim_kept_store(k, name, key, out.p, out.len, flags);
 	if (r == 0 && fd < 0) {
 		bool kept_kind = k == V_RANGE || k == V_CPUINFO;
-		fd = make_fd(out.p, out.len, flags, kept_kind);
-		if (fd >= 0 && !kept_kind)
-			shim_rewind_remember(fd, k, real);
+		struct stat id;
+		if (!kept_kind && (fd = shim_pool_deliver(k, real, k == V_STATUS_THREAD ? shim_gettid() : 0,
+						       out.p, out.len, flags, &id)) >= 0) {
+			shim_rewind_remember(fd, k, real, &id);
+		} else {
+			fd = make_fd(out.p, out.len, flags, kept_kind);
+			if (fd >= 0 && !kept_kind)
+				shim_rewind_remember(fd, k, real, NULL);
+		}
 	}
 	cps_buf_free(&out);
 	if (fd < 0)

@@ -27,8 +27,9 @@ int cps_kept_dir(char *buf, size_t len, const char *table, uid_t uid)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* Empties and removes one directory of kept views (flat: files only). */
-static int remove_dir(int parent, const char *name)
+/* Empties and removes one directory of kept views: files, and the pools
+ * of views made at each open (p.<pid>, files only) one level down. */
+static int remove_dir(int parent, const char *name, int depth)
 {
 	int dfd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
@@ -41,8 +42,9 @@ static int remove_dir(int parent, const char *name)
 	}
 	struct dirent *de;
 	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			unlinkat(dirfd(d), de->d_name, 0);
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    unlinkat(dirfd(d), de->d_name, 0) < 0 && errno == EISDIR && depth == 0)
+			remove_dir(dirfd(d), de->d_name, 1);
 	closedir(d);
 	return unlinkat(parent, name, AT_REMOVEDIR) < 0 ? -errno : 0;
 }
@@ -70,7 +72,7 @@ int cps_kept_remove(const char *table)
 			continue;
 		struct stat st;
 		if (fstatat(dirfd(d), nm, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
-		    remove_dir(dirfd(d), nm) == 0)
+		    remove_dir(dirfd(d), nm, 0) == 0)
 			removed++;
 	}
 	closedir(d);

@@ -6,6 +6,10 @@
  *
  *     /dev/shm/<table>.views.<uid>/<kind>-<key>
  *
+ * Beside them, each process that opens /proc/stat or a status file has a
+ * pool of a few files for those views (made at each open): p.<pid>/<n>,
+ * mode 0700, removed at its exit (preload/view_pool.c).
+ *
  * A process trusts the directory only if it is a real directory owned by
  * its effective uid and writable by nobody else, so no other user can
  * put contents there; the files in it are replaced with rename(2), so an

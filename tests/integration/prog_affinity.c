@@ -5,6 +5,10 @@
  *       N: the set's size; LIST: its physical CPUs (e.g. "1" or "0-1");
  *       nowrap: CPUSETSHIM_WRAP=0 is set, so a virtual CPU beyond the set
  *       is refused instead of wrapped.
+ *   prog_affinity --filtered N LIST [flock]
+ *       the views under a seccomp filter that refuses memfd_create (and
+ *       flock): all still delivered, virtual. Exit 77 if no filter can be
+ *       installed.
  *   prog_affinity --hold FILE
  *       print "pid P vmask L real_mask L real_cpu C" (lists of CPUs), then
  *       wait (at most 60 s) until FILE exists, so the caller can look at
@@ -24,7 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -970,6 +977,93 @@ struct tinfo {
 	int cpu, vcpu, attr_rc;
 };
 
+/* Views made at each open come from a small pool of files per process,
+ * each reused once no open file description of it is left. A view still
+ * open in a child (forked, or forked and exec'd), or mapped after its
+ * descriptor was closed, must keep its own contents while the parent
+ * opens view after view (more than the pool holds). */
+static void churn_views(int rounds)
+{
+	for (int i = 0; i < rounds; i++) {
+		size_t len;
+		free(read_path(i % 2 ? "/proc/self/status" : "/proc/stat", &len));
+	}
+}
+
+static void test_views_outlive(void)
+{
+	static const char *const how[] = { "a forked child's", "an exec'd child's (cat)",
+					   "a mapped" };
+	for (int mode = 0; mode < 3; mode++) {
+		int fd = open("/proc/stat", O_RDONLY); /* no O_CLOEXEC: it survives exec */
+		if (fd < 0) {
+			check(0, "open(/proc/stat): %s", strerror(errno));
+			return;
+		}
+		if (mode == 2) {
+			struct stat sb;
+			char *m = fstat(fd, &sb) == 0 && sb.st_size > 0
+					  ? mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0)
+					  : MAP_FAILED;
+			close(fd);
+			check(m != MAP_FAILED, "a stat view can be mapped (size %lld)",
+			      (long long)sb.st_size);
+			if (m == MAP_FAILED)
+				continue;
+			churn_views(40);
+			char *t = malloc((size_t)sb.st_size + 1);
+			memcpy(t, m, (size_t)sb.st_size);
+			t[sb.st_size] = 0;
+			check(strstr(t, "Cpus_allowed") == NULL,
+			      "%s stat view kept its contents while 40 views were opened", how[mode]);
+			check_stat(how[mode], t);
+			free(t);
+			munmap(m, (size_t)sb.st_size);
+			continue;
+		}
+		int go[2], out[2];
+		if (pipe(go) < 0 || pipe(out) < 0) {
+			check(0, "pipe: %s", strerror(errno));
+			return;
+		}
+		fflush(stdout);
+		pid_t c = fork();
+		if (c == 0) {
+			char tok;
+			close(go[1]);
+			close(out[0]);
+			if (read(go[0], &tok, 1) != 1)
+				_exit(2);
+			if (mode == 1) {
+				dup2(fd, 0);
+				dup2(out[1], 1);
+				execlp("cat", "cat", (char *)NULL);
+				_exit(127);
+			}
+			size_t len;
+			char *t = read_fd(fd, &len);
+			_exit(write(out[1], t, len) == (ssize_t)len ? 0 : 3);
+		}
+		close(go[0]);
+		close(out[1]);
+		close(fd); /* the child's description is the only one left */
+		churn_views(40);
+		if (write(go[1], "x", 1) != 1)
+			check(0, "write to the child: %s", strerror(errno));
+		close(go[1]);
+		size_t len;
+		char *t = read_fd(out[0], &len);
+		close(out[0]);
+		int st = 0;
+		waitpid(c, &st, 0);
+		check(WIFEXITED(st) && WEXITSTATUS(st) == 0 && len > 0 && !strstr(t, "Cpus_allowed"),
+		      "%s stat view kept its contents while the parent opened 40 views (status %d, "
+		      "%zu bytes)", how[mode], st, len);
+		check_stat(how[mode], t);
+		free(t);
+	}
+}
+
 static void *attr_thread(void *p)
 {
 	struct tinfo *ti = p;
@@ -1163,12 +1257,99 @@ static int race(int want)
 	return race_bad ? 1 : 0;
 }
 
+/* ---- views under a seccomp filter ----
+ *
+ * A program whose seccomp filter refuses memfd_create (EPERM), and with
+ * "flock" flock too (so no pool file can be claimed either), must still
+ * get every view: nothing it does may fail because the shim is loaded. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#define HAVE_FILTER 1
+#if defined(__x86_64__)
+#define FILTER_ARCH AUDIT_ARCH_X86_64
+#else
+#define FILTER_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+static int refuse(bool flock_too)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FILTER_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_memfd_create, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, flock_too ? SYS_flock : (unsigned)-1, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof(f) / sizeof(f[0])), f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		return -1;
+	return 0;
+}
+#endif
+
+static int views_filtered(bool flock_too)
+{
+#ifdef HAVE_FILTER
+	if (refuse(flock_too) != 0) {
+		printf("SKIP: cannot install a seccomp filter: %s\n", strerror(errno));
+		return 77;
+	}
+	errno = 0;
+	long m = syscall(SYS_memfd_create, "probe", 0);
+	check(m < 0 && errno == EPERM, "the filter refuses memfd_create (%ld, errno %d)", m, errno);
+	if (flock_too) {
+		errno = 0;
+		check(flock(0, LOCK_SH | LOCK_NB) < 0 && errno == EPERM,
+		      "the filter refuses flock (errno %d)", errno);
+	}
+	const char *how = flock_too ? "memfd_create and flock refused:" : "memfd_create refused:";
+	for (int i = 0; i < 3; i++) {
+		size_t len;
+		char *t = read_path("/proc/stat", &len);
+		check(t != NULL, "%s /proc/stat opens (%s)", how, t ? "yes" : strerror(errno));
+		if (t)
+			check_stat(how, t);
+		free(t);
+		check_status("/proc/self/status");
+		check_status("/proc/thread-self/status");
+	}
+	check_range_file("/sys/devices/system/cpu/online");
+	size_t len;
+	char *t = read_path("/proc/cpuinfo", &len);
+	if (t)
+		check_cpuinfo(how, t);
+	check(t != NULL, "%s /proc/cpuinfo opens", how);
+	free(t);
+	printf("%d passed, %d failed\n", passes, failures);
+	return failures ? 1 : 0;
+#else
+	(void)flock_too;
+	printf("SKIP: no seccomp filter for this architecture in the test\n");
+	return 77;
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--hold"))
 		return hold(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--race"))
 		return race(atoi(argv[2]));
+	/* prog_affinity --filtered N LIST [flock] */
+	if (argc >= 4 && !strcmp(argv[1], "--filtered")) {
+		n = atoi(argv[2]);
+		if (n < 1 || parse_list(argv[3]) != n)
+			return 2;
+		return views_filtered(argc == 5 && !strcmp(argv[4], "flock"));
+	}
 	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "nowrap"))) {
 		fprintf(stderr, "usage: prog_affinity N LIST [nowrap] | --hold FILE | --race N\n");
 		return 2;
@@ -1190,6 +1371,7 @@ int main(int argc, char **argv)
 	test_pin(A_SYSCALL);
 	test_getcpu();
 	test_files();
+	test_views_outlive();
 	test_attr();
 	test_other_thread();
 	check(open_errno_changed == 0,

@@ -250,6 +250,23 @@ os.waitpid(pid, 0)')" "$n [$(seq_join 0 $((n - 1)) ', ')]"
 	expect_eq "$t: prog_affinity, CPUSETSHIM_WRAP=0: exit status" "$?" 0
 	relay "$t: prog_affinity nowrap" "$T/aff.out"
 
+	# Under a seccomp filter that refuses memfd_create (and flock, so
+	# no pool file can be claimed): every view still delivered, virtual,
+	# made at each open too (no kept views, no pool)
+	for _env in "" CPUSETSHIM_KEEP_VIEWS=0 CPUSETSHIM_VIEW_POOL=0; do
+		for _fl in "" flock; do
+			env $_env timeout 120 "$CPUSET_RUN" --set "$s" \
+				"$PROG_AFF" --filtered "$n" "$list" $_fl >"$T/aff.out" 2>&1
+			_st=$?
+			if [ $_st = 77 ]; then
+				echo "# SKIP $t: views under seccomp: $(cat "$T/aff.out")"
+				continue
+			fi
+			expect_eq "$t: views, memfd_create${_fl:+ and flock} refused ${_env:-}: exit status" "$_st" 0
+			relay "$t: views, seccomp ${_fl:-memfd} ${_env:-}" "$T/aff.out"
+		done
+	done
+
 	# A constructor that asks before the shim's constructor ran. ld.so
 	# calls the initialisers of preloaded objects last-listed first, so
 	# "shim lib" makes lib's run first (checked with LD_DEBUG); the

@@ -1,0 +1,427 @@
+/* Views made at each open (/proc/stat, status) without a new file per
+ * open, and their real files read without an open per view.
+ *
+ * The pool: a few tmpfs files of this process, in a private directory
+ * beside the kept views (<kept dir>/p.<pid>/<slot>, mode 0700), each
+ * mapped once (MAP_SHARED). A view is one of them, written through the
+ * mapping (truncate(2) by name when its length changes) and opened
+ * read-only by name, so an open costs an open(2) of a tmpfs file and a
+ * copy, where a new memfd costs its creation, its first pages and a reopen
+ * through /proc/self/fd. A file is reused only when no open file
+ * description of it is left anywhere: each one handed out holds an
+ * exclusive flock(2), which lives as long as the description does
+ * (through dup, fork, exec, SCM_RIGHTS and mmap), and the next taker's
+ * LOCK_NB on its own new description fails while it does. Nothing but the
+ * program's descriptions is held, so nothing of ours sits in its
+ * descriptor table.
+ *
+ * The real files: /proc/stat and the process's own status are kept open
+ * (one descriptor each, close-on-exec, placed high) and read with pread at
+ * offset 0, which makes procfs produce them again, fresh, as a new open
+ * would. Before each use the descriptor is checked with fstat (the program
+ * may have closed it and got the number again for a file of its own);
+ * after a fork the child opens its own.
+ *
+ * Anything that fails (no directory, a seccomp filter refusing flock or
+ * madvise, /dev/shm full, a view larger than a slot) gives -1, and the
+ * caller makes the view the old way. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "preload/shim.h"
+#include "preload/view.h"
+#include "src/kept_views.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+#define POOL_SLOTS 8
+#define POOL_MAP ((size_t)1 << 20) /* address space reserved per slot */
+
+struct slot {
+	int busy;           /* a thread is at it (atomic) */
+	unsigned skip;      /* turns to pass it by after finding it held */
+	unsigned char *map; /* POOL_MAP bytes of it; NULL: not made yet */
+	size_t size;        /* its length; its pages up to there exist */
+	dev_t dev;
+	ino_t ino;
+	/* what it holds, to make it again when read from the start */
+	enum vkind k;
+	pid_t tid;
+	char real[64];
+};
+
+static struct {
+	int state; /* 0: not tried (for pid), 1: usable, -1: not */
+	pid_t pid; /* the process the pool is of: a forked child makes its own */
+	unsigned next;
+	size_t page, dirlen;
+	char dir[SHIM_KEPT_DIR_MAX + 32];
+	struct slot s[POOL_SLOTS];
+} pool;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* <pool dir>/<i> (i < 10), without stdio: this is on every open */
+static int slot_path(unsigned i, char *buf, size_t len)
+{
+	size_t dl = pool.dirlen;
+	if (i > 9 || dl + 3 > len)
+		return -1;
+	memcpy(buf, pool.dir, dl);
+	buf[dl] = '/';
+	buf[dl + 1] = (char)('0' + i);
+	buf[dl + 2] = 0;
+	return 0;
+}
+
+/* Removes a pool directory (flat) under the kept views' directory. */
+static void remove_pool_dir(const char *dir)
+{
+	char p[sizeof(pool.dir) + 16];
+	for (unsigned i = 0; i < POOL_SLOTS; i++) {
+		int n = snprintf(p, sizeof(p), "%s/%u", dir, i);
+		if (n > 0 && (size_t)n < sizeof(p))
+			unlink(p);
+	}
+	rmdir(dir);
+}
+
+/* Pools of processes that are gone (killed before their exit could
+ * remove them), once per process that makes a pool. */
+static void reap_dead(const char *kept)
+{
+	DIR *d = opendir(kept);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *nm = de->d_name;
+		if (nm[0] != 'p' || nm[1] != '.' || !nm[2] || strspn(nm + 2, "0123456789") != strlen(nm + 2))
+			continue;
+		long pid = strtol(nm + 2, NULL, 10);
+		if (pid <= 0 || pid == shim_self_pid || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char p[sizeof(pool.dir)];
+		int n = snprintf(p, sizeof(p), "%s/%s", kept, nm);
+		if (n > 0 && (size_t)n < sizeof(p))
+			remove_pool_dir(p);
+	}
+	closedir(d);
+}
+
+/* Drops a pool (a parent's, inherited by fork; or one whose directory
+ * went away): its mappings, not its files. Under pool_lock. */
+static void pool_reset(pid_t pid)
+{
+	for (unsigned i = 0; i < POOL_SLOTS; i++)
+		if (pool.s[i].map)
+			munmap(pool.s[i].map, POOL_MAP);
+	memset(pool.s, 0, sizeof(pool.s));
+	pool.state = 0;
+	pool.pid = pid;
+}
+
+/* A directory of ours nobody else may write (as the kept views'). */
+static bool own_dir(const char *d, mode_t mode)
+{
+	struct stat sb;
+	if (mkdir(d, mode) < 0 && errno != EEXIST)
+		return false;
+	return lstat(d, &sb) == 0 && S_ISDIR(sb.st_mode) && sb.st_uid == geteuid() &&
+	       !(sb.st_mode & (S_IWGRP | S_IWOTH)) && (mode != 0700 || !(sb.st_mode & 077));
+}
+
+static bool pool_ready(void)
+{
+	pid_t me = shim_self_pid;
+	if (CPS_LIKELY(__atomic_load_n(&pool.state, __ATOMIC_ACQUIRE) > 0 && pool.pid == me))
+		return true;
+	if (pthread_mutex_trylock(&pool_lock) != 0)
+		return false;
+	if (pool.pid != me)
+		pool_reset(me);
+	if (pool.state == 0) {
+		char kept[SHIM_KEPT_DIR_MAX] = "";
+		int n = -1;
+		pool.state = -1;
+		if (!shim_env_off("CPUSETSHIM_VIEW_POOL") &&
+		    cps_kept_dir(kept, sizeof(kept), shim_table_name(), geteuid()) == 0 &&
+		    own_dir(kept, 0755))
+			n = snprintf(pool.dir, sizeof(pool.dir), "%s/p.%d", kept, (int)me);
+		if (n > 0 && (size_t)n < sizeof(pool.dir)) {
+			reap_dead(kept);
+			pool.dirlen = strlen(pool.dir);
+			if (own_dir(pool.dir, 0700)) {
+				long pg = sysconf(_SC_PAGESIZE);
+				pool.page = pg > 0 ? (size_t)pg : 4096;
+				__atomic_store_n(&pool.state, 1, __ATOMIC_RELEASE);
+			}
+		}
+		if (pool.state < 0)
+			shim_debug("stat and status views: no pool directory, a new file each open");
+	}
+	bool ok = pool.state > 0;
+	pthread_mutex_unlock(&pool_lock);
+	return ok;
+}
+
+/* Pages [from, to) of slot s exist after this, or it fails without
+ * SIGBUS (a full /dev/shm, a kernel without MADV_POPULATE_WRITE). */
+static bool populate(struct slot *s, size_t from, size_t to)
+{
+	size_t a = (from + pool.page - 1) / pool.page * pool.page;
+	size_t b = (to + pool.page - 1) / pool.page * pool.page;
+	return b <= a || madvise(s->map + a, b - a, MADV_POPULATE_WRITE) == 0;
+}
+
+/* Makes slot i's file and mapping (a file left by a dead process of our
+ * pid is taken over). */
+static bool slot_make(unsigned i)
+{
+	struct slot *s = &pool.s[i];
+	char p[sizeof(pool.dir) + 16];
+	struct stat sb;
+	if (slot_path(i, p, sizeof(p)) < 0)
+		return false;
+	int w = shim_real.open(p, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (w < 0)
+		return false;
+	void *m = MAP_FAILED;
+	if (fstat(w, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == geteuid() &&
+	    (size_t)sb.st_size <= POOL_MAP)
+		m = mmap(NULL, POOL_MAP, PROT_READ | PROT_WRITE, MAP_SHARED, w, 0);
+	close(w);
+	if (m == MAP_FAILED)
+		return false;
+	s->map = m;
+	s->size = (size_t)sb.st_size;
+	s->dev = sb.st_dev;
+	s->ino = sb.st_ino;
+	if (!populate(s, 0, s->size)) {
+		munmap(m, POOL_MAP);
+		s->map = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* Slot s (its file named p) holds data after this, or false. */
+static bool slot_fill(struct slot *s, const char *p, const char *data, size_t len)
+{
+	if (len > s->size) {
+		if (truncate(p, (off_t)len) < 0)
+			return false;
+		if (!populate(s, s->size, len)) {
+			truncate(p, (off_t)s->size);
+			return false;
+		}
+	}
+	memcpy(s->map, data, len);
+	if (len < s->size && truncate(p, (off_t)len) < 0)
+		return false;
+	s->size = len;
+	return true;
+}
+
+static void slot_release(struct slot *s)
+{
+	__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+}
+
+int shim_pool_deliver(enum vkind k, const char *real, pid_t tid, const char *data, size_t len,
+		      int flags, struct stat *id)
+{
+	if (len > POOL_MAP || strlen(real) >= sizeof(pool.s[0].real) || !pool_ready())
+		return -1;
+	char p[sizeof(pool.dir) + 16];
+	int oflags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME));
+	for (unsigned tries = 0; tries < 2 * POOL_SLOTS; tries++) {
+		unsigned i = __atomic_fetch_add(&pool.next, 1, __ATOMIC_RELAXED) % POOL_SLOTS;
+		struct slot *s = &pool.s[i];
+		if (s->skip) {
+			s->skip--;
+			continue;
+		}
+		if (__atomic_exchange_n(&s->busy, 1, __ATOMIC_ACQUIRE))
+			continue;
+		if ((!s->map && !slot_make(i)) || slot_path(i, p, sizeof(p)) < 0) {
+			slot_release(s);
+			return -1;
+		}
+		int fd = shim_real.open(p, oflags);
+		if (fd < 0) {
+			/* the directory went away (cpuset init --force): this
+			 * slot starts again, in a directory made again */
+			if (errno == ENOENT) {
+				munmap(s->map, POOL_MAP);
+				s->map = NULL;
+				struct stat sb;
+				if (lstat(pool.dir, &sb) < 0 && pthread_mutex_trylock(&pool_lock) == 0) {
+					__atomic_store_n(&pool.state, 0, __ATOMIC_RELEASE);
+					pthread_mutex_unlock(&pool_lock);
+				}
+			}
+			slot_release(s);
+			return -1;
+		}
+		/* held by a description of an earlier view: leave it for a while */
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			int e = errno;
+			close(fd);
+			slot_release(s);
+			if (e != EWOULDBLOCK)
+				return -1; /* flock refused altogether */
+			s->skip = 3;
+			continue;
+		}
+		if (!slot_fill(s, p, data, len)) {
+			close(fd);
+			slot_release(s);
+			return -1;
+		}
+		s->k = k;
+		s->tid = tid;
+		strcpy(s->real, real);
+		id->st_dev = s->dev;
+		id->st_ino = s->ino;
+		slot_release(s);
+		return fd;
+	}
+	return -1;
+}
+
+int shim_pool_rewound(const struct stat *sb)
+{
+	if (__atomic_load_n(&pool.state, __ATOMIC_ACQUIRE) <= 0 || pool.pid != shim_self_pid)
+		return -1;
+	for (unsigned i = 0; i < POOL_SLOTS; i++) {
+		struct slot *s = &pool.s[i];
+		if (!s->map || s->dev != sb->st_dev || s->ino != sb->st_ino)
+			continue;
+		if (__atomic_exchange_n(&s->busy, 1, __ATOMIC_ACQUIRE))
+			return 0; /* another thread is writing it: fresh enough */
+		struct shim_cpus v;
+		struct cps_buf b = { 0 };
+		char p[sizeof(pool.dir) + 16];
+		if (shim_cpus_now(&v) && slot_path(i, p, sizeof(p)) == 0 &&
+		    shim_view_build(s->k, s->real, s->tid, &v, &b) == 0)
+			slot_fill(s, p, b.p, b.len);
+		cps_buf_free(&b);
+		slot_release(s);
+		return 0;
+	}
+	return -1;
+}
+
+/* At exit, the pool's files go (views still open elsewhere, in a child
+ * say, keep working: their files are only unlinked). */
+__attribute__((destructor)) static void pool_remove(void)
+{
+	if (pool.state > 0 && pool.pid == getpid())
+		remove_pool_dir(pool.dir);
+}
+
+/* ---- the real files, kept open ---- */
+
+/* The lowest descriptor a kept real file takes: out of the way of a
+ * program that counts on getting the lowest free numbers. */
+#define REAL_FD_MIN 900
+
+static struct real_kept {
+	int busy;
+	int fd; /* -1 (when pid is ours): none */
+	pid_t pid;
+	dev_t dev;
+	ino_t ino;
+	size_t last; /* the length read last time */
+} real_kept[2] = { { .fd = -1 }, { .fd = -1 } };
+
+/* Opens path for f. Under f->busy. */
+static bool real_open(struct real_kept *f, const char *path)
+{
+	struct stat sb;
+	int fd = shim_real.open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, REAL_FD_MIN);
+	if (hi >= 0) {
+		close(fd);
+		fd = hi;
+	}
+	if (fstat(fd, &sb) < 0) {
+		close(fd);
+		return false;
+	}
+	f->fd = fd;
+	f->pid = shim_self_pid;
+	f->dev = sb.st_dev;
+	f->ino = sb.st_ino;
+	return true;
+}
+
+int shim_real_read(enum vkind k, char **out, size_t *len)
+{
+	struct real_kept *f = &real_kept[k == V_STAT ? 0 : 1];
+	const char *path = k == V_STAT ? "/proc/stat" : "/proc/self/status";
+	if ((k != V_STAT && k != V_STATUS_PROC) || !shim_real.pread ||
+	    __atomic_exchange_n(&f->busy, 1, __ATOMIC_ACQUIRE))
+		return -EAGAIN;
+	struct stat sb;
+	bool ours = f->fd >= 0 && fstat(f->fd, &sb) == 0 && sb.st_dev == f->dev &&
+		    sb.st_ino == f->ino;
+	if (ours && f->pid != shim_self_pid) {
+		/* inherited from the parent: its status is not ours */
+		if (k != V_STAT) {
+			close(f->fd);
+			ours = false;
+		}
+		f->pid = shim_self_pid;
+	}
+	int r = -EAGAIN;
+	if (!ours && !real_open(f, path))
+		goto out;
+	size_t cap = f->last + f->last / 2 + 4096;
+	for (;;) {
+		char *b = malloc(cap);
+		if (!b) {
+			r = -ENOMEM;
+			break;
+		}
+		ssize_t n;
+		do
+			n = shim_real.pread(f->fd, b, cap, 0);
+		while (n < 0 && errno == EINTR);
+		if (n >= 0 && (size_t)n < cap) {
+			/* all of it: procfs made it whole at offset 0 */
+			f->last = (size_t)n;
+			*out = b;
+			*len = (size_t)n;
+			r = 0;
+			break;
+		}
+		free(b);
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		cap *= 2;
+	}
+out:
+	__atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
+	return r;
+}
