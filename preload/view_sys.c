@@ -105,12 +105,33 @@ static const char *unrooted(const char *p)
 static bool rooted(const char *phys, char *out, size_t len)
 {
 	const char *root = shim_test_root();
-	int n = snprintf(out, len, "%s%s", root ? root : "", phys);
+	size_t rl = root ? strlen(root) : 0, pl = strlen(phys);
 
-	return n > 0 && (size_t)n < len;
+	if (rl + pl + 1 > len)
+		return false;
+	if (rl)
+		memcpy(out, root, rl);
+	memcpy(out + rl, phys, pl + 1);
+	return true;
 }
 
 /* ---- canonical paths ---- */
+
+/* An absolute path already in canonical form: no "//", no "." or ".."
+ * component, no trailing '/', nothing of /proc/self to expand (the
+ * /sys aliases are the resolver's own). Most spellings are. */
+static bool plain_abs(const char *p, size_t *len)
+{
+	const char *s = p;
+
+	for (; *s; s++)
+		if (*s == '/' && (s[1] == '/' || s[1] == 0 ||
+				  (s[1] == '.' && (s[2] == '/' || s[2] == 0 ||
+						   (s[2] == '.' && (s[3] == '/' || s[3] == 0))))))
+			return false;
+	*len = (size_t)(s - p);
+	return strncmp(p, "/proc/", 6) != 0;
+}
 
 bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t len)
 {
@@ -134,9 +155,23 @@ bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t le
 		}
 		b = unrooted(base);
 	} else {
+		size_t pl;
 		path = unrooted(path);
+		if (plain_abs(path, &pl)) {
+			if (pl >= len)
+				return false;
+			memcpy(out, path, pl + 1);
+			return true;
+		}
 	}
-	enum cps_canon c = cps_path_canon(out, len, b, path, getpid(), shim_gettid(),
+	/* the ids only expand /proc/self and /proc/thread-self: no system
+	 * call for the /sys paths */
+	pid_t pid = 0, tid = 0;
+	if (strstr(path, "self") || (b && strstr(b, "self"))) {
+		pid = getpid();
+		tid = shim_gettid();
+	}
+	enum cps_canon c = cps_path_canon(out, len, b, path, pid, tid,
 					  flags & O_NOFOLLOW ? CPS_CANON_NOFOLLOW : 0, &consumed);
 	return c == CPS_CANON_OK || c == CPS_CANON_DIR;
 }
@@ -300,9 +335,13 @@ int shim_sys_open(int dirfd, const char *path, int flags, int mode)
 		/* the physical file itself */
 		if (k != CPS_VSYS_DIR && !shim_test_root() && !strcmp(phys, canon))
 			return -1; /* the caller's own spelling names it */
-		if (!rooted(phys, rp, sizeof(rp)))
-			return -1;
-		int fd = shim_real.openat(AT_FDCWD, rp, flags, mode);
+		const char *at = phys;
+		if (shim_test_root()) {
+			if (!rooted(phys, rp, sizeof(rp)))
+				return -1;
+			at = rp;
+		}
+		int fd = shim_real.openat(AT_FDCWD, at, flags, mode);
 		if (fd < 0)
 			return -2;
 		if (k == CPS_VSYS_DIR)

@@ -88,21 +88,26 @@ int cps_vsys_cpu_entry(const char *canon, const char *rel, const struct cps_view
 {
 	unsigned v;
 	const char *end;
-	int p, r;
-	char num[16];
+	int p;
+	char num[12], *d = num + sizeof(num);
+	size_t head, nl, el;
 
 	if (!cps_vsys_cpu_name(rel, &v, &end))
 		return CPS_VSYS_NONE;
 	if (v >= s->n || (p = cps_mask_nth(s->set, s->nw, v)) < 0)
 		return CPS_VSYS_ABSENT;
-	snprintf(num, sizeof(num), "%d", p);
 	/* canon up to "cpu", the physical number, the rest */
-	if ((size_t)(rel - canon) + 3 + strlen(num) + strlen(end) + 1 > len)
+	do
+		*--d = (char)('0' + p % 10);
+	while ((p /= 10) > 0);
+	head = (size_t)(rel - canon) + 3;
+	nl = (size_t)(num + sizeof(num) - d);
+	el = strlen(end);
+	if (head + nl + el + 1 > len)
 		return -ENAMETOOLONG;
-	r = copy_path(phys, len, canon, (size_t)(rel - canon) + 3, num);
-	if (r)
-		return r;
-	strcat(phys, end);
+	memcpy(phys, canon, head);
+	memcpy(phys + head, d, nl);
+	memcpy(phys + head + nl, end, el + 1);
 	if (!*end)
 		return CPS_VSYS_SAME;
 	return cpu_file_kind(end + 1);

@@ -29,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -269,6 +270,46 @@ static long c_read_online(void)
 static long c_read_self_status(void)
 {
 	return read_file("/proc/self/status");
+}
+
+/* The topology views: a CPU list of a CPU (a view kept beside the table),
+ * a cache's CPU mask, a node's CPU mask, and a file that names no CPU (the
+ * physical CPU's own file, opened by its virtual name). */
+static long c_read_core_cpus_list(void)
+{
+	return read_file("/sys/devices/system/cpu/cpu0/topology/core_cpus_list");
+}
+
+static long c_read_shared_cpu_map(void)
+{
+	return read_file("/sys/devices/system/cpu/cpu0/cache/index0/shared_cpu_map");
+}
+
+static long c_read_node_cpumap(void)
+{
+	return read_file("/sys/devices/system/node/node0/cpumap");
+}
+
+static long c_read_core_id(void)
+{
+	return read_file("/sys/devices/system/cpu/cpu0/topology/core_id");
+}
+
+/* A listing of the CPU directory: opendir, every readdir, closedir; the
+ * number of cpuN entries. */
+static long c_list_sys_cpu(void)
+{
+	DIR *d = opendir("/sys/devices/system/cpu");
+	struct dirent *e;
+	long cpus = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		cpus += e->d_name[0] == 'c' && e->d_name[1] == 'p' && e->d_name[2] == 'u' &&
+			e->d_name[3] >= '0' && e->d_name[3] <= '9';
+	closedir(d);
+	return cpus;
 }
 
 /* References, run natively only: what a virtual file costs to deliver.
@@ -522,6 +563,11 @@ static const struct {
 	{ "read_proc_stat", c_read_stat, c_read_stat, open_select },
 	{ "read_sys_cpu_online", c_read_online, NULL, NULL },
 	{ "read_proc_self_status", c_read_self_status, c_read_self_status, open_select },
+	{ "read_sys_cpu_core_cpus_list", c_read_core_cpus_list, NULL, NULL },
+	{ "read_sys_cpu_shared_cpu_map", c_read_shared_cpu_map, NULL, NULL },
+	{ "read_sys_node_cpumap", c_read_node_cpumap, NULL, NULL },
+	{ "read_sys_cpu_core_id", c_read_core_id, NULL, NULL },
+	{ "list_sys_cpu", c_list_sys_cpu, NULL, NULL },
 	{ "ref_memfd_view", c_ref_memfd_view, NULL, NULL },
 	{ "ref_tmpfs_file", c_ref_tmpfs_file, NULL, NULL },
 };

@@ -194,7 +194,7 @@ target_of() {
 	sched_getcpu) echo diff:3 ;;
 	read_proc_cpuinfo) echo ratio:1.0 ;;
 	read_proc_stat | read_proc_self_status) echo ratio:1.2 ;;
-	read_*) echo ratio:1.0 ;;
+	read_* | list_*) echo ratio:1.0 ;;
 	*) echo diff:2 ;;
 	esac
 }
@@ -253,6 +253,7 @@ check_result get_nprocs shim 1
 check_result sched_getcpu shim 0
 check_result sched_getcpu native "$Z"
 check_result read_sys_cpu_online shim 2
+check_result list_sys_cpu shim 1
 check_result sched_getaffinity shim 1
 
 stats "$TMP/calls" "native shim" >"$TMP/calls.stats"
