@@ -16,8 +16,6 @@ case $online in
 0) sets="0" ;;
 *) sets="1 0-1" ;;
 esac
-# the captured CPU model and caches, not CPUID's (DESIGN.md, honest limits)
-export HWLOC_COMPONENTS=-x86
 SYS=/sys/devices/system/cpu
 
 for S in $sets; do
