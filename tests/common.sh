@@ -1,47 +1,287 @@
-# Helpers of the shell tests of the tools (sourced). Each test gets a private
-# table, removed at exit, and ends with the line "N passed, M failed".
-B=${CPS_BUILDDIR:-$(cd "$(dirname "$0")/.." && pwd)}
-CPUSET=$B/cpuset
-INSPECT=$B/cpuset-inspect
-SHIM=$B/.libs/libcpusetshim.so
-. "$(dirname "$0")/sanitizer.sh"
-unset LD_PRELOAD
-# programs under the shim get the sanitizer runtimes first, others never
-cpuset_run() {
-	env $(san_env) "$B/cpuset-run" "$@"
-}
-export CPUSETSHIM_TABLE="cpusetshim-t.$(basename "$0" .sh).$$"
-unset CPUSETSHIM_TEST_UID CPUSETSHIM_FAULT_STEP CPUSETSHIM_FAULT_REPORT CPUSETSHIM_SET
-TMP=$(mktemp -d)
-npass=0
-nfail=0
-cleanup_hook=:
-trap 'eval "$cleanup_hook"; rm -rf "$TMP"; rm -f /dev/shm/$CPUSETSHIM_TABLE; rm -rf /dev/shm/$CPUSETSHIM_TABLE.views.*' EXIT
+# The one harness of the shell tests; sourced, never run:
+#
+#     . "$(dirname "$0")/common.sh"          (tests/*.sh)
+#     . "$(dirname "$0")/../common.sh"       (tests/integration/*.sh)
+#
+# Every check prints one TAP line ("ok N - DESC" or "not ok N - DESC",
+# with "# " diagnostics under a failure); finish prints the plan "1..N" and
+# exits 1 if any check failed (or none ran). make check reads the lines
+# through automake's TAP driver, so each check is a line of its own.
+# tests/README.md tells how to write a test.
+#
+# Sets: B (build tree), SRC (source tree), PYTHON3, CPUSET, CPUSET_RUN,
+# CPUSET_INSPECT (the tools), SHIM (the preload library), SHIM_PRELOAD
+# (what LD_PRELOAD must hold to load the shim by hand, sanitizer runtimes
+# first), SAN_PRELOAD (the sanitizer runtimes of a sanitizer build, else
+# empty), T (a private temporary directory, removed at exit), and a private
+# table in CPUSETSHIM_TABLE (removed at exit, with its kept views).
+#
+# Checks:   pass DESC | fail DESC [DETAIL...] | check DESC CMD...
+#           expect_eq DESC GOT WANT | expect_ne DESC GOT UNWANTED
+#           expect_match DESC GOT ERE | expect_nomatch DESC GOT ERE
+#           expect_status DESC WANT CMD... (stdout in $T/out, stderr in $T/err)
+#           expect_stderr DESC TEXT (the last expect_status's stderr has TEXT)
+# Tools:    need CMD [PACKAGE] | need_pkg PACKAGE | skip_all REASON
+#           (a missing tool: the rest of the test is skipped, exit 77)
+# Running:  in_set SET CMD... | with_san CMD... | san_env | outside CMD...
+#           real_cpus PID | at_exit CMD | note TEXT | show FILE
+# End:      finish | die REASON
 
-ok() { npass=$((npass + 1)); }
-bad() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
-# expect DESC GOT WANT
-expect() {
-	if [ "$2" = "$3" ]; then ok; else bad "$1: got [$2], want [$3]"; fi
+cps_dir=$(cd "$(dirname "$0")" && pwd)
+case $cps_dir in
+*/tests/integration | */tests/bench) cps_top=$(cd "$cps_dir/../.." && pwd) ;;
+*) cps_top=$(cd "$cps_dir/.." && pwd) ;;
+esac
+B=${CPS_BUILDDIR:-$cps_top}
+SRC=${CPS_SRCDIR:-$cps_top}
+CPUSET=$B/cpuset
+CPUSET_RUN=$B/cpuset-run
+CPUSET_INSPECT=$B/cpuset-inspect
+SHIM=$B/.libs/libcpusetshim.so
+# Debian's python3 (with python3-psutil), never another one on PATH
+PYTHON3=/usr/bin/python3
+# cpuset-run finds the shim through CPUSETSHIM_LIB; installed, it knows
+# only the installed path.
+CPUSETSHIM_LIB=$SHIM
+export CPUSETSHIM_LIB
+
+cps_n=0
+cps_failed=0
+
+# ---- TAP ----
+
+# one line, and no "#" that the TAP reader would take for a directive
+cps_desc() {
+	printf '%s' "$*" | tr '\n' ' ' | sed 's/#/\\#/g'
 }
-# expect_rc DESC WANT CMD... (stdout and stderr kept in $TMP/out, $TMP/err)
-expect_rc() {
+
+# note TEXT: a diagnostic line in the log
+note() {
+	printf '%s\n' "$*" | sed 's/^/# /'
+}
+
+# show FILE: a file's lines as diagnostics
+show() {
+	[ -f "$1" ] && sed 's/^/#   | /' "$1"
+	return 0
+}
+
+pass() {
+	cps_n=$((cps_n + 1))
+	echo "ok $cps_n - $(cps_desc "$1")"
+}
+
+# fail DESC [DETAIL...]: each DETAIL becomes diagnostic lines
+fail() {
+	cps_n=$((cps_n + 1))
+	cps_failed=$((cps_failed + 1))
+	echo "not ok $cps_n - $(cps_desc "$1")"
+	shift
+	for _l in "$@"; do
+		note "$_l"
+	done
+}
+
+# expect_eq DESC GOT WANT
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "got:  [$2]" "want: [$3]"
+	fi
+}
+
+# expect_ne DESC GOT UNWANTED
+expect_ne() {
+	if [ "$2" != "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "got [$2], wanted anything else"
+	fi
+}
+
+# expect_match DESC GOT ERE: GOT (may be several lines) has a line matching
+expect_match() {
+	if printf '%s\n' "$2" | grep -Eq -- "$3"; then
+		pass "$1"
+	else
+		fail "$1" "no line matches /$3/ in:" "$2"
+	fi
+}
+
+# expect_nomatch DESC GOT ERE
+expect_nomatch() {
+	if printf '%s\n' "$2" | grep -Eq -- "$3"; then
+		fail "$1" "a line matches /$3/ in:" "$2"
+	else
+		pass "$1"
+	fi
+}
+
+# expect_status DESC WANT CMD...: CMD's exit status is WANT; its stdout is
+# kept in $T/out and its stderr in $T/err (shown when the check fails)
+expect_status() {
 	_d=$1 _w=$2
 	shift 2
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	_r=$?
-	if [ "$_r" = "$_w" ]; then ok; else bad "$_d: exit $_r, want $_w ($(head -c 300 "$TMP/err"))"; fi
+	"$@" >"$T/out.new" 2>"$T/err.new"
+	_s=$?
+	mv -f "$T/out.new" "$T/out"
+	mv -f "$T/err.new" "$T/err"
+	if [ "$_s" = "$_w" ]; then
+		pass "$_d"
+	else
+		fail "$_d" "exit status $_s, want $_w" "stdout: $(head -c 2000 "$T/out")" \
+			"stderr: $(head -c 2000 "$T/err")"
+	fi
 }
-# expect_err DESC TEXT: the last expect_rc's stderr holds TEXT
-expect_err() {
-	if grep -q -- "$2" "$TMP/err"; then ok; else bad "$1: stderr [$(cat "$TMP/err")] lacks [$2]"; fi
+
+# expect_stderr DESC TEXT: the last expect_status's stderr holds TEXT
+expect_stderr() {
+	if grep -qF -- "$2" "$T/err"; then
+		pass "$1"
+	else
+		fail "$1" "stderr lacks [$2]:" "$(cat "$T/err")"
+	fi
 }
+
+# check DESC CMD...: CMD exits 0 (its output kept as for expect_status)
+check() {
+	_d=$1
+	shift
+	expect_status "$_d" 0 "$@"
+}
+
+finish() {
+	if [ "$cps_n" -eq 0 ]; then
+		fail "the test ran no check"
+	fi
+	echo "1..$cps_n"
+	note "$((cps_n - cps_failed)) passed, $cps_failed failed"
+	[ "$cps_failed" -eq 0 ] && exit 0
+	exit 1
+}
+
+# die REASON: trouble that makes the rest meaningless; a failed check
+die() {
+	fail "$*"
+	finish
+}
+
+# skip_all REASON: what remains cannot run here. Exits 77 (automake's
+# "skipped"); the TAP lines say why.
+skip_all() {
+	if [ "$cps_n" -eq 0 ]; then
+		echo "1..0 # SKIP $(cps_desc "$*")"
+	else
+		cps_n=$((cps_n + 1))
+		echo "ok $cps_n # SKIP $(cps_desc "$*")"
+		echo "1..$cps_n"
+		[ "$cps_failed" -eq 0 ] || exit 1
+	fi
+	exit 77
+}
+
+# need CMD [PACKAGE]: CMD on PATH (or an executable path), else skip.
+# Installing is scripts/deps.sh's job, never a test's.
+need() {
+	if [ -x "$1" ] || command -v "$1" >/dev/null 2>&1; then
+		return 0
+	fi
+	skip_all "needs $1${2:+ (Debian package $2; sh scripts/deps.sh installs it)}"
+}
+
+# need_pkg PACKAGE: a Debian package that brings no command (libraries,
+# headers), else skip
+need_pkg() {
+	LD_PRELOAD='' dpkg-query -W -f='${Status}' "$1" 2>/dev/null |
+		grep -q "install ok installed" && return 0
+	skip_all "needs the Debian package $1 (sh scripts/deps.sh installs it)"
+}
+
+# ---- the environment of every test ----
+
+[ -x "$CPUSET" ] || die "no $CPUSET (build first)"
+[ -x "$CPUSET_RUN" ] || die "no $CPUSET_RUN (build first)"
+[ -x "$CPUSET_INSPECT" ] || die "no $CPUSET_INSPECT (build first)"
+[ -f "$SHIM" ] || die "no $SHIM (build first)"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/cpusetshim-test.XXXXXX") || die "mktemp failed"
+
+# A private table, never the user's default one nor another test's.
+CPUSETSHIM_TABLE="cpusetshim-t.$(basename "$0" .sh).$$"
+export CPUSETSHIM_TABLE
+unset LD_PRELOAD CPUSETSHIM_SET CPUSETSHIM_RUN_SET CPUSETSHIM_WRAP CPUSETSHIM_DEBUG \
+	CPUSETSHIM_VIEW_CPUINFO CPUSETSHIM_VIEW_STAT CPUSETSHIM_KEEP_VIEWS \
+	CPUSETSHIM_TEST_UID CPUSETSHIM_FAULT_STEP CPUSETSHIM_FAULT_REPORT
+# nproc and the OpenMP runtimes obey these before any CPU count: a CI
+# machine's settings must not decide what the programs report.
+unset OMP_NUM_THREADS OMP_THREAD_LIMIT OMP_PLACES OMP_PROC_BIND OMP_DYNAMIC \
+	GOMP_CPU_AFFINITY KMP_AFFINITY KMP_HW_SUBSET
+
+cps_exit_hooks=:
+# at_exit CMD: run CMD (a shell string) when the test ends
+at_exit() {
+	cps_exit_hooks="$cps_exit_hooks; $1"
+}
+cps_cleanup() {
+	eval "$cps_exit_hooks"
+	rm -f "/dev/shm/$CPUSETSHIM_TABLE"
+	rm -rf "/dev/shm/$CPUSETSHIM_TABLE.views."*
+	rm -rf "$T"
+}
+trap cps_cleanup EXIT
+# (no TERM trap: a background child forked with it could lose a kill sent
+# before its exec, and a test waiting for it would hang)
+trap 'exit 1' HUP INT
+
 # The real kernel affinity of a task, read outside the shim.
 real_cpus() {
 	sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status"
 }
-finish() {
-	echo "$npass passed, $nfail failed"
-	[ "$nfail" -eq 0 ]
-	exit $?
+
+# ---- sanitizer builds ----
+
+# A sanitizer build links libasan into the shim, and libasan must be the
+# first object loaded into any program that preloads the shim: SAN_PRELOAD
+# is then the base of LD_PRELOAD for such programs (cpuset-run keeps a
+# libasan entry first). Other programs (pgrep, sleep...) must not get it:
+# some hang or die with the sanitizer runtimes forced into them.
+SAN_PRELOAD=
+cps_asan=$(LD_PRELOAD='' ldd "$SHIM" 2>/dev/null | awk '/libasan\.so/ { print $3; exit }')
+if [ -n "$cps_asan" ]; then
+	cps_ubsan=$(LD_PRELOAD='' ldd "$SHIM" 2>/dev/null | awk '/libubsan\.so/ { print $3; exit }')
+	SAN_PRELOAD="$cps_asan${cps_ubsan:+:$cps_ubsan}"
+	note "sanitizer build: LD_PRELOAD base for the shim '$SAN_PRELOAD'"
+	SHIM_PRELOAD="$SAN_PRELOAD $SHIM"
+else
+	SHIM_PRELOAD=$SHIM
+fi
+
+# san_env: the variables (VAR=VALUE words, for env) that a program which
+# loads the shim needs in a sanitizer build; nothing in another build
+san_env() {
+	[ -n "$SAN_PRELOAD" ] && echo "LD_PRELOAD=$SAN_PRELOAD" \
+		"ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0" \
+		"UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
+	return 0
+}
+
+# with_san CMD...: CMD with the sanitizer runtimes first in LD_PRELOAD (a
+# sanitizer build; else as it is). For programs that load the shim:
+# cpuset-run and what it runs, or an explicit LD_PRELOAD="$SHIM_PRELOAD".
+# In the background, $! is a subshell's: use env $(san_env) CMD there.
+with_san() {
+	env $(san_env) "$@"
+}
+
+# in_set SET CMD...: CMD in set SET through cpuset-run, bounded in time
+in_set() {
+	_set=$1
+	shift
+	with_san timeout 120 "$CPUSET_RUN" --set "$_set" "$@"
+}
+
+# outside CMD...: CMD with no preload at all: the real machine's answer
+outside() {
+	env LD_PRELOAD='' "$@"
 }

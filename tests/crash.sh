@@ -5,12 +5,13 @@
 # then passes cpuset-inspect --check. The fault points
 # are test-only (CPUSETSHIM_FAULT_STEP=N kills at the N-th step).
 . "$(dirname "$0")/common.sh"
+need "$PYTHON3" python3
 FAULT_OP=$B/tests/fault_op
 
 # The table's state, without the counters that writes and repairs move,
 # and with the pid of the dead member (new at each setup) replaced.
 state() {
-	"$INSPECT" --json | DEAD=$dead python3 -c '
+	"$CPUSET_INSPECT" --json | DEAD=$dead "$PYTHON3" -c '
 import json, os, sys
 d = json.load(sys.stdin)
 for k in ("seq", "writes", "repairs"):
@@ -29,7 +30,7 @@ sleep 600 &
 sleeper_pid=$!
 sleep 600 &
 other_pid=$!
-cleanup_hook='kill $sleeper_pid $other_pid 2>/dev/null'
+at_exit 'kill $sleeper_pid $other_pid 2>/dev/null'
 
 # The same starting point for every run: a victim set with a member, a
 # sibling, a strict set, a dead member waiting for the sweep.
@@ -62,12 +63,12 @@ run_op() {
 
 for op in create destroy alloc attach sweep register want; do
 	setup
-	rm -f "$TMP/steps"
-	CPUSETSHIM_FAULT_REPORT=$TMP/steps run_op $op >/dev/null 2>&1
-	steps=$(cat "$TMP/steps" 2>/dev/null)
+	rm -f "$T/steps"
+	CPUSETSHIM_FAULT_REPORT=$T/steps run_op $op >/dev/null 2>&1
+	steps=$(cat "$T/steps" 2>/dev/null)
 	after=$(state)
 	if [ -z "$steps" ] || [ "$steps" -lt 2 ]; then
-		bad "$op: no write steps counted ($steps)"
+		fail "$op: write steps counted" "counted [$steps], want 2 or more"
 		continue
 	fi
 	n=1
@@ -76,25 +77,25 @@ for op in create destroy alloc attach sweep register want; do
 		before=$(state)
 		CPUSETSHIM_FAULT_STEP=$n run_op $op >/dev/null 2>&1
 		rc=$?
-		expect "$op killed at step $n/$steps" "$rc" 137
+		expect_eq "$op killed at step $n/$steps" "$rc" 137
 		out=$("$CPUSET" repair)
-		expect "$op step $n: the next writer repairs" "$out" \
+		expect_eq "$op step $n: the next writer repairs" "$out" \
 			"repaired: a dead writer's transaction was rolled back"
 		# undone, or (killed past the commit point) done: never half done
 		now=$(state)
 		if [ "$now" = "$before" ] || [ "$now" = "$after" ]; then
-			ok
+			pass "$op step $n: the state is the one before or the one after"
 		else
-			bad "$op step $n: state is neither before nor after: $now"
+			fail "$op step $n: the state is the one before or the one after" "neither: $now"
 		fi
-		"$INSPECT" --check >"$TMP/check" 2>&1 || bad "$op step $n: check: $(cat "$TMP/check")"
+		check "$op step $n: cpuset-inspect --check" "$CPUSET_INSPECT" --check
 		n=$((n + 1))
 	done
 	# past the last step the operation completes
 	setup
 	CPUSETSHIM_FAULT_STEP=$((steps + 1)) run_op $op >/dev/null 2>&1
-	expect "$op completes past its last step" "$?" 0
-	"$INSPECT" --check >/dev/null 2>&1 || bad "$op: check after completion"
-	echo "$op: $steps write steps, each killed and repaired"
+	expect_eq "$op completes past its last step" "$?" 0
+	check "$op: cpuset-inspect --check after completion" "$CPUSET_INSPECT" --check
+	note "$op: $steps write steps, each killed and repaired"
 done
 finish

@@ -5,31 +5,33 @@
 # mapped onto the new CPUs), and the members see one CPU, then two. A
 # process that never loaded the shim follows by ancestry.
 . "$(dirname "$0")/common.sh"
+need "$PYTHON3" python3
+need pgrep procps
 W=$B/tests/integration/prog_workload
 
 "$CPUSET" create --cpus 0-1 --name work >/dev/null
-cpuset_run --set work "$W" "$TMP" 4 &
+with_san "$CPUSET_RUN" --set work "$W" "$T" 4 &
 runner=$!
 # a member without the shim, and its child, found by ancestry
 env -u LD_PRELOAD sh -c 'sleep 300 & exec sleep 301' &
 plain=$!
-cleanup_hook='touch $TMP/stop; pkill -P $plain 2>/dev/null; kill $plain 2>/dev/null'
+at_exit 'touch $T/stop; pkill -P $plain 2>/dev/null; kill $plain 2>/dev/null'
 sleep 0.2
 "$CPUSET" attach work $plain
 plain_child=$(pgrep -P $plain | head -1)
 
 # wait for both processes and all their threads to report
 for i in $(seq 100); do
-	[ "$(cat "$TMP"/threads.* 2>/dev/null | wc -l)" -ge 8 ] && [ "$(ls "$TMP"/view.* 2>/dev/null | wc -l)" -ge 2 ] && break
+	[ "$(cat "$T"/threads.* 2>/dev/null | wc -l)" -ge 8 ] && [ "$(ls "$T"/view.* 2>/dev/null | wc -l)" -ge 2 ] && break
 	sleep 0.05
 done
-expect "threads started" "$(cat "$TMP"/threads.* | wc -l)" 8
-expect "two members" "$(ls "$TMP"/view.* | grep -vc '\.tmp$')" 2
+expect_eq "threads started" "$(cat "$T"/threads.* | wc -l)" 8
+expect_eq "two members" "$(ls "$T"/view.* | grep -vc '\.tmp$')" 2
 
 # each thread's real mask against what it wants, mapped onto CPUS
 check_masks() {
 	cpus=$1 label=$2
-	for f in "$TMP"/threads.*; do
+	for f in "$T"/threads.*; do
 		while read -r tid want; do
 			case "$want,$cpus" in
 			0,0-1) exp=0 ;;
@@ -37,20 +39,20 @@ check_masks() {
 			-,*) exp=$cpus ;;
 			*,1) exp=1 ;; # one CPU: every virtual CPU wraps onto it
 			esac
-			expect "$label: thread $tid (wants $want)" "$(real_cpus $tid)" "$exp"
+			expect_eq "$label: thread $tid (wants $want)" "$(real_cpus $tid)" "$exp"
 		done <"$f"
 	done
-	expect "$label: plain member" "$(real_cpus $plain)" "$cpus"
-	expect "$label: plain member's child" "$(real_cpus $plain_child)" "$cpus"
+	expect_eq "$label: plain member" "$(real_cpus $plain)" "$cpus"
+	expect_eq "$label: plain member's child" "$(real_cpus $plain_child)" "$cpus"
 	# on a failure, what the table says, for the log
-	[ "$nfail" -gt "${masks_failed:-0}" ] && { "$INSPECT" | sed 's/^/    | /'; masks_failed=$nfail; }
+	[ "$cps_failed" -gt "${masks_failed:-0}" ] && { "$CPUSET_INSPECT" >"$T/table"; show "$T/table"; masks_failed=$cps_failed; }
 }
 
 views() {
 	sleep 0.3
-	for f in "$TMP"/view.*; do
+	for f in "$T"/view.*; do
 		case $f in *.tmp) continue ;; esac
-		expect "$2: view $(basename $f)" "$(cat $f)" "$1"
+		expect_eq "$2: view $(basename $f)" "$(cat $f)" "$1"
 	done
 }
 
@@ -68,42 +70,42 @@ views "n=2 online=0-1 cpuinfo=2 stat=2 affinity=2" "grown"
 
 # OpenMP places survive a resize: libgomp gives each thread its place
 # through a thread attribute; the shim records it as the thread's wish.
-OMP_PLACES=threads OMP_PROC_BIND=close OMP_NUM_THREADS=2 PROG_OMP_HOLD=$TMP/omp \
-	cpuset_run --set work "$B/tests/integration/prog_omp" >"$TMP/omp.out" &
+OMP_PLACES=threads OMP_PROC_BIND=close OMP_NUM_THREADS=2 PROG_OMP_HOLD=$T/omp \
+	with_san "$CPUSET_RUN" --set work "$B/tests/integration/prog_omp" >"$T/omp.out" &
 omp=$!
 for i in $(seq 100); do
-	[ -f "$TMP/omp.tids" ] && [ "$(wc -l <"$TMP/omp.tids")" = 2 ] && break
+	[ -f "$T/omp.tids" ] && [ "$(wc -l <"$T/omp.tids")" = 2 ] && break
 	sleep 0.05
 done
 omp_masks() {
 	while read -r t tid; do
-		expect "$1: OpenMP thread $t" "$(real_cpus $tid)" "$(echo "$2" | cut -d' ' -f$((t + 1)))"
-	done <"$TMP/omp.tids"
+		expect_eq "$1: OpenMP thread $t" "$(real_cpus $tid)" "$(echo "$2" | cut -d' ' -f$((t + 1)))"
+	done <"$T/omp.tids"
 }
 omp_masks "places" "0 1"
 "$CPUSET" alloc work 1
 omp_masks "places shrunk" "1 1"
 "$CPUSET" alloc work 0-1
 omp_masks "places restored" "0 1"
-touch "$TMP/omp"
+touch "$T/omp"
 wait $omp
-expect "OpenMP program ended cleanly" "$?" 0
+expect_eq "OpenMP program ended cleanly" "$?" 0
 
 # nested: a parent cannot shrink under a child's CPUs
 "$CPUSET" create --parent work --cpus 0 --name inner >/dev/null
-expect_rc "shrink under a child" 1 "$CPUSET" alloc work 1
-expect_err "child reason" "still held by a child set (EBUSY)"
+expect_status "shrink under a child" 1 "$CPUSET" alloc work 1
+expect_stderr "child reason" "still held by a child set (EBUSY)"
 "$CPUSET" destroy inner
 
-touch "$TMP/stop"
+touch "$T/stop"
 wait $runner
-expect "workload ended cleanly" "$?" 0
-"$INSPECT" --check >"$TMP/out" 2>&1 && ok || bad "check: $(cat "$TMP/out")"
+expect_eq "workload ended cleanly" "$?" 0
+check "cpuset-inspect --check" "$CPUSET_INSPECT" --check
 # A thread that sets the same mask again after its set moved: the shim
 # remembers the last call's physical mask only while the table is
 # unchanged, so the mask is mapped onto the new CPUs.
 "$CPUSET" create --cpus 0 --name again >/dev/null
-cpuset_run --set again python3 -c '
+with_san "$CPUSET_RUN" --set again "$PYTHON3" -c '
 import os, sys, time
 d = sys.argv[1]
 os.sched_setaffinity(0, {0})
@@ -116,19 +118,19 @@ os.sched_setaffinity(0, {0})
 open(d + "/again.done", "w").close()
 while not os.path.exists(d + "/again.stop"):
     time.sleep(0.01)
-' "$TMP" &
+' "$T" &
 again=$!
-for i in $(seq 200); do [ -s "$TMP/again.ready" ] && break; sleep 0.05; done
-again_pid=$(cat "$TMP/again.ready")
-expect "same mask twice in {0}: on CPU 0" "$(real_cpus $again_pid)" 0
+for i in $(seq 200); do [ -s "$T/again.ready" ] && break; sleep 0.05; done
+again_pid=$(cat "$T/again.ready")
+expect_eq "same mask twice in {0}: on CPU 0" "$(real_cpus $again_pid)" 0
 "$CPUSET" alloc again 1
-expect "after alloc to {1}: moved to CPU 1" "$(real_cpus $again_pid)" 1
-touch "$TMP/again.go"
-for i in $(seq 200); do [ -e "$TMP/again.done" ] && break; sleep 0.05; done
-expect "the same mask set again after the alloc: still CPU 1, not the old CPU 0" \
+expect_eq "after alloc to {1}: moved to CPU 1" "$(real_cpus $again_pid)" 1
+touch "$T/again.go"
+for i in $(seq 200); do [ -e "$T/again.done" ] && break; sleep 0.05; done
+expect_eq "the same mask set again after the alloc: still CPU 1, not the old CPU 0" \
 	"$(real_cpus $again_pid)" 1
-touch "$TMP/again.stop"
+touch "$T/again.stop"
 wait $again
-expect "the program ended cleanly" "$?" 0
+expect_eq "the program ended cleanly" "$?" 0
 
 finish

@@ -7,15 +7,17 @@
 # exit codes and LD_PRELOAD handling, the shim with no table, and autoclean
 # sets. What a program says is always compared with what the kernel did,
 # read outside the shim.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../common.sh"
 
 need timeout coreutils
 need nproc coreutils
 need getconf libc-bin
-need python3 python3
+need "$PYTHON3" python3
 need taskset util-linux
 need clang clang
 need_pkg libomp-dev
+need top procps
+need ldd libc-bin
 
 PROG_OMP="$B/tests/integration/prog_omp"
 PROG_AFF="$B/tests/integration/prog_affinity"
@@ -36,11 +38,11 @@ REAL_CONF=$(outside getconf _NPROCESSORS_CONF)
 PROG_OMP_CLANG="$T/prog_omp_clang"
 if outside clang -fopenmp -O2 -o "$PROG_OMP_CLANG" "$SRC/tests/integration/prog_omp.c" \
 	>"$T/clang.log" 2>&1; then
-	ok "clang -fopenmp builds prog_omp"
+	pass "clang -fopenmp builds prog_omp"
 	expect_match "the clang build runs on LLVM libomp" \
 		"$(outside ldd "$PROG_OMP_CLANG")" 'libomp\.so'
 else
-	sed 's/^/    | /' "$T/clang.log"
+	show "$T/clang.log"
 	fail "clang -fopenmp cannot build prog_omp (libomp-dev installed?)"
 	PROG_OMP_CLANG=
 fi
@@ -48,7 +50,7 @@ fi
 expect_status "cpuset init (private table $CPUSETSHIM_TABLE)" 0 "$CPUSET" init
 S1=$("$CPUSET" create --cpus 1 --name itest-one) || die "cpuset create --cpus 1 failed"
 S2=$("$CPUSET" create --cpus 0-1) || die "cpuset create --cpus 0-1 failed"
-echo "# set {1} is $S1, set {0,1} is $S2"
+note "set {1} is $S1, set {0,1} is $S2"
 
 # ---- helpers ----
 
@@ -64,9 +66,9 @@ relay()
 	_pfx=$1 _file=$2
 	while IFS= read -r _l; do
 		case $_l in
-		"ok: "*) ok "$_pfx: ${_l#ok: }" ;;
+		"ok: "*) pass "$_pfx: ${_l#ok: }" ;;
 		"FAIL: "*) fail "$_pfx: ${_l#FAIL: }" ;;
-		*) echo "    | $_l" ;;
+		*) note "  | $_l" ;;
 		esac
 	done <"$_file"
 }
@@ -79,7 +81,7 @@ hold_check()
 	_d=$1 _s=$2 _vm=$3 _rl=$4 _kh=$5
 	shift 5
 	rm -f "$T/go" "$T/hold.out"
-	timeout 120 "$CPUSET_RUN" --set "$_s" "$@" "$PROG_AFF" --hold "$T/go" \
+	with_san timeout 120 "$CPUSET_RUN" --set "$_s" "$@" "$PROG_AFF" --hold "$T/go" \
 		>"$T/hold.out" 2>&1 &
 	_bg=$!
 	_i=0
@@ -112,14 +114,14 @@ omp_check()
 	_d=$1 _s=$2 _n=$3 _phys=$4 _bound=$5 _prog=$6
 	if [ "$_bound" = 1 ]; then
 		_d="$_d, OMP_PLACES=threads OMP_PROC_BIND=close"
-		env OMP_PLACES=threads OMP_PROC_BIND=close \
+		with_san env OMP_PLACES=threads OMP_PROC_BIND=close \
 			timeout 120 "$CPUSET_RUN" --set "$_s" "$_prog" >"$T/omp.out" 2>&1
 	else
-		env -u OMP_PLACES -u OMP_PROC_BIND -u OMP_NUM_THREADS \
+		with_san env -u OMP_PLACES -u OMP_PROC_BIND -u OMP_NUM_THREADS \
 			timeout 120 "$CPUSET_RUN" --set "$_s" "$_prog" >"$T/omp.out" 2>&1
 	fi
 	expect_eq "$_d: exit status" "$?" 0
-	sed 's/^/    | /' "$T/omp.out"
+	show "$T/omp.out"
 	expect_eq "$_d: procs" "$(awk '$1 == "procs" { print $2 }' "$T/omp.out")" "$_n"
 	expect_eq "$_d: max_threads" "$(awk '$1 == "max_threads" { print $2 }' "$T/omp.out")" "$_n"
 	expect_eq "$_d: nthreads" "$(awk '$1 == "nthreads" { print $2 }' "$T/omp.out")" "$_n"
@@ -155,7 +157,7 @@ check_set()
 	vrange=0
 	[ "$n" -gt 1 ] && vrange="0-$((n - 1))"
 	t="set {$list}"
-	echo "# ---- $t (id $s): $n CPU(s) ----"
+	note "---- $t (id $s): $n CPU(s) ----"
 
 	expect_eq "$t: nproc" "$(in_set "$s" nproc 2>"$T/err")" "$n"
 	expect_eq "$t: nproc, nothing on stderr (the shim never prints uninvited)" \
@@ -164,9 +166,9 @@ check_set()
 	expect_eq "$t: getconf _NPROCESSORS_ONLN" "$(in_set "$s" getconf _NPROCESSORS_ONLN)" "$n"
 	expect_eq "$t: getconf _NPROCESSORS_CONF" "$(in_set "$s" getconf _NPROCESSORS_CONF)" "$n"
 	expect_eq "$t: python3 os.cpu_count()" \
-		"$(in_set "$s" python3 -c 'import os; print(os.cpu_count())')" "$n"
+		"$(in_set "$s" "$PYTHON3" -c 'import os; print(os.cpu_count())')" "$n"
 	expect_eq "$t: python3 os.sched_getaffinity(0)" \
-		"$(in_set "$s" python3 -c 'import os; print(sorted(os.sched_getaffinity(0)))')" \
+		"$(in_set "$s" "$PYTHON3" -c 'import os; print(sorted(os.sched_getaffinity(0)))')" \
 		"[$(seq_join 0 $((n - 1)) ', ')]"
 
 	expect_eq "$t: cpuset which, inside" \
@@ -174,7 +176,7 @@ check_set()
 	# children, forked with and without exec, stay in the set
 	expect_eq "$t: sh forking nproc twice" "$(in_set "$s" sh -c 'nproc; nproc; :' | tr '\n' ' ')" \
 		"$n $n "
-	expect_eq "$t: python3 os.fork() child" "$(in_set "$s" python3 -c '
+	expect_eq "$t: python3 os.fork() child" "$(in_set "$s" "$PYTHON3" -c '
 import os
 pid = os.fork()
 if pid == 0:
@@ -220,10 +222,10 @@ os.waitpid(pid, 0)')" "$n [$(seq_join 0 $((n - 1)) ', ')]"
 	expect_eq "$t: /proc/stat other lines untouched" \
 		"$(grep -c '^intr ' "$T/stat") $(grep -c '^ctxt ' "$T/stat")" "1 1"
 	expect_eq "$t: CPUSETSHIM_VIEW_CPUINFO=0 leaves /proc/cpuinfo real" \
-		"$(env CPUSETSHIM_VIEW_CPUINFO=0 timeout 120 "$CPUSET_RUN" --set "$s" \
+		"$(with_san env CPUSETSHIM_VIEW_CPUINFO=0 timeout 120 "$CPUSET_RUN" --set "$s" \
 			grep -c '^processor' /proc/cpuinfo)" "$(grep -c '^processor' /proc/cpuinfo)"
 	expect_eq "$t: CPUSETSHIM_VIEW_STAT=0 leaves /proc/stat real" \
-		"$(env CPUSETSHIM_VIEW_STAT=0 timeout 120 "$CPUSET_RUN" --set "$s" \
+		"$(with_san env CPUSETSHIM_VIEW_STAT=0 timeout 120 "$CPUSET_RUN" --set "$s" \
 			grep -c '^cpu[0-9]' /proc/stat)" "$(grep -c '^cpu[0-9]' /proc/stat)"
 	expect_eq "$t: Cpus_allowed_list in /proc/self/status" \
 		"$(in_set "$s" grep Cpus_allowed_list /proc/self/status | awk '{ print $2 }')" \
@@ -245,7 +247,7 @@ os.waitpid(pid, 0)')" "$n [$(seq_join 0 $((n - 1)) ', ')]"
 	in_set "$s" "$PROG_AFF" "$n" "$list" >"$T/aff.out" 2>&1
 	expect_eq "$t: prog_affinity exit status" "$?" 0
 	relay "$t: prog_affinity" "$T/aff.out"
-	env CPUSETSHIM_WRAP=0 timeout 120 "$CPUSET_RUN" --set "$s" \
+	with_san env CPUSETSHIM_WRAP=0 timeout 120 "$CPUSET_RUN" --set "$s" \
 		"$PROG_AFF" "$n" "$list" nowrap >"$T/aff.out" 2>&1
 	expect_eq "$t: prog_affinity, CPUSETSHIM_WRAP=0: exit status" "$?" 0
 	relay "$t: prog_affinity nowrap" "$T/aff.out"
@@ -272,7 +274,7 @@ os.waitpid(pid, 0)')" "$n [$(seq_join 0 $((n - 1)) ', ')]"
 	# "shim lib" makes lib's run first (checked with LD_DEBUG); the
 	# "lib:shim" order is run too, as users write it.
 	rm -f "$T/ctor.out"
-	env CTOR_OUT="$T/ctor.out" LD_DEBUG=files LD_DEBUG_OUTPUT="$T/lddebug" \
+	with_san env CTOR_OUT="$T/ctor.out" LD_DEBUG=files LD_DEBUG_OUTPUT="$T/lddebug" \
 		timeout 120 "$CPUSET_RUN" --set "$s" env \
 		LD_PRELOAD="$SHIM_PRELOAD $CTOR_LIB" true
 	_first=$(cat "$T"/lddebug.* 2>/dev/null |
@@ -282,8 +284,8 @@ os.waitpid(pid, 0)')" "$n [$(seq_join 0 $((n - 1)) ', ')]"
 	expect_eq "$t: libctor constructor (called first)" "$(cat "$T/ctor.out" 2>/dev/null)" \
 		"ctor sysconf $n mask $vmask"
 	rm -f "$T/ctor.out"
-	env CTOR_OUT="$T/ctor.out" timeout 120 "$CPUSET_RUN" --set "$s" env \
-		LD_PRELOAD="${BASE_PRELOAD:+$BASE_PRELOAD }$CTOR_LIB:$SHIM" true
+	with_san env CTOR_OUT="$T/ctor.out" timeout 120 "$CPUSET_RUN" --set "$s" env \
+		LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$CTOR_LIB:$SHIM" true
 	expect_eq "$t: libctor constructor (preloaded libctor.so:libcpusetshim.so)" \
 		"$(cat "$T/ctor.out" 2>/dev/null)" "ctor sysconf $n mask $vmask"
 }
@@ -293,7 +295,7 @@ check_set "$S2" 2 0,1
 
 # ---- cpuset-run ----
 
-echo "# ---- cpuset-run ----"
+note "---- cpuset-run ----"
 printf '#!/bin/sh\ntrue\n' >"$T/noexec"
 chmod 644 "$T/noexec"
 expect_status "cpuset-run: a missing program (path)" 127 \
@@ -313,7 +315,7 @@ expect_status "cpuset-run --no-such-option" 125 "$CPUSET_RUN" --no-such-option t
 expect_status "cpuset-run --set and --cpus together" 125 \
 	"$CPUSET_RUN" --set "$S1" --cpus 1 true
 expect_status "cpuset-run: the program's own exit status" 42 \
-	"$CPUSET_RUN" --set "$S1" sh -c 'exit 42'
+	with_san "$CPUSET_RUN" --set "$S1" sh -c 'exit 42'
 
 # The shim sets up at the first call that needs it. Shells that never ask
 # about CPUs leave no record; what they start still finds the set through
@@ -321,7 +323,7 @@ expect_status "cpuset-run: the program's own exit status" 42 \
 expect_eq "three shells deep, none of them asking: nproc is the set's" \
 	"$(in_set "$S1" sh -c 'sh -c "sh -c nproc"')" 1
 expect_eq "three shells deep: python3 sees the set's CPUs" \
-	"$(in_set "$S1" sh -c 'sh -c "python3 -c \"import os; print(sorted(os.sched_getaffinity(0)))\""')" "[0]"
+	"$(in_set "$S1" sh -c 'sh -c "/usr/bin/python3 -c \"import os; print(sorted(os.sched_getaffinity(0)))\""')" "[0]"
 for i in $(seq 20); do
 	expect_status "first calls from 8 threads at once all see the set (try $i)" 0 \
 		in_set "$S1" "$PROG_AFF" --race 1
@@ -336,7 +338,7 @@ expect_eq "an orphan under cpuset-run: nproc is still the set's" "$(cat "$T/orph
 
 # CPUSETSHIM_SET alone (no cpuset-run): the process is put in the set and
 # confined before main, even if it never asks about CPUs.
-env CPUSETSHIM_SET=itest-one LD_PRELOAD="$SHIM_PRELOAD" sleep 3 &
+env $(san_env) CPUSETSHIM_SET=itest-one LD_PRELOAD="$SHIM_PRELOAD" sleep 3 &
 sp=$!
 sleep 1
 expect_eq "CPUSETSHIM_SET alone: the kernel mask is the set's, before any question" \
@@ -345,14 +347,14 @@ expect_eq "CPUSETSHIM_SET alone: recorded in the set" \
 	"$("$CPUSET" which "$sp" 2>/dev/null | cut -d" " -f1)" "$S1"
 wait "$sp"
 expect_eq "CPUSETSHIM_SET alone: nproc" \
-	"$(env CPUSETSHIM_SET=itest-one LD_PRELOAD="$SHIM_PRELOAD" nproc)" 1
+	"$(with_san env CPUSETSHIM_SET=itest-one LD_PRELOAD="$SHIM_PRELOAD" nproc)" 1
 
 # The shim once, first (after a sanitizer runtime), and an entry that was
 # there kept; the inner cpuset-run itself runs under the shim.
-pre=$(env LD_PRELOAD="${BASE_PRELOAD:+$BASE_PRELOAD }$CTOR_LIB" \
+pre=$(with_san env LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$CTOR_LIB" \
 	timeout 120 "$CPUSET_RUN" --set "$S1" "$CPUSET_RUN" --set "$S1" \
 	sh -c 'echo "$LD_PRELOAD"')
-echo "    | LD_PRELOAD=$pre"
+note "  | LD_PRELOAD=$pre"
 entries=$(printf '%s\n' "$pre" | tr ': ' '\n\n' | grep -v '^$')
 expect_eq "nested cpuset-run: the shim in LD_PRELOAD once" \
 	"$(printf '%s\n' "$entries" | grep -c 'libcpusetshim\.so$')" 1
@@ -360,7 +362,7 @@ expect_eq "nested cpuset-run: the existing entry kept once" \
 	"$(printf '%s\n' "$entries" | grep -c 'libctor\.so$')" 1
 expect_eq "nested cpuset-run: the shim before the existing entry" \
 	"$(printf '%s\n' "$entries" | grep -E 'lib(cpusetshim|ctor)\.so$' | head -n 1)" "$SHIM"
-if [ -n "$BASE_PRELOAD" ]; then
+if [ -n "$SAN_PRELOAD" ]; then
 	expect_match "nested cpuset-run: libasan still first" \
 		"$(printf '%s\n' "$entries" | head -n 1)" 'libasan\.so'
 fi
@@ -375,7 +377,7 @@ if [ -n "$SAN_PRELOAD" ] &&
 	! env LD_PRELOAD="$SAN_PRELOAD" timeout 10 top -b -n 1 </dev/null >/dev/null 2>&1; then
 	# Measured: procps top hangs with libasan preloaded, shim or not; the
 	# same idiom is checked by prog_affinity (rewind + fflush) in this pass.
-	echo "# note: top does not run with $SAN_PRELOAD preloaded, even without the shim: not run here"
+	note "top does not run with $SAN_PRELOAD preloaded, even without the shim: not run here"
 	top_runs=no
 fi
 if [ $top_runs = no ]; then
@@ -383,33 +385,31 @@ if [ $top_runs = no ]; then
 elif command -v top >/dev/null 2>&1; then
 	last=$(in_set "$S1" sh -c 'timeout 3 sh -c "while :; do :; done" &
 		top -b -n 3 -d 0.4 | grep "^%Cpu" | tail -n 1; wait')
-	echo "    | $last"
+	note "  | $last"
 	expect_eq "top in a set with a busy loop: the last frame shows it busy" \
 		"$(echo "$last" | sed 's/^%Cpu(s): *//' | awk -F'[ ,]+' '{ print ($1 >= 50) ? "busy" : "idle: " $0 }')" busy
-else
-	fail "top: not installed (procps)"
 fi
 
 # ---- kept views ----
 
-echo "# ---- kept views ----"
+note "---- kept views ----"
 VDIR="/dev/shm/$CPUSETSHIM_TABLE.views.$(id -u)"
 FDLINK='import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); print(os.readlink("/proc/self/fd/%d" % fd)); print(os.read(fd, 65536).decode(), end="")'
 rm -rf "$VDIR"
-in_set "$S1" python3 -c "$FDLINK" /sys/devices/system/cpu/online >"$T/kv.out"
+in_set "$S1" "$PYTHON3" -c "$FDLINK" /sys/devices/system/cpu/online >"$T/kv.out"
 expect_eq "kept view: online opens a file of the views directory" \
 	"$(head -n 1 "$T/kv.out")" "$VDIR/range-1"
 expect_eq "kept view: its contents" "$(sed -n 2p "$T/kv.out")" 0
 expect_eq "kept view: the directory is ours, 0755" "$(stat -c '%u %a' "$VDIR")" "$(id -u) 755"
 expect_eq "kept view: the file is read-only" "$(stat -c '%a' "$VDIR/range-1")" 444
-env CPUSETSHIM_KEEP_VIEWS=0 timeout 120 "$CPUSET_RUN" --set "$S1" \
-	python3 -c "$FDLINK" /sys/devices/system/cpu/online >"$T/kv.out"
+with_san env CPUSETSHIM_KEEP_VIEWS=0 timeout 120 "$CPUSET_RUN" --set "$S1" \
+	"$PYTHON3" -c "$FDLINK" /sys/devices/system/cpu/online >"$T/kv.out"
 expect_match "CPUSETSHIM_KEEP_VIEWS=0: a memfd made at the open" "$(head -n 1 "$T/kv.out")" \
 	'^/memfd:cpusetshim-view'
 expect_eq "CPUSETSHIM_KEEP_VIEWS=0: the same contents" "$(sed -n 2p "$T/kv.out")" 0
 nomhz() { grep -v '^cpu MHz' "$@"; }
 in_set "$S1" cat /proc/cpuinfo >"$T/ci.kept"
-env CPUSETSHIM_KEEP_VIEWS=0 timeout 120 "$CPUSET_RUN" --set "$S1" cat /proc/cpuinfo >"$T/ci.made"
+with_san env CPUSETSHIM_KEEP_VIEWS=0 timeout 120 "$CPUSET_RUN" --set "$S1" cat /proc/cpuinfo >"$T/ci.made"
 expect_eq "kept cpuinfo: the same as one made at the open (but cpu MHz)" \
 	"$(nomhz "$T/ci.kept" | cksum)" "$(nomhz "$T/ci.made" | cksum)"
 expect_eq "kept cpuinfo: one processor" "$(grep -c '^processor' "$T/ci.kept")" 1
@@ -429,14 +429,14 @@ rm -rf "$VDIR"
 mkdir -m 0755 "$VDIR"
 printf '0-99\n' >"$VDIR/range-1"
 chown -R nobody "$VDIR"
-in_set "$S1" python3 -c "$FDLINK" /sys/devices/system/cpu/online >"$T/kv.out"
+in_set "$S1" "$PYTHON3" -c "$FDLINK" /sys/devices/system/cpu/online >"$T/kv.out"
 expect_match "a views directory of another user: not used" "$(head -n 1 "$T/kv.out")" \
 	'^/memfd:cpusetshim-view'
 expect_eq "a views directory of another user: contents still right" \
 	"$(sed -n 2p "$T/kv.out")" 0
 rm -rf "$VDIR"
 mkdir -m 0777 "$VDIR"
-in_set "$S1" python3 -c "$FDLINK" /sys/devices/system/cpu/online >"$T/kv.out"
+in_set "$S1" "$PYTHON3" -c "$FDLINK" /sys/devices/system/cpu/online >"$T/kv.out"
 expect_match "a views directory others may write: not used" "$(head -n 1 "$T/kv.out")" \
 	'^/memfd:cpusetshim-view'
 rm -rf "$VDIR"
@@ -445,7 +445,7 @@ expect_eq "kept views: made again when missing" "$(cat "$VDIR/range-1" 2>/dev/nu
 xt="$CPUSETSHIM_TABLE.x"
 env CPUSETSHIM_TABLE="$xt" "$CPUSET" init --force >/dev/null &&
 	env CPUSETSHIM_TABLE="$xt" "$CPUSET" create --cpus 1 --name one >/dev/null &&
-	env CPUSETSHIM_TABLE="$xt" timeout 120 "$CPUSET_RUN" --set one \
+	with_san env CPUSETSHIM_TABLE="$xt" timeout 120 "$CPUSET_RUN" --set one \
 		cat /sys/devices/system/cpu/online >/dev/null
 expect_eq "another table: its own views directory" \
 	"$(cat "/dev/shm/$xt.views.$(id -u)/range-1" 2>/dev/null)" 0
@@ -457,20 +457,20 @@ rm -f "/dev/shm/$xt"
 
 # ---- no table ----
 
-echo "# ---- the shim with no table ----"
+note "---- the shim with no table ----"
 none="cpusetshim-itest-none.$$"
 rm -f "/dev/shm/$none"
-got=$(env CPUSETSHIM_TABLE="$none" LD_PRELOAD="$SHIM_PRELOAD" nproc 2>"$T/err")
+got=$(with_san env CPUSETSHIM_TABLE="$none" LD_PRELOAD="$SHIM_PRELOAD" nproc 2>"$T/err")
 expect_eq "no table: nproc sees the real machine" "$got" "$REAL_NPROC"
 expect_eq "no table: nothing on stderr" "$(cat "$T/err")" ""
-got=$(env CPUSETSHIM_TABLE="$none" LD_PRELOAD="$SHIM_PRELOAD" \
-	python3 -c 'import os; print(os.cpu_count(), sorted(os.sched_getaffinity(0)))' 2>"$T/err")
+got=$(with_san env CPUSETSHIM_TABLE="$none" LD_PRELOAD="$SHIM_PRELOAD" \
+	"$PYTHON3" -c 'import os; print(os.cpu_count(), sorted(os.sched_getaffinity(0)))' 2>"$T/err")
 expect_eq "no table: python3 sees the real machine" "$got" \
-	"$(outside python3 -c 'import os; print(os.cpu_count(), sorted(os.sched_getaffinity(0)))')"
+	"$(outside "$PYTHON3" -c 'import os; print(os.cpu_count(), sorted(os.sched_getaffinity(0)))')"
 expect_eq "no table: python3, nothing on stderr" "$(cat "$T/err")" ""
-got=$(env CPUSETSHIM_TABLE="$none" CPUSETSHIM_DEBUG=1 LD_PRELOAD="$SHIM_PRELOAD" \
+got=$(with_san env CPUSETSHIM_TABLE="$none" CPUSETSHIM_DEBUG=1 LD_PRELOAD="$SHIM_PRELOAD" \
 	nproc 2>"$T/err")
-sed 's/^/    | /' "$T/err"
+show "$T/err"
 expect_eq "no table, CPUSETSHIM_DEBUG=1: nproc still right" "$got" "$REAL_NPROC"
 expect_match "no table, CPUSETSHIM_DEBUG=1: says why, naming the table" "$(cat "$T/err")" \
 	"cpusetshim.*$none"
@@ -480,9 +480,9 @@ rm -f "/dev/shm/$none"
 
 # ---- autoclean ----
 
-echo "# ---- cpuset-run --cpus: an autoclean set ----"
-inside=$(timeout 120 "$CPUSET_RUN" --cpus 1 --name itest-auto sh -c "nproc; \"$CPUSET\" list")
-printf '%s\n' "$inside" | sed 's/^/    | /'
+note "---- cpuset-run --cpus: an autoclean set ----"
+inside=$(with_san timeout 120 "$CPUSET_RUN" --cpus 1 --name itest-auto sh -c "nproc; \"$CPUSET\" list")
+note "$inside"
 expect_eq "cpuset-run --cpus 1: nproc inside" "$(printf '%s\n' "$inside" | head -n 1)" 1
 expect_match "cpuset-run --cpus 1: the set exists while it runs, autoclean" "$inside" \
 	'itest-auto +autoclean'
@@ -490,7 +490,7 @@ expect_status "cpuset-run --cpus 1 with a missing program" 127 \
 	"$CPUSET_RUN" --cpus 1 --name itest-noexec "$T/no/such/program"
 expect_status "cpuset sweep" 0 "$CPUSET" sweep
 after=$("$CPUSET" list)
-printf '%s\n' "$after" | sed 's/^/    | /'
+note "$after"
 expect_nomatch "cpuset-run --cpus 1: the set is gone after the program and a write" \
 	"$after" 'itest-auto'
 expect_nomatch "cpuset-run --cpus 1: the set is gone when the program could not start" \
