@@ -7,9 +7,10 @@ set -e
 # make check
 pkgs="build-essential autoconf autoconf-archive automake libtool pkg-config check"
 # the tests' tools: coreutils (nproc, timeout), libc-bin (getconf, ldd),
-# util-linux (taskset, setpriv, su), procps (top, pgrep), passwd (useradd), bzip2 and tar
+# util-linux (taskset, setpriv, su, lscpu), procps (top, pgrep), passwd,
+# strace (make bench), bzip2 and tar
 # (the captured machines), Debian's python3 with psutil
-pkgs="$pkgs coreutils libc-bin util-linux procps bzip2 tar python3 python3-psutil passwd"
+pkgs="$pkgs coreutils libc-bin util-linux procps bzip2 tar python3 python3-psutil passwd strace"
 # OpenMP on gcc and on clang (LLVM libomp), clang's sanitizer runtimes
 pkgs="$pkgs clang libomp-dev libclang-rt-dev libclang-rt-14-dev"
 # topology and MPI runtimes, Slurm, numactl

@@ -16,7 +16,8 @@
 # empty), T (a private temporary directory, removed at exit), and a private
 # table in CPUSETSHIM_TABLE (removed at exit, with its kept views).
 #
-# Checks:   pass DESC | fail DESC [DETAIL...] | check DESC CMD...
+# Checks (each returns 0 if it passed, 1 if not):
+#           pass DESC | fail DESC [DETAIL...] | check DESC CMD...
 #           expect_eq DESC GOT WANT | expect_ne DESC GOT UNWANTED
 #           expect_match DESC GOT ERE | expect_nomatch DESC GOT ERE
 #           expect_status DESC WANT CMD... (stdout in $T/out, stderr in $T/err)
@@ -38,6 +39,9 @@ CPUSET=$B/cpuset
 CPUSET_RUN=$B/cpuset-run
 CPUSET_INSPECT=$B/cpuset-inspect
 SHIM=$B/.libs/libcpusetshim.so
+# the captured machines, unpacked (make check does it)
+CPS_FIXTURES=${CPS_FIXTURES:-$B/tests/fixtures/unpacked}
+export CPS_FIXTURES
 # Debian's python3 (with python3-psutil), never another one on PATH
 PYTHON3=/usr/bin/python3
 # cpuset-run finds the shim through CPUSETSHIM_LIB; installed, it knows
@@ -80,6 +84,7 @@ fail() {
 	for _l in "$@"; do
 		note "$_l"
 	done
+	return 1
 }
 
 # expect_eq DESC GOT WANT

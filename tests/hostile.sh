@@ -7,12 +7,12 @@
 POKE=$B/tests/tablepoke
 QUERY=$B/tests/prog_query
 FAULT_OP=$B/tests/fault_op
-T=$CPUSETSHIM_TABLE
-poke() { "$POKE" "$T" "$@"; }
+TBL=$CPUSETSHIM_TABLE
+poke() { "$POKE" "$TBL" "$@"; }
 now_ms() { date +%s%3N; }
 
 sleeper=
-cleanup_hook='[ -n "$sleeper" ] && kill -CONT $sleeper 2>/dev/null; [ -n "$sleeper" ] && kill $sleeper 2>/dev/null'
+at_exit '[ -n "$sleeper" ] && kill -CONT $sleeper 2>/dev/null; [ -n "$sleeper" ] && kill $sleeper 2>/dev/null'
 sleep 600 &
 sleeper=$!
 
@@ -25,103 +25,103 @@ fresh() {
 dead_writer() {
 	fresh
 	CPUSETSHIM_FAULT_STEP=6 "$CPUSET" create --cpus 0 --name dying >/dev/null 2>&1
-	[ "$(poke get jcount u32)" -ge 3 ] || { bad "dead writer left $(poke get jcount u32) entries"; exit 1; }
+	[ "$(poke get jcount u32)" -ge 3 ] || die "a dead writer leaves 3 undo entries or more (left $(poke get jcount u32))"
 }
 
 # ---- 3: the undo journal ----
 # entry 2's prev pointing 8 bytes into entry 1 made repair crash
 dead_writer
 poke set jentry:2+12 u32 $(($(poke off jentry:1) - $(poke off journal) + 8))
-expect_rc "repair refuses a forged journal" 3 "$CPUSET" repair
-expect_err "the remedy is named" "cpuset init --force"
-expect_err "the damage is named" "table is damaged"
-expect_rc "every writer refuses it the same way" 3 "$CPUSET" create --cpus 0
-expect_err "the writer names the remedy" "cpuset init --force"
-env $(san_env) LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD:}$SHIM" CPUSETSHIM_SET=s0 "$QUERY" 0.1 >"$TMP/q" 2>&1
-expect "a program under the shim survives it" "$?" 0
+expect_status "repair refuses a forged journal" 3 "$CPUSET" repair
+expect_stderr "the remedy is named" "cpuset init --force"
+expect_stderr "the damage is named" "table is damaged"
+expect_status "every writer refuses it the same way" 3 "$CPUSET" create --cpus 0
+expect_stderr "the writer names the remedy" "cpuset init --force"
+env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 "$QUERY" 0.1 >"$T/q" 2>&1
+expect_eq "a program under the shim survives it" "$?" 0
 # an entry longer than the journal
 dead_writer
 poke set jentry:1+8 u32 0xfffffff0
-expect_rc "an entry past the journal's end is refused" 3 "$CPUSET" repair
-expect_err "and named" "past the journal's end"
+expect_status "an entry past the journal's end is refused" 3 "$CPUSET" repair
+expect_stderr "and named" "past the journal's end"
 # an entry restoring the lock word
 dead_writer
 poke set jentry:0 u64 "$(poke off lock)"
-expect_rc "an entry aimed at the lock is refused" 3 "$CPUSET" repair
+expect_status "an entry aimed at the lock is refused" 3 "$CPUSET" repair
 # after init --force all is well again
-expect_rc "init --force is the remedy" 0 "$CPUSET" init --force
-expect_rc "writes work again" 0 "$CPUSET" create --cpus 0
+expect_status "init --force is the remedy" 0 "$CPUSET" init --force
+expect_status "writes work again" 0 "$CPUSET" create --cpus 0
 
 # ---- 6: a forged or held lock word ----
 fresh
 poke set lockword u32 1
 t0=$(now_ms)
-expect_rc "a lock held by pid 1: the writer gives up" 3 \
+expect_status "a lock held by pid 1: the writer gives up" 3 \
 	env CPUSETSHIM_LOCK_TIMEOUT=1 "$CPUSET" create --cpus 0
 t1=$(now_ms)
-expect_err "naming the holder" "held by pid 1 "
-[ $((t1 - t0)) -lt 5000 ] && ok || bad "the writer waited $((t1 - t0)) ms for a 1 s bound"
-expect_rc "the checker reports the held lock" 1 "$INSPECT" --check
-grep -q "lock is held by pid 1" "$TMP/out" && ok || bad "check says: $(cat "$TMP/out")"
+expect_stderr "naming the holder" "held by pid 1 "
+expect_eq "the writer waits about its 1 s bound, under 5 s ($((t1 - t0)) ms)" "$([ $((t1 - t0)) -lt 5000 ] && echo yes)" yes
+expect_status "the checker reports the held lock" 1 "$CPUSET_INSPECT" --check
+expect_match "the checker names the holder" "$(cat "$T/out")" "lock is held by pid 1"
 # a stopped writer: held by a live process that does not answer
 kill -STOP $sleeper
 poke set lockword u32 $sleeper
-expect_rc "a stopped holder: the writer gives up" 3 \
+expect_status "a stopped holder: the writer gives up" 3 \
 	env CPUSETSHIM_LOCK_TIMEOUT=1 "$CPUSET" create --cpus 0
-expect_err "naming it stopped" "held by pid $sleeper (sleep, stopped)"
+expect_stderr "naming it stopped" "held by pid $sleeper (sleep, stopped)"
 kill -CONT $sleeper
 # a holder that does not exist: taken over, as the kernel would
 sh -c 'exit 0' &
 gone=$!
 wait $gone
 poke set lockword u32 $gone
-expect_rc "a dead holder's lock is taken over" 0 "$CPUSET" create --cpus 0
-expect_rc "and the table checks out" 0 "$INSPECT" --check
+expect_status "a dead holder's lock is taken over" 0 "$CPUSET" create --cpus 0
+expect_status "and the table checks out" 0 "$CPUSET_INSPECT" --check
 # the mutex's type overwritten
 poke set lockkind u32 0
-expect_rc "a lock of another type is refused" 3 "$CPUSET" create --cpus 0
-expect_err "as damage" "table is damaged"
+expect_status "a lock of another type is refused" 3 "$CPUSET" create --cpus 0
+expect_stderr "as damage" "table is damaged"
 
 # ---- 9: the table truncated under running programs ----
 fresh
-rm -f "$TMP/ready"
-env $(san_env) LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD:}$SHIM" CPUSETSHIM_SET=s0 \
-	"$QUERY" 1.5 "$TMP/ready" >"$TMP/q" 2>&1 &
+rm -f "$T/ready"
+env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 \
+	"$QUERY" 1.5 "$T/ready" >"$T/q" 2>&1 &
 q=$!
-for i in $(seq 100); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
+for i in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
 poke truncate 4096
 wait $q
-expect "a program under the shim survives its table shrinking" "$?" 0
-expect "and keeps its last answers" "$(cut -d' ' -f2,3,5,6 "$TMP/q")" "1 1 1 1"
-expect_rc "the tools refuse the short table" 3 "$CPUSET" list
+expect_eq "a program under the shim survives its table shrinking" "$?" 0
+expect_eq "and keeps its last answers" "$(cut -d' ' -f2,3,5,6 "$T/q")" "1 1 1 1"
+expect_status "the tools refuse the short table" 3 "$CPUSET" list
 poke truncate 0
-expect_rc "and the empty one" 3 "$INSPECT" --check
+expect_status "and the empty one" 3 "$CPUSET_INSPECT" --check
 
 # ---- 4: shared tables ----
-expect_rc "a world-writable table is refused" 2 "$CPUSET" init --force --mode 0666
-expect_err "with the reason" "every user"
-expect_rc "a group table is made" 0 "$CPUSET" init --force --mode 0660
-expect_err "with the trust warning" "one trust domain"
-chmod 0666 "/dev/shm/$T"
-expect_rc "a table made world-writable later is refused" 3 "$CPUSET" list
-expect_err "with the reason" "writable by"
+expect_status "a world-writable table is refused" 2 "$CPUSET" init --force --mode 0666
+expect_stderr "with the reason" "every user"
+expect_status "a group table is made" 0 "$CPUSET" init --force --mode 0660
+expect_stderr "with the trust warning" "one trust domain"
+chmod 0666 "/dev/shm/$TBL"
+expect_status "a table made world-writable later is refused" 3 "$CPUSET" list
+expect_stderr "with the reason" "writable by"
 
 # ---- 15: capacities ----
-expect_rc "a table of gigabytes is refused" 2 "$CPUSET" init --force --max-threads 2000000 --mask-bits 8192
-expect_rc "a capacity beyond the bound is refused" 2 "$CPUSET" init --force --max-procs 16777216
+expect_status "a table of gigabytes is refused" 2 "$CPUSET" init --force --max-threads 2000000 --mask-bits 8192
+expect_status "a capacity beyond the bound is refused" 2 "$CPUSET" init --force --max-procs 16777216
 fresh
 poke set max_threads u32 16777216
-expect_rc "a header claiming one is refused at open" 3 "$CPUSET" list
+expect_status "a header claiming one is refused at open" 3 "$CPUSET" list
 
 # ---- 1: root and another user's table ----
 if [ "$(id -u)" = 0 ]; then
 	fresh
-	chown 4242 "/dev/shm/$T"
-	expect_rc "root refuses a table another user made" 3 "$CPUSET" list
-	expect_err "saying whose" "belongs to another user"
-	expect_rc "unless its owner is confirmed" 0 "$CPUSET" --table-owner 4242 list
-	expect_rc "but not for another owner" 3 "$CPUSET" --table-owner 4243 list
-	expect_rc "the checker follows the same rule" 3 "$INSPECT" --check
-	expect_rc "with the confirmation" 0 "$INSPECT" --table-owner 4242 --check
+	chown 4242 "/dev/shm/$TBL"
+	expect_status "root refuses a table another user made" 3 "$CPUSET" list
+	expect_stderr "saying whose" "belongs to another user"
+	expect_status "unless its owner is confirmed" 0 "$CPUSET" --table-owner 4242 list
+	expect_status "but not for another owner" 3 "$CPUSET" --table-owner 4243 list
+	expect_status "the checker follows the same rule" 3 "$CPUSET_INSPECT" --check
+	expect_status "with the confirmation" 0 "$CPUSET_INSPECT" --table-owner 4242 --check
 fi
 finish
