@@ -393,6 +393,8 @@ int shm_table_open(struct shm_table *t, const char *name, int how, const char **
 		why = &dummy;
 	*why = NULL;
 	memset(t, 0, sizeof(*t));
+	t->faults = (how & SHM_OPEN_FAULTS) != 0;
+	how &= ~SHM_OPEN_FAULTS;
 	r = shm_table_name(t->name, sizeof(t->name), name);
 	if (r < 0) {
 		*why = "invalid table name";
@@ -632,14 +634,12 @@ unsigned long shm_fault_steps(void)
 }
 #endif
 
-/* The shim links this floor too; only the tools enable fault points, by
- * defining this to 1 (see tools/cli.c). */
-extern int cps_fault_points_enabled;
-int cps_fault_points_enabled;
-#define FAULT()                                 \
-	do {                                    \
-		if (cps_fault_points_enabled)   \
-			shm_fault_point();      \
+/* Only on a table opened with SHM_OPEN_FAULTS (the tools, when a test
+ * asks): the shim links this floor too and never does. */
+#define FAULT()                         \
+	do {                            \
+		if (t->faults)          \
+			shm_fault_point(); \
 	} while (0)
 
 /* ---- the undo journal ----

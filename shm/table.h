@@ -135,6 +135,7 @@ struct shm_table {
 	uint32_t root_id;
 	bool writable;
 	bool in_write;
+	bool faults; /* opened with SHM_OPEN_FAULTS (tests only) */
 	/* How long shm_write_begin waits for another writer: 0 never waits
 	 * (the shim); set from $CPUSETSHIM_LOCK_TIMEOUT (seconds, default
 	 * SHM_LOCK_WAIT_MS) at open. */
@@ -151,6 +152,7 @@ int shm_table_name(char *buf, size_t len, const char *explicit_name);
 
 #define SHM_OPEN_RDONLY 0
 #define SHM_OPEN_RDWR 1
+#define SHM_OPEN_FAULTS 0x100 /* or'ed in: this handle's writes pass the fault points */
 /* Open and validate. Errors: -ENOENT (no table), -EACCES (permissions,
  * or owned by another user, or writable by others when it should not be),
  * -EBADMSG (bad magic: not a table, or the other byte order),
@@ -280,7 +282,8 @@ static inline struct shm_set *shm_set_by_id(const struct shm_table *t, uint32_t 
 /* A free id whose slot is free (writer); 0 when the table is full. */
 uint32_t shm_set_new_id(struct shm_table *t);
 
-/* Test-only fault points (CPS_FAULT_INJECTION builds). With
+/* Test-only fault points (CPS_FAULT_INJECTION builds), passed by the
+ * writes of a table opened with SHM_OPEN_FAULTS. With
  * CPUSETSHIM_FAULT_STEP=N in the environment, the process SIGKILLs itself
  * at its N-th write step; with CPUSETSHIM_FAULT_REPORT=FILE it appends the
  * number of steps it took to FILE at exit. */

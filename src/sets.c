@@ -131,22 +131,27 @@ int cps_init(struct cps_ctx *c, const char *name, const struct cps_init_opts *o)
 
 int cps_open(struct cps_ctx *c, const char *name, int how)
 {
+	int faults = how & CPS_OPEN_FAULTS ? SHM_OPEN_FAULTS : 0;
+	how &= ~CPS_OPEN_FAULTS;
 	memset(c, 0, sizeof(*c));
 	c->uid = effective_uid();
 	c->self = getpid();
 	c->patient = true;
-	int r = shm_table_open(&c->t, name, how == CPS_OPEN_READ ? SHM_OPEN_RDONLY : SHM_OPEN_RDWR,
+	int r = shm_table_open(&c->t, name,
+			       (how == CPS_OPEN_READ ? SHM_OPEN_RDONLY : SHM_OPEN_RDWR) | faults,
 			       &c->why);
 	if (r == -EACCES && !c->why && how != CPS_OPEN_READ) {
 		/* readable but not writable by us: reads work, writes say EACCES */
-		r = shm_table_open(&c->t, name, SHM_OPEN_RDONLY, &c->why);
+		r = shm_table_open(&c->t, name, SHM_OPEN_RDONLY | faults, &c->why);
 	}
 	if (r == -ENOENT && how == CPS_OPEN_CREATE) {
 		struct cps_init_opts o;
 		cps_init_opts_default(&o);
 		r = cps_init(c, name, &o);
 		if (r == -EEXIST) /* another process made it first: use theirs */
-			r = shm_table_open(&c->t, name, SHM_OPEN_RDWR, &c->why);
+			r = shm_table_open(&c->t, name, SHM_OPEN_RDWR | faults, &c->why);
+		else if (r == 0)
+			c->t.faults = faults != 0;
 	}
 	return r;
 }

@@ -36,6 +36,9 @@ struct cps_ctx {
 #define CPS_OPEN_READ 0
 #define CPS_OPEN_WRITE 1
 #define CPS_OPEN_CREATE 2 /* write; make the table with defaults if missing */
+/* Or'ed in (tests only): this handle's writes pass the test-only fault
+ * points of shm/ (CPS_FAULT_INJECTION builds; see shm_fault_point). */
+#define CPS_OPEN_FAULTS 0x100
 /* Open a table (name NULL: $CPUSETSHIM_TABLE or the user's default). The
  * uid test seam: when the real effective uid is 0, $CPUSETSHIM_TEST_UID
  * names the uid the owner checks use (root can already do anything, so this

@@ -10,15 +10,12 @@
 #include "src/cpulist.h"
 #include "src/sets.h"
 
-extern int cps_fault_points_enabled;
-
 int main(int argc, char **argv)
 {
 	struct cps_ctx c;
 	struct cps_parse_error e;
 	uint64_t m[CPS_MAX_WORDS] = { 0 };
-	cps_fault_points_enabled = 1;
-	if (cps_open(&c, NULL, CPS_OPEN_WRITE) < 0) {
+	if (cps_open(&c, NULL, CPS_OPEN_WRITE | CPS_OPEN_FAULTS) < 0) {
 		fprintf(stderr, "fault_op: cannot open the table\n");
 		return 2;
 	}

@@ -13,7 +13,6 @@
 #include "tools/cli.h"
 
 const char *cli_prog = "cpuset";
-extern int cps_fault_points_enabled;
 /* The table the tool opened: its writers' reasons (a held lock, a damaged
  * journal) complete the messages of refusals that have none of their own. */
 static struct cps_ctx *cli_ctx;
@@ -25,8 +24,6 @@ void cli_init(const char *argv0)
 	/* strip libtool's wrapper prefix in the build tree */
 	if (!strncmp(cli_prog, "lt-", 3))
 		cli_prog += 3;
-	/* test-only fault points (only honoured when compiled in) */
-	cps_fault_points_enabled = getenv("CPUSETSHIM_FAULT_STEP") || getenv("CPUSETSHIM_FAULT_REPORT");
 }
 
 void cli_err(const char *fmt, ...)
@@ -85,6 +82,9 @@ int cli_refused(int err, const char *why, const char *fmt, ...)
 
 int cli_open(struct cps_ctx *c, const char *table, int how)
 {
+	/* test-only fault points (only honoured when compiled in) */
+	if (getenv("CPUSETSHIM_FAULT_STEP") || getenv("CPUSETSHIM_FAULT_REPORT"))
+		how |= CPS_OPEN_FAULTS;
 	int r = cps_open(c, table, how);
 	if (r == 0) {
 		cli_ctx = c;
