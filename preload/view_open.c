@@ -80,13 +80,17 @@ int shim_view_open(int dirfd, const char *path, int flags)
 {
 	char real[512], name[SHIM_KEPT_NAME_MAX];
 	struct shim_cpus v;
-	/* the /sys families (and the test root) first: they take any flags */
-	int sfd = shim_sys_open(dirfd, path, flags, 0);
-	if (sfd != -1)
-		return sfd;
-	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_DIRECTORY | O_PATH | O_CREAT)))
-		return -1;
-	enum vkind k = shim_view_classify(dirfd, path, real, sizeof(real));
+	bool ro = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_DIRECTORY | O_PATH | O_CREAT));
+	enum vkind k = ro ? shim_view_classify(dirfd, path, real, sizeof(real)) : V_NONE;
+	/* the /sys families (and the test root) first: they take any flags.
+	 * /proc/stat and the status files are none of theirs (no magic link
+	 * on the way): no need to canonicalise their names, the costliest
+	 * part of such an open (two system calls) */
+	if (k != V_STAT && k != V_STATUS_PROC && k != V_STATUS_THREAD) {
+		int sfd = shim_sys_open(dirfd, path, flags, 0);
+		if (sfd != -1)
+			return sfd;
+	}
 	if (k == V_NONE || !shim_cpus_now(&v))
 		return -1;
 

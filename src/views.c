@@ -528,11 +528,19 @@ int cps_view_status(struct cps_buf *out, const char *real, size_t len,
 {
 	static const char hex_name[] = "Cpus_allowed:";
 	static const char list_name[] = "Cpus_allowed_list:";
-	size_t start_len = out->len, pos, val;
+	size_t start_len = out->len, pos, val, kept = 0; /* real[kept, l.start): lines as they are */
 	struct line l;
-	int r = 0;
+	int r = buf_reserve(out, len + 64); /* about as long as the file */
 
 	for (pos = 0; !r && next_line(real, len, pos, &l); pos = l.next) {
+		/* only the two mask lines change: the others go out in runs */
+		if (real[l.start] != 'C' || (!has_prefix(real, l.start, l.eol, hex_name) &&
+					     !has_prefix(real, l.start, l.eol, list_name)))
+			continue;
+		r = cps_buf_append(out, real + kept, l.start - kept);
+		kept = l.next;
+		if (r)
+			break;
 		if (has_prefix(real, l.start, l.eol, hex_name)) {
 			unsigned groups;
 
@@ -554,13 +562,12 @@ int cps_view_status(struct cps_buf *out, const char *real, size_t len,
 			r = cps_buf_append(out, real + l.start, val - l.start);
 			if (!r)
 				r = buf_put_mask(out, fmt_list, s->vallowed, s->vnw, 0);
-		} else {
-			r = cps_buf_append(out, real + l.start, l.next - l.start);
-			continue;
 		}
 		if (!r)
 			r = cps_buf_append(out, real + l.eol, l.next - l.eol);
 	}
+	if (!r)
+		r = cps_buf_append(out, real + kept, len - kept);
 	return view_done(out, start_len, r);
 }
 
