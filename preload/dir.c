@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -323,3 +324,37 @@ EXPORT int closedir(DIR *d)
 	}
 SCANDIR(scandir, dirent, readdir)
 SCANDIR(scandir64, dirent64, readdir64)
+
+/* glibc's glob lists with internal calls too: for a pattern that may
+ * name our directories it is asked to list with ours (GLOB_ALTDIRFUNC). */
+static int (*glob_next)(const char *, int, int (*)(const char *, int), glob_t *);
+static int (*glob64_next)(const char *, int, int (*)(const char *, int), glob64_t *);
+
+static void glob_closedir(void *d)
+{
+	closedir(d);
+}
+
+#define GLOB(NAME, GLOB_T, READ, STAT)                                                   \
+	EXPORT int NAME(const char *pattern, int flags, int (*errfunc)(const char *, int), \
+			GLOB_T *pglob)                                                   \
+	{                                                                                \
+		if (CPS_UNLIKELY(!NAME##_next)) {                                        \
+			shim_resolving++;                                                \
+			*(void **)&NAME##_next = dlsym(RTLD_NEXT, #NAME);                \
+			shim_resolving--;                                                \
+			if (!NAME##_next)                                                \
+				return GLOB_NOSPACE;                                     \
+		}                                                                        \
+		if ((flags & GLOB_ALTDIRFUNC) || !may_be_ours(pattern) || shim_resolving || \
+		    !shim_ready())                                                       \
+			return NAME##_next(pattern, flags, errfunc, pglob);              \
+		pglob->gl_closedir = glob_closedir;                                      \
+		pglob->gl_readdir = (void *)READ;                                        \
+		pglob->gl_opendir = (void *(*)(const char *))opendir;                    \
+		pglob->gl_lstat = (void *)l##STAT;                                       \
+		pglob->gl_stat = (void *)STAT;                                           \
+		return NAME##_next(pattern, flags | GLOB_ALTDIRFUNC, errfunc, pglob);    \
+	}
+GLOB(glob, glob_t, readdir, stat)
+GLOB(glob64, glob64_t, readdir64, stat64)

@@ -485,3 +485,85 @@ EXPORT int access(const char *path, int mode)
 		return r == 0 ? 0 : -1;
 	return real_faccessat(AT_FDCWD, path, mode, 0);
 }
+
+/* ---- readlink and readlinkat ----
+ * The links named cpuN (/sys/bus/cpu/devices/cpuV, nodeK/cpuV) point at
+ * their CPU's directory by its virtual name, as the kernel's point at the
+ * physical one; cpuN beyond the set does not exist. */
+
+static ssize_t (*readlinkat_next)(int, const char *, char *, size_t);
+
+static ssize_t real_readlinkat(int dirfd, const char *path, char *buf, size_t len)
+{
+	if (CPS_UNLIKELY(!readlinkat_next)) {
+		shim_resolving++;
+		*(void **)&readlinkat_next = dlsym(RTLD_NEXT, "readlinkat");
+		shim_resolving--;
+		if (!readlinkat_next) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	return readlinkat_next(dirfd, path, buf, len);
+}
+
+/* The answer for a link of ours, or -2: not one of ours. */
+static ssize_t readlink_view(int dirfd, const char *path, char *buf, size_t len)
+{
+	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX], target[PATH_MAX];
+	struct shim_cpus v;
+
+	if (!path || (path[0] == '/' ? path[1] != 's' && !shim_test_root()
+				     : !cps_path_rel_may_view(path)) ||
+	    shim_resolving || !shim_ready() ||
+	    !shim_sys_canon(dirfd, path, O_NOFOLLOW, canon, sizeof(canon)))
+		return -2;
+	enum cps_vfamily fam = cps_vpath_family(canon);
+	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&v))
+		return -2;
+	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
+	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));
+	if (k <= CPS_VSYS_NONE)
+		return -2;
+	if (k == CPS_VSYS_ABSENT) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (!rooted(phys, rp, sizeof(rp)))
+		return -2;
+	ssize_t n = real_readlinkat(AT_FDCWD, rp, target, sizeof(target) - 1);
+	if (n < 0)
+		return -1;
+	target[n] = 0;
+	/* a target ending in cpuP: the virtual name (never longer) */
+	char *base = strrchr(target, '/'), out[NAME_MAX + 1];
+	base = base ? base + 1 : target;
+	if (cps_vsys_dirent(base, &in, out) > 0) {
+		strcpy(base, out);
+		n = (ssize_t)strlen(target);
+	}
+	if ((size_t)n > len)
+		n = (ssize_t)len;
+	memcpy(buf, target, (size_t)n);
+	return n;
+}
+
+EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t len)
+{
+	int saved = errno;
+	ssize_t r = readlink_view(dirfd, path, buf, len);
+	if (r != -2)
+		return r;
+	errno = saved;
+	return real_readlinkat(dirfd, path, buf, len);
+}
+
+EXPORT ssize_t readlink(const char *path, char *buf, size_t len)
+{
+	int saved = errno;
+	ssize_t r = readlink_view(AT_FDCWD, path, buf, len);
+	if (r != -2)
+		return r;
+	errno = saved;
+	return real_readlinkat(AT_FDCWD, path, buf, len);
+}
