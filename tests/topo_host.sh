@@ -69,6 +69,7 @@ for S in $sets; do
 	expect_eq "{$S} hwloc-calc cores" "$(run hwloc-calc -N core all)" $n
 	expect_eq "{$S} hwloc-calc pu:0 core" "$(run hwloc-calc -I core pu:0)" 0
 	expect_eq "{$S} numactl --hardware" "$(run numactl --hardware | sed -n 's/^node 0 cpus: *//p')" "$(seq 0 $last | tr '\n' ' ' | sed 's/ $//')"
+	expect_eq "{$S} numa_node_of_cpu" "$(run $PY -c "import ctypes; l = ctypes.CDLL('libnuma.so.1'); l.numa_available(); print([l.numa_node_of_cpu(v) for v in range($n + 1)])")" "[$(yes 0 | head -n $n | tr '\n' ' ' | sed 's/ $//; s/ /, /g'), -1]"
 	expect_eq "{$S} psutil cores" "$(run $PY -c 'import psutil; print(psutil.cpu_count(logical=False), psutil.cpu_count())')" "$n $n"
 	expect_eq "{$S} cpuinfo siblings" "$(run sed -n 's/^siblings[[:space:]]*: //p' /proc/cpuinfo | sort -u)" $n
 	expect_eq "{$S} cpuinfo cpu cores" "$(run sed -n 's/^cpu cores[[:space:]]*: //p' /proc/cpuinfo | sort -u)" $n
