@@ -55,6 +55,19 @@ bool shim_refresh(bool patient)
 		return shim_setcopy.valid; /* another thread is at it: the old one will do */
 	int r = patient ? shim_placement_wait(shim_self_pid, shim_self_start, shim_fallback_set, &tmp)
 			: cps_placement_read(&shim_ctx.t, shim_self_pid, shim_self_start, shim_fallback_set, &tmp);
+	if (r == -EOWNERDEAD && !patient && shim_repair_dead_writer())
+		r = cps_placement_read(&shim_ctx.t, shim_self_pid, shim_self_start, shim_fallback_set,
+				       &tmp);
+	if ((r == -EAGAIN || r == -EOWNERDEAD) && shim_setcopy.valid) {
+		/* A writer inside, alive or dead: keep answering from the last
+		 * copy, taken as fresh until the counter moves again (the
+		 * writer's commit, or the repair), so that no call pays for a
+		 * read that cannot succeed yet. */
+		__atomic_store_n(&shim_setcopy.lseq, shim_setcopy.lseq + 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		shim_setcopy.s.seq = __atomic_load_n(&shim_ctx.t.h->seq, __ATOMIC_ACQUIRE);
+		__atomic_store_n(&shim_setcopy.lseq, shim_setcopy.lseq + 1, __ATOMIC_RELEASE);
+	}
 	if (r == 0 && !shim_setcopy.vcpu) {
 		size_t cap = (size_t)tmp.nw * 64;
 		void *m = mmap(NULL, cap * 2 * sizeof(uint16_t), PROT_READ | PROT_WRITE,

@@ -93,24 +93,48 @@ static void after_fork_child(void)
 	shim_setcopy.valid = 0;
 	shim_setcopy.one_phys = 0; /* the fast case waits for a copy of its own */
 	pthread_mutex_init(&shim_refresh_lock, NULL);
-	if (shim_ctx.t.writable && set && set != shim_ctx.t.root_id)
+	if (shim_ctx.t.writable && set && set != shim_ctx.t.root_id) {
+		shim_ctx.t.lock_wait_ms = 0; /* never wait: see setup() */
 		cps_register(&shim_ctx, shim_self_pid, set);
+		shim_ctx.t.lock_wait_ms = SHIM_RECORD_WAIT_MS;
+	}
 	shim_refresh(false);
+}
+
+/* A writer died inside the table: repair it if we may write the table
+ * (the lock is the dead writer's, so this never waits), else say so once.
+ * True if the table was repaired. */
+bool shim_repair_dead_writer(void)
+{
+	if (shim_ctx.t.writable && cps_repair(&shim_ctx) >= 0)
+		return true;
+	shim_debug("a writer died inside table %s: run 'cpuset repair'%s", shim_ctx.t.name,
+		   shim_ctx.why ? "" : " (this process may not write the table)");
+	return false;
 }
 
 /* cps_placement_read for set-up, which may wait: a writer of another process
  * inside the table (preempted on a busy machine, say) makes it fail with
  * -EAGAIN after a bounded spin, and set-up must not take that for "no
  * set" and pass through for the rest of the process's life. Up to about
- * two seconds, as the tools' readers wait. */
+ * two seconds, as the tools' readers wait. A dead writer is seen at once:
+ * repaired (then read again), or reported, never waited for. */
 int shim_placement_wait(pid_t pid, uint64_t start, uint32_t fallback, struct cps_placement *s)
 {
 	struct timespec ts = { 0, 1000000 };
 	int r;
-	for (int i = 0;
-	     (r = cps_placement_read(&shim_ctx.t, pid, start, fallback, s)) == -EAGAIN && i < 2000;
-	     i++)
+	bool repaired = false;
+	for (int i = 0; i < 2000; i++) {
+		r = cps_placement_read(&shim_ctx.t, pid, start, fallback, s);
+		if (r == -EOWNERDEAD && !repaired) {
+			repaired = true;
+			if (shim_repair_dead_writer())
+				continue;
+		}
+		if (r != -EAGAIN)
+			break;
 		nanosleep(&ts, NULL);
+	}
 	return r;
 }
 
@@ -158,6 +182,12 @@ static void setup(void)
 		return;
 	}
 	shim_ctx.patient = false; /* the shim never waits for a writer */
+	/* Nor for the writers' lock, for its registrations (here and after
+	 * fork): they are dropped when the lock is taken, and ancestry finds
+	 * an unregistered process. A thread's wanted mask, which nothing else
+	 * keeps, waits for a running writer up to SHIM_RECORD_WAIT_MS, for a
+	 * stopped one not at all (shm_write_begin). */
+	shim_ctx.t.lock_wait_ms = SHIM_RECORD_WAIT_MS;
 	shim_self_pid = getpid();
 	shim_self_start = 0;
 	/* Our start time tells our record from a dead process's with our pid;
@@ -198,8 +228,11 @@ static void setup(void)
 		inherited = set != 0;
 	}
 	shim_fallback_set = own ? own : set;
+	shim_ctx.t.lock_wait_ms = 0;
 	if (!own && set && shim_ctx.t.writable && (r = cps_register(&shim_ctx, shim_self_pid, set)) < 0)
-		shim_debug("cannot register in set %u: %s", set, strerror(-r));
+		shim_debug("cannot register in set %u: %s", set,
+			   shim_ctx.why ? shim_ctx.why : strerror(-r));
+	shim_ctx.t.lock_wait_ms = SHIM_RECORD_WAIT_MS;
 	find_tid_offset();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	/* The first set copy before READY: the other threads take READY

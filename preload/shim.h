@@ -131,6 +131,9 @@ pid_t shim_tid_of(pthread_t th);
 /* cps_placement_read that waits up to about two seconds for a writer of
  * another process (set-up must not take a busy table for "no set"). */
 int shim_placement_wait(pid_t pid, uint64_t start, uint32_t fallback, struct cps_placement *s);
+bool shim_repair_dead_writer(void);
+/* How long a thread's wanted-mask record waits for a running writer. */
+#define SHIM_RECORD_WAIT_MS 2000u
 
 /* ---- preload/setcopy.c: the set copy (hot readers in setcopy.h) ---- */
 

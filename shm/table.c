@@ -880,6 +880,19 @@ static void take_over(struct shm_table *t, pid_t dead)
 #endif
 }
 
+/* The state letter of a process, from /proc/PID/stat ('?' if unreadable). */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	char *r = n > 0 ? (buf[n] = 0, strrchr(buf, ')')) : NULL;
+	return r && r[1] == ' ' ? r[2] : '?';
+}
+
 /* "name (state)" of a process, from /proc/PID/stat; "?" if unreadable. */
 static void proc_label(pid_t pid, char *out, size_t len)
 {
@@ -946,7 +959,14 @@ static int lock_bounded(struct shm_table *t)
 			continue;
 		}
 		int64_t waited = mono_ms() - start;
-		if (waited >= (int64_t)t->lock_wait_ms) {
+		/* a stopped holder (job control, a debugger) will not let go
+		 * while it stays stopped: no use waiting for it */
+		bool stopped = false;
+		if (waited >= 100 || t->lock_wait_ms == 0) {
+			char c = proc_state(holder);
+			stopped = c == 'T' || c == 't';
+		}
+		if (waited >= (int64_t)t->lock_wait_ms || stopped) {
 			char label[64];
 			t->holder = holder;
 			if (t->lock_wait_ms == 0) {
@@ -955,11 +975,17 @@ static int lock_bounded(struct shm_table *t)
 				return -EBUSY;
 			}
 			proc_label(holder, label, sizeof(label));
-			snprintf(t->why, sizeof(t->why),
-				 "the table's lock is held by pid %d (%s), alive but not letting it go "
-				 "for %u s: a writer stopped or stuck, or a forged lock word; nothing "
-				 "was changed",
-				 (int)holder, label, (t->lock_wait_ms + 999) / 1000);
+			if (stopped)
+				snprintf(t->why, sizeof(t->why),
+					 "the table's lock is held by pid %d (%s): a writer stopped "
+					 "inside, which must be resumed or killed; nothing was changed",
+					 (int)holder, label);
+			else
+				snprintf(t->why, sizeof(t->why),
+					 "the table's lock is held by pid %d (%s), alive but not letting "
+					 "it go for %u s: a writer stuck, or a forged lock word (then "
+					 "'cpuset init --force'); nothing was changed",
+					 (int)holder, label, (t->lock_wait_ms + 999) / 1000);
 			return -EBUSY;
 		}
 		/* wait in slices, so that a holder that dies is noticed */

@@ -23,7 +23,8 @@ int cps_table_copy(struct cps_ctx *c, struct shm_table *copy)
 	int r = 1;
 	for (int tries = 0; tries < 1000; tries++) {
 		uint64_t seq;
-		if (shm_read_wait(&c->t, &seq, 5000) < 0)
+		/* 5 s, or as long as a writer waits for the lock if less */
+		if (shm_read_wait(&c->t, &seq, c->t.lock_wait_ms < 5000 ? c->t.lock_wait_ms : 5000) < 0)
 			break;
 		memcpy(buf, c->t.base, c->t.size);
 		if (!shm_read_retry(&c->t, seq)) {

@@ -20,8 +20,9 @@ int cps_placement_read(const struct shm_table *t, pid_t pid, uint64_t start, uin
 	size_t nw = t->mask_words < CPS_MAX_WORDS ? t->mask_words : CPS_MAX_WORDS;
 	for (int tries = 0; tries < 64; tries++) {
 		uint64_t seq;
-		if (shm_read_begin(t, &seq) < 0)
-			return -EAGAIN;
+		int r = shm_read_begin(t, &seq);
+		if (r < 0)
+			return r; /* -EAGAIN, or -EOWNERDEAD: the writer inside is dead */
 		uint32_t set = 0;
 		long i = shm_proc_find(t, pid);
 		if (i >= 0) {

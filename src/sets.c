@@ -344,8 +344,11 @@ int cps_txn_begin(struct cps_ctx *c, bool sweep)
 		return -EACCES;
 	}
 	int r = shm_write_begin(&c->t);
-	if (r < 0)
+	if (r < 0) {
+		if (c->t.why[0]) /* the lock's holder, the damage */
+			c->why = c->t.why;
 		return r;
+	}
 	if (sweep && (r = cps_sweep_locked(c)) < 0) {
 		shm_write_abort(&c->t);
 		return r;
@@ -367,10 +370,42 @@ int cps_repair(struct cps_ctx *c)
 	if (!c->t.writable)
 		return -EACCES;
 	int r = shm_write_begin(&c->t);
-	if (r < 0)
+	if (r < 0) {
+		if (c->t.why[0])
+			c->why = c->t.why;
 		return r;
+	}
 	shm_write_commit(&c->t);
 	return r;
+}
+
+int cps_read_busy(struct cps_ctx *c)
+{
+	pid_t tid;
+	if (shm_lock_state(&c->t, &tid) == SHM_LOCK_HELD)
+		snprintf(c->t.why, sizeof(c->t.why),
+			 "a writer (pid %d) stays inside the table: it is stopped or stuck, or the "
+			 "table's counters are forged",
+			 (int)tid);
+	else
+		snprintf(c->t.why, sizeof(c->t.why), "the table stays busy");
+	c->why = c->t.why;
+	return -EAGAIN;
+}
+
+int cps_read_dead_writer(struct cps_ctx *c, uint64_t *seq)
+{
+	if (c->t.writable && cps_repair(c) >= 0) {
+		int r = shm_read_begin(&c->t, seq);
+		if (r != -EOWNERDEAD)
+			return r;
+	}
+	if (!c->t.why[0] || !c->t.writable)
+		snprintf(c->t.why, sizeof(c->t.why),
+			 "a writer died inside the table and left it half written: run 'cpuset "
+			 "repair' (as a user who may write the table)");
+	c->why = c->t.why;
+	return -EOWNERDEAD;
 }
 
 static bool owner_ok(struct cps_ctx *c, const struct shm_set *s)

@@ -136,7 +136,8 @@ struct cps_placement {
 	uint64_t cpus[CPS_MAX_WORDS];
 };
 /* Lock-free: the set of pid (its registry entry if its start time matches
- * (start 0: any), else fallback, else the root). -EAGAIN if the table stayed busy. */
+ * (start 0: any), else fallback, else the root). -EAGAIN if the table stayed
+ * busy, -EOWNERDEAD if the writer inside it is dead (a writer repairs). */
 int cps_placement_read(const struct shm_table *t, pid_t pid, uint64_t start, uint32_t fallback,
 		 struct cps_placement *s);
 /* Lock-free: a thread's wanted mask, if recorded (1), else 0. */

@@ -12,9 +12,26 @@
 
 #define MW(c) ((size_t)(c)->t.mask_words)
 
+/* A writer died inside the table: repair it (a writer of the table may,
+ * and it never waits: the lock is the dead writer's), then read; else
+ * say what to do. -EOWNERDEAD with c->why and c->t.why set then. */
+int cps_read_dead_writer(struct cps_ctx *c, uint64_t *seq);
+
+/* A live writer stayed inside the table beyond the reader's wait: say
+ * which (c->why, c->t.why); returns -EAGAIN. */
+int cps_read_busy(struct cps_ctx *c);
+
+/* The tools wait for a writer up to 5 s, or as long as they would wait
+ * for the lock if less ($CPUSETSHIM_LOCK_TIMEOUT). */
 static inline int read_begin(struct cps_ctx *c, uint64_t *seq)
 {
-	return c->patient ? shm_read_wait(&c->t, seq, 5000) : shm_read_begin(&c->t, seq);
+	unsigned wait = c->t.lock_wait_ms < 5000 ? c->t.lock_wait_ms : 5000;
+	int r = c->patient ? shm_read_wait(&c->t, seq, wait) : shm_read_begin(&c->t, seq);
+	if (CPS_LIKELY(r == 0))
+		return 0;
+	if (r == -EOWNERDEAD)
+		return cps_read_dead_writer(c, seq);
+	return c->patient ? cps_read_busy(c) : r;
 }
 
 static inline struct shm_set *set_get(struct cps_ctx *c, uint32_t id)

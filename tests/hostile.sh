@@ -82,6 +82,43 @@ poke set lockkind u32 0
 expect_status "a lock of another type is refused" 3 "$CPUSET" create --cpus 0
 expect_stderr "as damage" "table is damaged"
 
+# ---- 7: the shim never waits for the writers' lock ----
+# a stopped writer holds it (the lock word names a stopped process)
+fresh
+kill -STOP $sleeper
+poke set lockword u32 $sleeper
+t0=$(now_ms)
+timeout 30 env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 \
+	"$QUERY" 0.1 - fork >"$T/q" 2>&1
+rc=$?
+t1=$(now_ms)
+expect_eq "set-up and fork under a held lock: the program runs" "$rc" 0
+check "set-up and fork under a held lock take under 5 s ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 5000 ]
+expect_eq "it sees its set, and the kernel confines it" "$(cut -d' ' -f2,3,8 "$T/q")" "1 1 1"
+kill -CONT $sleeper
+poke set lockword u32 0
+
+# ---- 8: a writer dead inside the table ----
+dead_writer
+t0=$(now_ms)
+expect_status "a reader repairs a dead writer's table" 0 "$CPUSET" list
+t1=$(now_ms)
+check "the reader does not wait for the dead writer ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 3000 ]
+expect_eq "the repair is counted" "$(poke get repairs u64)" 1
+expect_status "and the table checks out" 0 "$CPUSET_INSPECT" --check
+# a program started in a set meanwhile: no stall, and confined
+dead_writer
+t0=$(now_ms)
+env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 \
+	"$QUERY" 0.1 >"$T/q" 2>&1
+rc=$?
+t1=$(now_ms)
+expect_eq "a program in a set runs despite a dead writer" "$rc" 0
+check "its start does not wait either ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 3000 ]
+expect_eq "it sees its set, and the kernel confines it" "$(cut -d' ' -f2,3,8 "$T/q")" "1 1 1"
+expect_eq "its shim repaired the table" "$(poke get repairs u64)" 1
+# (a reader who may not repair: tests/multiuser.sh)
+
 # ---- 9: the table truncated under running programs ----
 fresh
 rm -f "$T/ready"

@@ -1,15 +1,23 @@
-/* prog_query SECONDS [READY] — asks about CPUs again and again, as a
- * long-running program does, for SECONDS; touches READY after its first
- * answers. Prints "start N M end N M": the online count (sysconf) and the
- * size of its affinity mask (sched_getaffinity), first and last. The
- * hostile-table tests run it under the shim while they damage the table. */
+/* prog_query SECONDS [READY] [fork] — asks about CPUs again and again, as
+ * a long-running program does, for SECONDS; touches READY ("-": none)
+ * after its first answers; with "fork", forks a child that asks too, and
+ * waits for it. Prints "start N M end N M real K": the online count
+ * (sysconf) and the size of its affinity mask (sched_getaffinity), first
+ * and last, and the number of CPUs the kernel really lets it run on (asked
+ * with the system call instruction: the shim interposes everything else).
+ * The hostile-table tests run it under the shim while they damage the
+ * table. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "tests/integration/raw.h"
 
 static int mask_count(void)
 {
@@ -20,6 +28,20 @@ static int mask_count(void)
 	return CPU_COUNT(&cs);
 }
 
+static int real_count(void)
+{
+#ifdef RAW_SYSCALL_INLINE
+	unsigned long m[16] = { 0 };
+	long r = raw_syscall3(NR_SCHED_GETAFFINITY, 0, sizeof(m), (long)m);
+	int n = 0;
+	for (long i = 0; i < r / 8; i++)
+		n += __builtin_popcountl(m[i]);
+	return r < 0 ? -1 : n;
+#else
+	return -1;
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -27,10 +49,18 @@ int main(int argc, char **argv)
 	double secs = atof(argv[1]);
 	long n0 = sysconf(_SC_NPROCESSORS_ONLN), n = n0;
 	int m0 = mask_count(), m = m0;
-	if (argc > 2) {
+	if (argc > 2 && strcmp(argv[2], "-")) {
 		int fd = open(argv[2], O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 		if (fd >= 0)
 			close(fd);
+	}
+	if (argc > 3 && !strcmp(argv[3], "fork")) {
+		pid_t p = fork();
+		if (p == 0)
+			_exit(sysconf(_SC_NPROCESSORS_ONLN) > 0 && mask_count() > 0 ? 0 : 1);
+		int st;
+		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
 	}
 	struct timespec t0, now, nap = { 0, 2000000 };
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -52,6 +82,6 @@ int main(int argc, char **argv)
 		}
 		nanosleep(&nap, NULL);
 	}
-	printf("start %ld %d end %ld %d\n", n0, m0, n, m);
+	printf("start %ld %d end %ld %d real %d\n", n0, m0, n, m, real_count());
 	return 0;
 }

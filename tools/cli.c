@@ -61,7 +61,7 @@ int cli_refused(int err, const char *why, const char *fmt, ...)
 	if (err < 0)
 		err = -err;
 	/* the table's own trouble (its lock, its journal): exit 3, not 1 */
-	bool table = !why && cli_ctx && cli_ctx->t.why[0];
+	bool table = cli_ctx && cli_ctx->t.why[0] && (!why || why == cli_ctx->t.why);
 	if (table)
 		why = cli_ctx->t.why;
 	fprintf(stderr, "%s: ", cli_prog);
