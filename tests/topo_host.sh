@@ -74,4 +74,28 @@ for S in $sets; do
 	expect_eq "{$S} cpuinfo siblings" "$(run sed -n 's/^siblings[[:space:]]*: //p' /proc/cpuinfo | sort -u)" $n
 	expect_eq "{$S} cpuinfo cpu cores" "$(run sed -n 's/^cpu cores[[:space:]]*: //p' /proc/cpuinfo | sort -u)" $n
 done
+# A resize while a program holds the views open: what it opens afterwards
+# is the new set's; what it held stays readable (a listing keeps the set
+# it was opened with, as one listing must be of one set).
+if [ "$sets" = "1 0-1" ]; then
+	"$CPUSET" create --cpus 0-1 --name held >/dev/null || die "cpuset create"
+	with_san "$CPUSET_RUN" --set held $PY "$SRC/tests/topo/held.py" "$T" > "$T/held" 2>&1 &
+	pid=$!
+	for i in $(seq 1200); do [ -e "$T/ready" ] && break; sleep 0.05; done
+	expect_eq "resize held: the program is ready" "$(test -e "$T/ready" && echo yes)" yes
+	"$CPUSET" alloc held 1
+	touch "$T/go"
+	wait $pid
+	expect_eq "resize held: exit status" $? 0
+	h() { sed -n "s/^$1 //p" "$T/held"; }
+	expect_eq "resize held: online before" "$(h before-online)" 0-1
+	expect_eq "resize held: node before" "$(h before-node)" 0-1
+	expect_eq "resize held: the held listing is of one set" "$(h held-listing)" "cpu0 cpu1"
+	expect_eq "resize held: held files still read" "$(h held-files)" read
+	expect_eq "resize held: a new listing" "$(h after-listing)" cpu0
+	expect_eq "resize held: online after" "$(h after-online)" 0
+	expect_eq "resize held: node after" "$(h after-node)" 0
+	expect_eq "resize held: cpu0 is physical 1" "$(h after-cpu0)" "$(cat $SYS/cpu1/topology/core_id)"
+	expect_eq "resize held: cpu1 is gone" "$(h after-cpu1)" False
+fi
 finish
