@@ -55,6 +55,10 @@ bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t le
 /* Open of a /sys family path: an fd; -2 with errno (the answer is a
  * failure: cpuN beyond the set); -1 not one of ours (errno untouched). */
 int shim_sys_open(int dirfd, const char *path, int flags, int mode);
+/* The real path the kernel must be given for canonical path canon (the
+ * physical cpu<p(V)> for a virtual cpuV, below the test root if any);
+ * false with errno ENOENT for cpuN beyond the set. */
+bool shim_view_physical(const char *canon, char *phys, size_t len);
 /* stat and access of a canonical path by its virtual name: 0, -2 with
  * errno, or -1 not ours. */
 int shim_view_stat_hook(const char *canon, struct stat *st, int flags);

@@ -377,6 +377,27 @@ int shim_sys_open(int dirfd, const char *path, int flags, int mode)
 }
 
 static int real_faccessat(int dirfd, const char *path, int mode, int flags);
+static int phys_of(const char *canon, char *rp, size_t len);
+
+bool shim_view_physical(const char *canon, char *phys, size_t len)
+{
+	char p[PATH_MAX];
+	int r = phys_of(canon, p, sizeof(p));
+
+	if (r < 0)
+		return false; /* errno ENOENT: cpuN beyond the set */
+	if (r == 0) {
+		/* not a CPU of ours: the path itself (below the test root) */
+		if (!rooted(canon, p, sizeof(p)))
+			return false;
+	}
+	if (strlen(p) >= len) {
+		errno = ENAMETOOLONG;
+		return false;
+	}
+	strcpy(phys, p);
+	return true;
+}
 
 /* ---- stat and access by virtual name ---- */
 
