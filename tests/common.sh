@@ -24,8 +24,10 @@
 #           expect_stderr DESC TEXT (the last expect_status's stderr has TEXT)
 # Tools:    need CMD [PACKAGE] | need_pkg PACKAGE | skip_all REASON
 #           (a missing tool: the rest of the test is skipped, exit 77)
+#           skip DESC REASON (one check skipped, the test goes on)
 # Running:  in_set SET CMD... | with_san CMD... | san_env | outside CMD...
 #           real_cpus PID | at_exit CMD | note TEXT | show FILE
+# Sets:     two_sets | each_set FN | seq_join FIRST LAST SEP
 # End:      finish | die REASON
 
 cps_dir=$(cd "$(dirname "$0")" && pwd)
@@ -186,6 +188,13 @@ skip_all() {
 	exit 77
 }
 
+# skip DESC REASON: one check that cannot run here (a TAP "# SKIP" line;
+# the test goes on)
+skip() {
+	cps_n=$((cps_n + 1))
+	echo "ok $cps_n - $(cps_desc "$1") # SKIP $(cps_desc "$2")"
+}
+
 # need CMD [PACKAGE]: CMD on PATH (or an executable path), else skip.
 # Installing is scripts/deps.sh's job, never a test's.
 need() {
@@ -289,4 +298,50 @@ in_set() {
 # outside CMD...: CMD with no preload at all: the real machine's answer
 outside() {
 	env LD_PRELOAD='' "$@"
+}
+
+# ---- the two sets of the programs under the shim (tests/integration) ----
+
+# two_sets: in the test's table, set {1} named itest-one (its id in S1)
+# and set {0,1} (its id in S2). This process must be able to use CPUs 0
+# and 1.
+two_sets() {
+	need taskset util-linux
+	_m=$(outside taskset -p $$ | sed 's/.*: //')
+	[ $((0x$_m & 3)) -eq 3 ] || die "the sets need CPUs 0 and 1 (our real mask is $_m)"
+	expect_status "cpuset init (private table $CPUSETSHIM_TABLE)" 0 "$CPUSET" init
+	S1=$("$CPUSET" create --cpus 1 --name itest-one) || die "cpuset create --cpus 1 failed"
+	S2=$("$CPUSET" create --cpus 0-1) || die "cpuset create --cpus 0-1 failed"
+	note "set {1} is $S1, set {0,1} is $S2"
+}
+
+# each_set FN: FN SET N LIST for set {1} (1 CPU, list 1) and set {0,1}
+# (2 CPUs, list 0,1), made by two_sets, with these set for FN: s, n, list
+# (its arguments), t ("set {LIST}", to start descriptions), phys (LIST's
+# CPUs, space-separated), p0 (the first), vmask (virtual CPUs 0..N-1 as a
+# hex mask), kmask (LIST as a hex mask), vrange ("0", or "0-" N-1)
+each_set() {
+	each_set_fn=$1
+	for _es in "$S1 1 1" "$S2 2 0,1"; do
+		set -- $_es
+		s=$1 n=$2 list=$3
+		phys=$(echo "$list" | tr , ' ')
+		p0=${list%%,*}
+		vmask=$(printf '%x' $(((1 << n) - 1)))
+		kmask=0
+		for _c in $phys; do
+			kmask=$((kmask | (1 << _c)))
+		done
+		kmask=$(printf '%x' $kmask)
+		vrange=0
+		[ "$n" -gt 1 ] && vrange="0-$((n - 1))"
+		t="set {$list}"
+		note "---- $t (id $s): $n CPU(s) ----"
+		$each_set_fn "$s" "$n" "$list"
+	done
+}
+
+# seq_join FIRST LAST SEP
+seq_join() {
+	seq -s "$3" "$1" "$2"
 }

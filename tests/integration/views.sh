@@ -1,0 +1,91 @@
+#!/bin/sh
+# The virtual files under the shim, in {1} and {0,1}, as cat and grep
+# read them and parsed outside the shim: /proc/cpuinfo (the set's blocks,
+# renumbered), /proc/stat (the set's lines, the total their sum),
+# CPUSETSHIM_VIEW_CPUINFO=0 and CPUSETSHIM_VIEW_STAT=0, Cpus_allowed_list
+# in /proc/self/status, /sys/devices/system/cpu/online; then every view
+# checked by a C program, also under a seccomp filter that refuses
+# memfd_create (and flock). Kept views: kept_views.sh; rewind: rewind.sh.
+. "$(dirname "$0")/../common.sh"
+need timeout coreutils
+need grep grep
+PROG_AFF="$B/tests/integration/prog_affinity"
+[ -x "$PROG_AFF" ] || die "no $PROG_AFF (make check builds it)"
+two_sets
+
+# Relays the ok:/FAIL: lines of a checking program into our counters.
+relay()
+{
+	_pfx=$1 _file=$2
+	while IFS= read -r _l; do
+		case $_l in
+		"ok: "*) pass "$_pfx: ${_l#ok: }" ;;
+		"FAIL: "*) fail "$_pfx: ${_l#FAIL: }" ;;
+		*) note "  | $_l" ;;
+		esac
+	done <"$_file"
+}
+
+views() {
+	# /proc and /sys as cat reads them, parsed outside the shim
+	in_set "$s" cat /proc/cpuinfo >"$T/cpuinfo"
+	expect_eq "$t: /proc/cpuinfo processor numbers" \
+		"$(awk -F': *' '/^processor/ { printf "%s ", $2 }' "$T/cpuinfo")" \
+		"$(seq_join 0 $((n - 1)) ' ') "
+	if grep -q '^apicid' /proc/cpuinfo; then
+		# the blocks kept must be those of the set's physical CPUs
+		want_apic=$(outside awk -F': *' -v phys="$phys" '
+			BEGIN { k = split(phys, p, " "); for (i = 1; i <= k; i++) inset[p[i]] = 1 }
+			/^processor/ { cpu = $2 }
+			/^apicid/ && (cpu in inset) { printf "%s ", $2 }' /proc/cpuinfo)
+		expect_eq "$t: /proc/cpuinfo apicids are the set's CPUs'" \
+			"$(awk -F': *' '/^apicid/ { printf "%s ", $2 }' "$T/cpuinfo")" "$want_apic"
+	fi
+	in_set "$s" cat /proc/stat >"$T/stat"
+	expect_eq "$t: /proc/stat cpuN lines" \
+		"$(awk '/^cpu[0-9]/ { printf "%s ", $1 }' "$T/stat")" \
+		"$(for i in $(seq 0 $((n - 1))); do printf 'cpu%s ' "$i"; done)"
+	expect_eq "$t: /proc/stat total lines" "$(grep -c '^cpu ' "$T/stat")" 1
+	expect_eq "$t: /proc/stat total is the sum of the set's lines" "$(awk '
+		/^cpu / { for (i = 2; i <= NF; i++) tot[i] = $i; nf = NF }
+		/^cpu[0-9]/ { for (i = 2; i <= NF; i++) sum[i] += $i }
+		END {
+			for (i = 2; i <= nf; i++)
+				if (tot[i] != sum[i])
+					printf "field %d: %s != %s ", i, tot[i], sum[i]
+		}' \
+		"$T/stat")" ""
+	expect_eq "$t: /proc/stat other lines untouched" \
+		"$(grep -c '^intr ' "$T/stat") $(grep -c '^ctxt ' "$T/stat")" "1 1"
+	expect_eq "$t: CPUSETSHIM_VIEW_CPUINFO=0 leaves /proc/cpuinfo real" \
+		"$(with_san env CPUSETSHIM_VIEW_CPUINFO=0 timeout 120 "$CPUSET_RUN" --set "$s" \
+			grep -c '^processor' /proc/cpuinfo)" "$(grep -c '^processor' /proc/cpuinfo)"
+	expect_eq "$t: CPUSETSHIM_VIEW_STAT=0 leaves /proc/stat real" \
+		"$(with_san env CPUSETSHIM_VIEW_STAT=0 timeout 120 "$CPUSET_RUN" --set "$s" \
+			grep -c '^cpu[0-9]' /proc/stat)" "$(grep -c '^cpu[0-9]' /proc/stat)"
+	expect_eq "$t: Cpus_allowed_list in /proc/self/status" \
+		"$(in_set "$s" grep Cpus_allowed_list /proc/self/status | awk '{ print $2 }')" \
+		"$vrange"
+	expect_eq "$t: /sys/devices/system/cpu/online" \
+		"$(in_set "$s" cat /sys/devices/system/cpu/online)" "$vrange"
+
+	# Under a seccomp filter that refuses memfd_create (and flock, so
+	# no pool file can be claimed): every view still delivered, virtual,
+	# made at each open too (no kept views, no pool)
+	for _env in "" CPUSETSHIM_KEEP_VIEWS=0 CPUSETSHIM_VIEW_POOL=0; do
+		for _fl in "" flock; do
+			with_san env $_env timeout 120 "$CPUSET_RUN" --set "$s" \
+				"$PROG_AFF" --filtered "$n" "$list" $_fl >"$T/aff.out" 2>&1
+			_st=$?
+			if [ $_st = 77 ]; then
+				skip "$t: views, memfd_create${_fl:+ and flock} refused ${_env:-}" \
+					"no seccomp filter here: $(cat "$T/aff.out")"
+				continue
+			fi
+			expect_eq "$t: views, memfd_create${_fl:+ and flock} refused ${_env:-}: exit status" "$_st" 0
+			relay "$t: views, seccomp ${_fl:-memfd} ${_env:-}" "$T/aff.out"
+		done
+	done
+}
+each_set views
+finish
