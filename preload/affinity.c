@@ -151,8 +151,7 @@ static inline __attribute__((always_inline)) bool one_word_to_virtual(unsigned c
 			 __atomic_load_n(shim_setcopy.tseq, __ATOMIC_ACQUIRE) !=
 				 shim_setcopy.s.seq))
 		return false;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (CPS_UNLIKELY(__atomic_load_n(&shim_setcopy.lseq, __ATOMIC_RELAXED) != ls))
+	if (CPS_UNLIKELY(!setcopy_read_valid(ls)))
 		return false;
 	put_word(b, 0, virt);
 	/* the rest of the kernel's words: zero, unless the thread also has
@@ -187,7 +186,8 @@ __attribute__((noinline)) static void getaffinity_general(cpu_set_t *mask, size_
  * buffer beyond the kernel's mask, is done by the translation itself.
  * Each of these is entered by a tail jump and returns straight to the
  * program: here every return after a system call costs a mispredicted
- * branch (about 9 ns on the machine BENCHMARKS.md describes), so the path
+ * branch (BENCHMARKS.md, "The affinity calls make the system call
+ * themselves"), so the path
  * from the system call back to the program has exactly one, as libc's. */
 __attribute__((noinline)) static int getaffinity_raw(pid_t tid, size_t size, cpu_set_t *mask,
 							bool as_errno)

@@ -104,17 +104,17 @@ bool shim_cpus_now(struct shim_cpus *v)
 {
 	if (!shim_ready())
 		return false;
+	uint32_t ls;
 	for (int i = 0; i < 1000; i++) {
-		if (!setcopy_fresh() && !shim_refresh(false))
+		int rb = setcopy_read_begin(&ls);
+		if (rb < 0)
 			return false;
-		uint32_t ls = __atomic_load_n(&shim_setcopy.lseq, __ATOMIC_ACQUIRE);
-		if (ls & 1)
+		if (rb == 0)
 			continue;
 		v->n = shim_setcopy.s.n;
 		v->nw = shim_setcopy.s.nw <= CPS_MAX_WORDS ? shim_setcopy.s.nw : CPS_MAX_WORDS;
 		memcpy(v->cpus, shim_setcopy.s.cpus, v->nw * 8);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&shim_setcopy.lseq, __ATOMIC_RELAXED) == ls)
+		if (setcopy_read_valid(ls))
 			return v->n > 0;
 	}
 	return false;
@@ -140,11 +140,12 @@ long setcopy_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t 
 	}
 	*vw = hw;
 	uint64_t ranks[CPS_MAX_WORDS];
+	uint32_t ls;
 	for (int i = 0; i < 1000; i++) {
-		if (!setcopy_fresh() && !shim_refresh(false))
+		int rb = setcopy_read_begin(&ls);
+		if (rb < 0)
 			return -1;
-		uint32_t ls = __atomic_load_n(&shim_setcopy.lseq, __ATOMIC_ACQUIRE);
-		if (ls & 1)
+		if (rb == 0)
 			continue;
 		uint32_t n = shim_setcopy.s.n, nw = shim_setcopy.s.nw;
 		uint64_t at = shim_setcopy.s.seq;
@@ -201,8 +202,7 @@ long setcopy_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t 
 				}
 			}
 		}
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&shim_setcopy.lseq, __ATOMIC_RELAXED) != ls)
+		if (!setcopy_read_valid(ls))
 			continue;
 		if (n == 0)
 			return -1;

@@ -50,20 +50,54 @@ static inline bool setcopy_fresh(void)
 	       __atomic_load_n(shim_setcopy.tseq, __ATOMIC_ACQUIRE) == shim_setcopy.s.seq;
 }
 
+/* The one read section of the set copy (a process-local sequence lock):
+ *
+ *	uint32_t ls;
+ *	for (int i = 0; i < 1000; i++) {
+ *		int rb = setcopy_read_begin(&ls);
+ *		if (rb < 0)
+ *			pass through;
+ *		if (rb == 0)
+ *			continue;
+ *		copy what is needed (it may be torn: bound every index);
+ *		if (setcopy_read_valid(ls))
+ *			use the copy and return;
+ *	}
+ *	pass through (a refresh that never ends);
+ *
+ * setcopy_read_begin refreshes a stale copy first: -1 when there is no
+ * copy to read, 0 while a refresh is in progress, else 1. The loop stays
+ * in each reader so that the compiler keeps its count off the path of a
+ * first read that succeeds. */
+static inline int setcopy_read_begin(uint32_t *ls)
+{
+	if (!setcopy_fresh() && !shim_refresh(false))
+		return -1;
+	*ls = __atomic_load_n(&shim_setcopy.lseq, __ATOMIC_ACQUIRE);
+	return !(*ls & 1);
+}
+
+/* True if the set copy did not change since setcopy_read_begin gave ls. */
+static inline bool setcopy_read_valid(uint32_t ls)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&shim_setcopy.lseq, __ATOMIC_RELAXED) == ls;
+}
+
 /* The count alone: the sysconf path. */
 static inline bool shim_count(unsigned *n)
 {
 	if (!shim_ready())
 		return false;
+	uint32_t ls;
 	for (int i = 0; i < 1000; i++) {
-		if (!setcopy_fresh() && !shim_refresh(false))
+		int rb = setcopy_read_begin(&ls);
+		if (rb < 0)
 			return false;
-		uint32_t ls = __atomic_load_n(&shim_setcopy.lseq, __ATOMIC_ACQUIRE);
-		if (ls & 1)
+		if (rb == 0)
 			continue;
 		unsigned v = shim_setcopy.s.n;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&shim_setcopy.lseq, __ATOMIC_RELAXED) == ls) {
+		if (setcopy_read_valid(ls)) {
 			*n = v;
 			return v > 0;
 		}
@@ -83,11 +117,12 @@ static inline bool shim_count(unsigned *n)
 /* virt_cpu(cpu, cpus), once shim_ready() said yes */
 static inline bool setcopy_vcpu(unsigned cpu, unsigned *out)
 {
+	uint32_t ls;
 	for (int i = 0; i < 1000; i++) {
-		if (!setcopy_fresh() && !shim_refresh(false))
+		int rb = setcopy_read_begin(&ls);
+		if (rb < 0)
 			return false;
-		uint32_t ls = __atomic_load_n(&shim_setcopy.lseq, __ATOMIC_ACQUIRE);
-		if (ls & 1)
+		if (rb == 0)
 			continue;
 		uint32_t n = shim_setcopy.s.n, nw = shim_setcopy.s.nw;
 		unsigned v = 0;
@@ -95,8 +130,7 @@ static inline bool setcopy_vcpu(unsigned cpu, unsigned *out)
 			v = shim_setcopy.vcpu[cpu];
 		else if (n)
 			v = cpu % n;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&shim_setcopy.lseq, __ATOMIC_RELAXED) == ls) {
+		if (setcopy_read_valid(ls)) {
 			if (n == 0)
 				return false;
 			*out = v;
@@ -150,11 +184,12 @@ static inline __attribute__((always_inline)) bool setcopy_to_virtual(void *buf, 
 	unsigned char *b = buf;
 	size_t bw = size / 8;
 	uint64_t virt[CPS_MAX_WORDS];
+	uint32_t ls;
 	for (int i = 0; i < 1000; i++) {
-		if (!setcopy_fresh() && !shim_refresh(false))
+		int rb = setcopy_read_begin(&ls);
+		if (rb < 0)
 			return false;
-		uint32_t ls = __atomic_load_n(&shim_setcopy.lseq, __ATOMIC_ACQUIRE);
-		if (ls & 1)
+		if (rb == 0)
 			continue;
 		uint32_t n = shim_setcopy.s.n, top = shim_setcopy.top;
 		if (n > CPS_MAX_CPUS)
@@ -184,8 +219,7 @@ static inline __attribute__((always_inline)) bool setcopy_to_virtual(void *buf, 
 				r++;
 			}
 		}
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&shim_setcopy.lseq, __ATOMIC_RELAXED) != ls)
+		if (!setcopy_read_valid(ls))
 			continue;
 		if (n == 0)
 			return false;
