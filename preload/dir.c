@@ -79,10 +79,12 @@ static void resolve(void)
 
 void shim_dir_remember(int fd, DIR *d, const struct shim_cpus *v)
 {
-	struct stat sb;
+	struct stat sb = { 0 };
 	size_t nw = CPS_WORDS_FOR(cps_mask_last(v->cpus, v->nw) + 1);
 
-	if ((unsigned)fd >= VDIR_MAX || fstat(fd, &sb) < 0 || pthread_mutex_trylock(&vdir_lock))
+	/* the inode is for fdopendir's check only: a DIR we have needs none */
+	if ((unsigned)fd >= VDIR_MAX || (!d && fstat(fd, &sb) < 0) ||
+	    pthread_mutex_trylock(&vdir_lock))
 		return;
 	if (!vdirs) {
 		void *m = mmap(NULL, VDIR_MAX * sizeof(*vdirs), PROT_READ | PROT_WRITE,
@@ -164,11 +166,15 @@ EXPORT DIR *opendir(const char *name)
 		errno = ENOENT;
 		return NULL;
 	}
-	const char *root = shim_test_root();
-	if (k <= CPS_VSYS_NONE || (unsigned)snprintf(rp, sizeof(rp), "%s%s", root ? root : "",
-						     phys) >= sizeof(rp))
+	const char *root = shim_test_root(), *at = phys;
+	if (k <= CPS_VSYS_NONE)
 		return real_dir.opendir(name);
-	DIR *d = real_dir.opendir(rp);
+	if (root) {
+		if ((unsigned)snprintf(rp, sizeof(rp), "%s%s", root, phys) >= sizeof(rp))
+			return real_dir.opendir(name);
+		at = rp;
+	}
+	DIR *d = real_dir.opendir(at);
 	if (d && k == CPS_VSYS_DIR) {
 		int saved = errno;
 		shim_dir_remember(dirfd(d), d, &v);
