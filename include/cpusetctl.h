@@ -62,6 +62,33 @@ int cpusetctl_getfreecpus(int flags, size_t setsize, cpu_set_t *mask);
 
 /* ---- beyond the 2003 proposal: what tools, batch systems and launchers need ---- */
 
+/* The kernel's allowance. cpusetctl_create, cpusetctl_create_in and
+ * cpusetctl_alloc refuse (EACCES) to give a set CPUs the calling thread
+ * cannot run on: CPUs outside its cgroup's effective CPUs or outside its
+ * current kernel affinity; cpusetctl_attach refuses a set with such CPUs.
+ * A set never reaches beyond what the kernel allows its creator.
+ * cpusetctl_override(1) lifts that for the calling process's following
+ * calls, for root only (EPERM otherwise); cpusetctl_override(0) restores it. */
+int cpusetctl_override(int on);
+
+#define CPUSETCTL_REPLACE 0x1 /* cpusetctl_init_table: replace an existing table */
+
+/* Make the table called name (NULL: the default) for a batch system or
+ * an administrator: its root set holds cpus (NULL: the machine's online
+ * CPUs, whatever the caller's affinity), it has permissions mode (0: 0600;
+ * group bits make a table shared with group) and group gid ((gid_t)-1:
+ * the caller's). EEXIST: it exists (flags CPUSETCTL_REPLACE replaces it);
+ * EINVAL: bad name, mode or flags, or no CPU; EPERM: gid not allowed. The
+ * following calls still use the table cpusetctl_use_table() chose. */
+int cpusetctl_init_table(const char *name, size_t setsize, const cpu_set_t *cpus, mode_t mode,
+			 gid_t gid, int flags);
+
+/* Remove every member process that has ended (or is a zombie) and destroy
+ * the AUTOCLEAN sets that leaves empty, as every write does first.
+ * Returns how many members were removed. */
+int cpusetctl_sweep(void);
+
+
 /* The width in bits of the table's masks (use CPU_ALLOC_SIZE of it). */
 int cpusetctl_mask_bits(void);
 

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "preload/setcopy.h"
+#include "src/allowance.h"
+#include "src/cpulist.h"
 #include "preload/shim.h"
 #include "src/procfs.h"
 
@@ -167,6 +169,41 @@ static uint32_t ancestry_set(pid_t pid)
  * pays only for loading the library. The set of a process is its own
  * record, else its nearest registered ancestor's (as the tools see it),
  * else $CPUSETSHIM_SET, else $CPUSETSHIM_RUN_SET, else the root. */
+/* May the set named by the environment be adopted? confine: the set came
+ * from CPUSETSHIM_SET, which puts the process in it (as attach would, but
+ * only ever narrowing its kernel mask). True when the kernel mask now lies
+ * inside the set's CPUs; else CPUSETSHIM_DEBUG says why. */
+static bool adopt_checked(uint32_t set, bool confine)
+{
+	struct cps_setinfo si;
+	uint64_t k[CPS_MAX_WORDS], both[CPS_MAX_WORDS];
+	char lk[128], ls[128];
+	size_t nw = shim_ctx.t.mask_words;
+	if (cps_set_get(&shim_ctx, set, &si) < 0 || cps_kernel_affinity(0, k, nw) < 0) {
+		shim_debug("passing through: cannot read set %u or the kernel mask", set);
+		return false;
+	}
+	if (confine) {
+		cps_mask_and(both, si.cpus, k, nw);
+		if (!cps_mask_empty(both, nw) && !cps_mask_equal(both, k, nw)) {
+			SHIM_KEEP_ERRNO;
+			if (shim_real.sched_setaffinity(0, nw * 8, (const cpu_set_t *)(void *)both) < 0)
+				shim_debug("cannot confine to set %u: %s", set, strerror(errno));
+			cps_kernel_affinity(0, k, nw);
+		}
+	}
+	if (cps_mask_subset(k, si.cpus, nw))
+		return true;
+	if (debug) {
+		cps_cpulist_format(lk, sizeof(lk), k, nw);
+		cps_cpulist_format(ls, sizeof(ls), si.cpus, nw);
+		shim_debug("passing through: the kernel lets this process run on CPUs %s, not "
+			   "inside set %u (CPUs %s) that %s names", lk, set, ls,
+			   confine ? "CPUSETSHIM_SET" : "CPUSETSHIM_RUN_SET");
+	}
+	return false;
+}
+
 static void setup(void)
 {
 	const char *e = getenv("CPUSETSHIM_DEBUG");
@@ -208,15 +245,16 @@ static void setup(void)
 		    tmp.set != shim_ctx.t.root_id)
 			own = tmp.set;
 	}
-	bool inherited = false;
-	if (!own && (set = ancestry_set(getppid())) != 0)
-		inherited = true;
+	if (!own)
+		set = ancestry_set(getppid());
 	const char *env = getenv("CPUSETSHIM_SET");
+	bool set_from_env = false, inherited_from_run = false;
 	if (!own && !set && env && *env) {
 		if (cps_find(&shim_ctx, env, &set) < 0) {
 			shim_debug("CPUSETSHIM_SET=%s: no such set; using the root", env);
 			set = 0;
 		}
+		set_from_env = set != 0;
 	}
 	/* Left by cpuset-run for its descendants: the set of one that lost
 	 * its ancestry (an orphan, reparented). Its kernel mask came from
@@ -225,7 +263,18 @@ static void setup(void)
 	if (!own && !set && run && *run) {
 		if (cps_find(&shim_ctx, run, &set) < 0)
 			set = 0;
-		inherited = set != 0;
+		inherited_from_run = set != 0;
+	}
+	/* A set named by the environment is adopted only if the kernel
+	 * keeps us inside it: CPUSETSHIM_SET first confines (narrowing only:
+	 * never onto a CPU the kernel mask lacks), then, for both variables,
+	 * the kernel mask must lie inside the set's CPUs. Otherwise the set
+	 * would be shown while the program runs elsewhere (a cgroup that
+	 * forbids its CPUs, a task Slurm bound to other CPUs, taskset). */
+	if (!own && set && (set_from_env || inherited_from_run) && !adopt_checked(set, set_from_env)) {
+		cps_close(&shim_ctx);
+		shim_state = ST_PASS;
+		return;
 	}
 	shim_fallback_set = own ? own : set;
 	shim_ctx.t.lock_wait_ms = 0;
@@ -243,14 +292,6 @@ static void setup(void)
 		return;
 	}
 	shim_state = ST_READY;
-	/* Put in a set by $CPUSETSHIM_SET alone (no cpuset-run, no member
-	 * ancestor): confine ourselves too, as attach would. */
-	if (!own && set && set == shim_setcopy.s.set && !inherited) {
-		SHIM_KEEP_ERRNO;
-		if (shim_real.sched_setaffinity(0, shim_setcopy.s.nw * 8,
-						(const cpu_set_t *)(void *)shim_setcopy.s.cpus) < 0)
-			shim_debug("cannot confine to set %u: %s", set, strerror(errno));
-	}
 }
 
 static void wait_for_setup(void)

@@ -10,6 +10,8 @@
 
 #include "include/cpusetctl.h"
 #include "base/compiler.h"
+#include "src/allowance.h"
+#include "src/procfs.h"
 #include "src/mask.h"
 #include "src/sets.h"
 
@@ -213,4 +215,46 @@ CPS_PUBLIC int cpusetctl_get(cpusetctl_id_t id, struct cpusetctl_info *info, siz
 			cps_mask_to_cpuset(cpus, setsize, si.cpus, c.t.mask_words);
 	}
 	return api_end(&c, true, r < 0 ? r : 0);
+}
+
+CPS_PUBLIC int cpusetctl_override(int on)
+{
+	int r = cps_allowance_override(on != 0);
+	return r < 0 ? fail(-r) : 0;
+}
+
+CPS_PUBLIC int cpusetctl_init_table(const char *name, size_t setsize, const cpu_set_t *cpus,
+				    mode_t mode, gid_t gid, int flags)
+{
+	struct cps_ctx c;
+	struct cps_init_opts o;
+	uint64_t m[CPS_MAX_WORDS];
+	char n[SHM_TABLE_NAME_MAX];
+	if ((flags & ~CPUSETCTL_REPLACE) || (mode & ~07777u) ||
+	    (name && shm_table_name(n, sizeof(n), name) < 0))
+		return fail(EINVAL);
+	cps_init_opts_default(&o);
+	if (mode)
+		o.mode = mode;
+	o.gid = gid;
+	o.force = (flags & CPUSETCTL_REPLACE) != 0;
+	size_t mw = o.caps.mask_bits / 64;
+	cps_mask_zero(m, CPS_MAX_WORDS);
+	int r = cpus ? to_mask(m, mw, setsize, cpus) : cps_online_cpus(m, mw);
+	if (r == 0 && cps_mask_empty(m, mw))
+		r = -EINVAL;
+	if (r < 0)
+		return fail(-r);
+	o.cpus = m;
+	r = cps_init(&c, name, &o);
+	return api_end(&c, r == 0, r);
+}
+
+CPS_PUBLIC int cpusetctl_sweep(void)
+{
+	struct cps_ctx c;
+	int r = api_begin(&c);
+	if (r < 0)
+		return api_end(&c, false, r);
+	return api_end(&c, true, cps_sweep(&c));
 }

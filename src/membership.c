@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "src/allowance.h"
 #include "src/mask.h"
 #include "src/procfs.h"
 #include "src/sets.h"
@@ -230,6 +231,27 @@ int cps_register(struct cps_ctx *c, pid_t pid, uint32_t set)
 	return register_txn(c, pid, set, false, NULL);
 }
 
+static int leave(struct cps_ctx *c, pid_t pid)
+{
+	int r = cps_txn_begin(c, true);
+	if (r < 0)
+		return r;
+	long i = shm_proc_find(&c->t, pid);
+	if (i >= 0) {
+		uint32_t old = shm_proc_at(&c->t, (uint32_t)i)->set;
+		if ((r = shm_proc_remove(&c->t, (uint32_t)i)) < 0 ||
+		    (r = cps_member_leaves(c, old)) < 0)
+			return cps_txn_end(c, r);
+	}
+	return cps_txn_end(c, 0);
+}
+
+int cps_leave(struct cps_ctx *c)
+{
+	c->why = NULL;
+	return leave(c, c->self);
+}
+
 int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 {
 	struct cps_setinfo si;
@@ -258,18 +280,14 @@ int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 		c->why = "not allowed to move that process";
 		return -EPERM;
 	}
+	/* The kernel's allowance: a process is never moved onto CPUs the
+	 * caller cannot run on (the root's too) */
+	if ((r = cps_allowance_check(si.cpus, MW(c), &c->why)) < 0)
+		return r;
 	if (id == c->t.root_id) {
 		/* back to the root: forget the registration */
-		if ((r = cps_txn_begin(c, true)) < 0)
+		if ((r = leave(c, pid)) < 0)
 			return r;
-		long i = shm_proc_find(&c->t, pid);
-		if (i >= 0) {
-			uint32_t old = shm_proc_at(&c->t, (uint32_t)i)->set;
-			if ((r = shm_proc_remove(&c->t, (uint32_t)i)) < 0 ||
-			    (r = cps_member_leaves(c, old)) < 0)
-				return cps_txn_end(c, r);
-		}
-		cps_txn_end(c, 0);
 	} else {
 		/* one transaction: the sweep and the move */
 		if ((r = register_txn(c, pid, id, true, &pi)) < 0)

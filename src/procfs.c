@@ -84,6 +84,9 @@ int cps_proc_stat(pid_t pid, struct cps_procinfo *pi)
 	pi->pid = pid;
 	pi->last_cpu = -1;
 	/* field 3 is the state; count from there */
+	while (*p == ' ')
+		p++;
+	pi->state = *p;
 	for (int field = 3; field <= 39 && *p; field++) {
 		while (*p == ' ')
 			p++;
@@ -122,7 +125,12 @@ bool cps_proc_alive(pid_t pid, uint64_t start)
 	struct cps_procinfo pi;
 	/* The stat file alone: a dead pid has none (no kill(pid, 0) first),
 	 * and the owner is not needed. The sweep calls this for every member. */
-	return pid > 0 && cps_proc_stat(pid, &pi) == 0 && pi.start == start;
+	if (pid <= 0 || cps_proc_stat(pid, &pi) < 0 || pi.start != start)
+		return false;
+	/* a zombie whose threads have all gone counts one thread (itself);
+	 * a first thread that ended before the others is a zombie too, but
+	 * counts them */
+	return !((pi.state == 'Z' || pi.state == 'X') && pi.nthreads <= 1);
 }
 
 bool cps_thread_alive(pid_t pid, pid_t tid)

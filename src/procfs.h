@@ -16,6 +16,7 @@ struct cps_procinfo {
 	uint64_t start;    /* start time, clock ticks after boot (stat field 22) */
 	int nthreads;      /* stat field 20 */
 	int last_cpu;      /* stat field 39 */
+	char state;        /* stat field 3: 'R', 'S', ... 'Z' zombie */
 };
 
 int cps_proc_info(pid_t pid, struct cps_procinfo *pi);
@@ -23,7 +24,9 @@ int cps_proc_info(pid_t pid, struct cps_procinfo *pi);
  * open and one read, for the paths every process start or every member
  * of a sweep pays. */
 int cps_proc_stat(pid_t pid, struct cps_procinfo *pi);
-/* True if pid is alive and has this start time (not a reused pid). */
+/* True if pid is alive and has this start time (not a reused pid). A
+ * zombie (ended, not yet reaped) is not alive; a process whose first
+ * thread ended while others run is. */
 bool cps_proc_alive(pid_t pid, uint64_t start);
 /* False only if the calling process (any of its threads) has no child
  * process, alive or not: one system call, where the children files are

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "src/kept_views.h"
+#include "src/allowance.h"
 #include "src/mask.h"
 #include "src/procfs.h"
 #include "src/rawsys.h"
@@ -90,19 +91,12 @@ static int populate_root(struct shm_table *t, void *arg)
 	if (pa->o->cpus) {
 		cps_mask_copy(cpus, pa->o->cpus, mw);
 	} else {
-		/* The online CPUs the kernel lets the creator use. */
-		size_t bytes = CPU_ALLOC_SIZE(CPS_MAX_CPUS);
-		cpu_set_t *cs = CPU_ALLOC(CPS_MAX_CPUS);
-		if (!cs)
-			return -ENOMEM;
-		memset(cs, 0, bytes);
-		long got = cps_sys_getaffinity(0, bytes, cs);
-		if (got < 0) {
-			CPU_FREE(cs);
-			return (int)got;
-		}
-		cps_mask_from_cpuset(cpus, mw, cs, bytes);
-		CPU_FREE(cs);
+		/* The machine's online CPUs, whoever makes the table: what a
+		 * caller may use is decided per operation (the kernel's
+		 * allowance), not by the creator's affinity. */
+		int r = cps_online_cpus(cpus, mw);
+		if (r < 0)
+			return r;
 	}
 	if (cps_mask_empty(cpus, mw))
 		return -EINVAL;
@@ -438,6 +432,12 @@ static int alloc_locked(struct cps_ctx *c, struct shm_set *s, const uint64_t *cp
 		return -EACCES;
 	}
 	const uint64_t *old = shm_set_mask(&c->t, s, SHM_MASK_CPUS);
+	/* The kernel's allowance: no CPU the caller cannot run on is added
+	 * (those the set has already may stay) */
+	cps_mask_andnot(fresh, cpus, old, mw);
+	int e = cps_allowance_check(fresh, mw, &c->why);
+	if (e < 0)
+		return e;
 	if (s->flags & CPS_STRICT) {
 		/* CPUs already ours are free for us; new ones must be held by no sibling */
 		cps_mask_andnot(fresh, cpus, old, mw);
@@ -457,7 +457,7 @@ static int alloc_locked(struct cps_ctx *c, struct shm_set *s, const uint64_t *cp
 		c->why = "a CPU to remove is still held by a child set";
 		return -EBUSY;
 	}
-	int e = set_write_mask(c, s, SHM_MASK_CPUS, cpus);
+	e = set_write_mask(c, s, SHM_MASK_CPUS, cpus);
 	return e < 0 ? e : rebuild_reserved(c, p);
 }
 
@@ -517,7 +517,10 @@ int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *n
 
 int cps_destroy(struct cps_ctx *c, uint32_t id)
 {
-	int r = cps_txn_begin(c, true);
+	/* the set is looked at before the sweep: an AUTOCLEAN set whose
+	 * members have all died goes in the sweep, and that is the destroy
+	 * asked for, not "no such set" */
+	int r = cps_txn_begin(c, false);
 	if (r < 0)
 		return r;
 	struct shm_set *s = set_get(c, id);
@@ -529,6 +532,10 @@ int cps_destroy(struct cps_ctx *c, uint32_t id)
 		c->why = "not the owner of the set";
 		return cps_txn_end(c, -EPERM);
 	}
+	if ((r = cps_sweep_locked(c)) < 0)
+		return cps_txn_end(c, r);
+	if (!(s = set_get(c, id)))
+		return cps_txn_end(c, 0);
 	if (s->nmembers || s->nchildren) {
 		c->why = s->nmembers ? "the set has member processes" : "the set has child sets";
 		return cps_txn_end(c, -EBUSY);

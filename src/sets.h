@@ -77,6 +77,9 @@ int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *n
 int cps_destroy(struct cps_ctx *c, uint32_t id);
 int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus);
 int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid);
+/* The caller's registration removed, its kernel mask left as it is: for a
+ * process that is about to end (an AUTOCLEAN set it emptied goes). */
+int cps_leave(struct cps_ctx *c);
 int cps_getfreecpus(struct cps_ctx *c, uint32_t parent, unsigned flags, uint64_t *out);
 
 /* Look-ups. find: an id ("3") or a name. */

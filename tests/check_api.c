@@ -162,6 +162,80 @@ START_TEST(freecpus_rows)
 }
 END_TEST
 
+START_TEST(kernel_allowance_rows)
+{
+	cpusetctl_id_t a;
+	cpu_set_t one;
+	/* under taskset -c 0: CPU 1 is refused, with EACCES */
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	FAILS(cpusetctl_create_in(0, 0, NULL, set_size, cpus("1"), &a), EACCES);
+	ck_assert_int_eq(cpusetctl_create_in(0, 0, NULL, set_size, cpus("0"), &a), 0);
+	FAILS(cpusetctl_alloc(a, set_size, cpus("0-1")), EACCES);
+	if (geteuid() == 0) {
+		/* root only explicitly */
+		ck_assert_int_eq(cpusetctl_override(1), 0);
+		ck_assert_int_eq(cpusetctl_alloc(a, set_size, cpus("0-1")), 0);
+		ck_assert_int_eq(cpusetctl_override(0), 0);
+		FAILS(cpusetctl_attach(a, 0), EACCES);
+	} else {
+		FAILS(cpusetctl_override(1), EPERM);
+	}
+}
+END_TEST
+
+START_TEST(init_table_rows)
+{
+	char name[64];
+	cpu_set_t one;
+	snprintf(name, sizeof(name), "%s.init", tname);
+	FAILS(cpusetctl_init_table(name, 0, NULL, 0, (gid_t)-1, 0x10), EINVAL);
+	FAILS(cpusetctl_init_table(name, 0, NULL, 010000, (gid_t)-1, 0), EINVAL);
+	FAILS(cpusetctl_init_table("a/b", 0, NULL, 0, (gid_t)-1, 0), EINVAL);
+	FAILS(cpusetctl_init_table(name, set_size, cpus(""), 0, (gid_t)-1, 0), EINVAL);
+	/* made inside a task bound to CPU 1, the root is still the machine's */
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	ck_assert_int_eq(cpusetctl_init_table(name, 0, NULL, 0640, (gid_t)-1, 0), 0);
+	FAILS(cpusetctl_init_table(name, 0, NULL, 0, (gid_t)-1, 0), EEXIST);
+	ck_assert_int_eq(cpusetctl_use_table(name), 0);
+	struct cpusetctl_info info;
+	ck_assert_int_eq(cpusetctl_get(CPUSETCTL_ROOT, &info, set_size, set_buf), 0);
+	ck_assert_int_eq(CPU_COUNT_S(set_size, set_buf), (int)sysconf(_SC_NPROCESSORS_ONLN));
+	/* replaced, with the CPUs asked for */
+	ck_assert_int_eq(cpusetctl_init_table(name, set_size, cpus("0"), 0, (gid_t)-1,
+					      CPUSETCTL_REPLACE), 0);
+	ck_assert_int_eq(cpusetctl_get(CPUSETCTL_ROOT, &info, set_size, set_buf), 0);
+	ck_assert_int_eq(CPU_COUNT_S(set_size, set_buf), 1);
+	ck_assert(CPU_ISSET_S(0, set_size, set_buf));
+	cpusetctl_use_table(tname);
+	shm_table_unlink(name);
+}
+END_TEST
+
+START_TEST(sweep_rows)
+{
+	cpusetctl_id_t a;
+	ck_assert_int_eq(cpusetctl_create_in(0, CPUSETCTL_AUTOCLEAN, "swept", set_size, cpus("0"), &a), 0);
+	pid_t p = tl_sleeper();
+	ck_assert_int_eq(cpusetctl_attach(a, p), 0);
+	ck_assert_int_eq(cpusetctl_sweep(), 0); /* alive */
+	tl_reap(p);
+	ck_assert_int_eq(cpusetctl_sweep(), 1);
+	cpusetctl_id_t found;
+	FAILS(cpusetctl_find("swept", &found), ENOENT); /* the AUTOCLEAN set went with it */
+	/* destroy of an AUTOCLEAN set whose members died: done, not EINVAL */
+	ck_assert_int_eq(cpusetctl_create_in(0, CPUSETCTL_AUTOCLEAN, NULL, set_size, cpus("0"), &a), 0);
+	p = tl_sleeper();
+	ck_assert_int_eq(cpusetctl_attach(a, p), 0);
+	tl_reap(p);
+	ck_assert_int_eq(cpusetctl_destroy(a), 0);
+	FAILS(cpusetctl_destroy(a), EINVAL);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
 	Suite *s = suite_create("api");
@@ -172,6 +246,9 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, alloc_rows);
 	tcase_add_test(tc, attach_rows);
 	tcase_add_test(tc, freecpus_rows);
+	tcase_add_test(tc, kernel_allowance_rows);
+	tcase_add_test(tc, init_table_rows);
+	tcase_add_test(tc, sweep_rows);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -2,10 +2,12 @@
  * DESIGN.md's errno table, nesting and renumbering, getfreecpus,
  * membership, concurrency. */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
 
 #include "shm/registry.h"
+#include "src/allowance.h"
 #include "src/procfs.h"
 #include "src/check.h"
 #include "tests/testlib.h"
@@ -32,6 +34,8 @@ static void setup_synth(void)
 	struct cps_parse_error e;
 	ck_assert_int_eq(cps_cpulist_parse("0-63", root, NW, &e), 0);
 	tl_init(&ctx, tname, 64, 64, 64, 64 * NW, root);
+	/* the caller may run on all 64 synthetic CPUs */
+	cps_allowance_fake(root, NULL, NW);
 }
 
 /* The real machine as root, for attach (real affinity). */
@@ -51,6 +55,7 @@ static void print_violation(void *arg, const char *msg)
  * cpuset-inspect --check). */
 static void teardown(void)
 {
+	cps_allowance_fake(NULL, NULL, 0);
 	struct shm_table copy;
 	ck_assert_int_eq(cps_table_copy(&ctx, &copy), 0);
 	int n = cps_check(&copy, print_violation, NULL);
@@ -476,6 +481,168 @@ START_TEST(concurrent_create_destroy)
 }
 END_TEST
 
+/* ---- the kernel's allowance ---- */
+START_TEST(allowance_create_alloc_attach)
+{
+	uint32_t R = ctx.t.root_id, id, ok;
+	/* as under taskset -c 0-3 */
+	cps_allowance_fake(mask("0-3"), NULL, NW);
+	ck_assert_int_eq(cps_create(&ctx, R, 0, NULL, mask("3-4"), &id), -EACCES);
+	ck_assert_str_eq(ctx.why, "CPU 4 is outside the caller's affinity (0-3)");
+	ck_assert_int_eq(cps_create(&ctx, R, 0, NULL, mask("4-6,9"), &id), -EACCES);
+	ck_assert_str_eq(ctx.why, "CPUs 4-6,9 are outside the caller's affinity (0-3)");
+	ok = mk(R, 0, "1-2");
+	/* alloc: keeping or removing CPUs is no expansion; adding one is */
+	ck_assert_int_eq(cps_alloc(&ctx, ok, mask("1")), 0);
+	ck_assert_int_eq(cps_alloc(&ctx, ok, mask("1,5")), -EACCES);
+	ck_assert_str_eq(ctx.why, "CPU 5 is outside the caller's affinity (0-3)");
+	/* a set made by someone allowed more: it keeps its CPUs, we may not
+	 * add, nor move a process into it */
+	cps_allowance_fake(mask("0-63"), NULL, NW);
+	uint32_t wide = mk(R, 0, "2-5");
+	cps_allowance_fake(mask("0-3"), NULL, NW);
+	ck_assert_int_eq(cps_alloc(&ctx, wide, mask("2-4")), 0); /* narrowing */
+	ck_assert_int_eq(cps_attach(&ctx, wide, 0), -EACCES);
+	ck_assert_str_eq(ctx.why, "CPU 4 is outside the caller's affinity (0-3)");
+	/* the root's CPUs too: attaching to the root is no way out */
+	ck_assert_int_eq(cps_attach(&ctx, R, 0), -EACCES);
+	/* a cgroup names itself as the reason */
+	cps_allowance_fake(mask("0"), mask("0-1"), NW);
+	ck_assert_int_eq(cps_create(&ctx, R, 0, NULL, mask("1-2"), &id), -EACCES);
+	ck_assert_str_eq(ctx.why, "CPU 2 is outside the caller's cgroup cpuset ((test): 0-1)");
+	ck_assert_int_eq(cps_create(&ctx, R, 0, NULL, mask("1"), &id), -EACCES);
+	ck_assert_str_eq(ctx.why, "CPU 1 is outside the caller's affinity (0)");
+}
+END_TEST
+
+START_TEST(allowance_root_override)
+{
+	uint32_t id;
+	cps_allowance_fake(mask("0"), NULL, NW);
+	ck_assert_int_eq(cps_create(&ctx, ctx.t.root_id, 0, NULL, mask("7"), &id), -EACCES);
+	if (geteuid() != 0) {
+		ck_assert_int_eq(cps_allowance_override(true), -EPERM);
+		return;
+	}
+	/* only explicitly: root is refused like anyone until it asks */
+	ck_assert_int_eq(cps_allowance_override(true), 0);
+	ck_assert_int_eq(cps_create(&ctx, ctx.t.root_id, 0, NULL, mask("7"), &id), 0);
+	ck_assert_int_eq(cps_allowance_override(false), 0);
+	ck_assert_int_eq(cps_create(&ctx, ctx.t.root_id, 0, NULL, mask("8"), &id), -EACCES);
+}
+END_TEST
+
+/* The real kernel: a table made under a narrowed affinity still has the
+ * machine's online CPUs as its root. */
+START_TEST(root_is_online_cpus)
+{
+	uint64_t online[CPS_MAX_WORDS], aff[CPS_MAX_WORDS];
+	struct cps_setinfo si;
+	size_t nw = ctx.t.mask_words;
+	ck_assert_int_eq(cps_online_cpus(online, nw), 0);
+	cps_close(&ctx);
+	shm_table_unlink(tname);
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	ck_assert_int_eq(cps_kernel_affinity(0, aff, nw), 0);
+	ck_assert_int_eq(cps_mask_count(aff, nw), 1);
+	ck_assert_int_eq(cps_open(&ctx, tname, CPS_OPEN_CREATE), 0);
+	ck_assert_int_eq(cps_set_get(&ctx, ctx.t.root_id, &si), 0);
+	ck_assert(cps_mask_equal(si.cpus, online, nw));
+	/* and a set on CPU 0 is refused by the rule, not by the root */
+	uint32_t id;
+	ck_assert_int_eq(cps_create(&ctx, ctx.t.root_id, 0, NULL, mask("0"), &id), -EACCES);
+	ck_assert_str_eq(ctx.why, "CPU 0 is outside the caller's affinity (1)");
+}
+END_TEST
+
+/* ---- members that died ---- */
+START_TEST(destroy_autoclean_with_dead_members)
+{
+	uint32_t id = mk(ctx.t.root_id, CPS_AUTOCLEAN, "1");
+	pid_t p = tl_sleeper();
+	ck_assert_int_eq(cps_attach(&ctx, id, p), 0);
+	tl_reap(p);
+	/* the set's only member died: destroy works (it was "no such set") */
+	ck_assert_int_eq(cps_destroy(&ctx, id), 0);
+	ck_assert_ptr_null(shm_set_by_id(&ctx.t, id));
+	ck_assert_int_eq(cps_destroy(&ctx, id), -EINVAL); /* now it is gone */
+	/* a plain set with a dead member: the member is swept, the set goes */
+	id = mk(ctx.t.root_id, 0, "1");
+	p = tl_sleeper();
+	ck_assert_int_eq(cps_attach(&ctx, id, p), 0);
+	tl_reap(p);
+	ck_assert_int_eq(cps_destroy(&ctx, id), 0);
+	ck_assert_ptr_null(shm_set_by_id(&ctx.t, id));
+}
+END_TEST
+
+START_TEST(zombie_is_dead)
+{
+	uint32_t id = mk(ctx.t.root_id, CPS_AUTOCLEAN, "1");
+	int fds[2];
+	ck_assert_int_eq(pipe(fds), 0);
+	pid_t p = fork();
+	if (p == 0) {
+		char c;
+		close(fds[1]);
+		(void)!read(fds[0], &c, 1); /* until the parent says */
+		_exit(0);
+	}
+	close(fds[0]);
+	ck_assert_int_eq(cps_attach(&ctx, id, p), 0);
+	struct cps_procinfo pi;
+	ck_assert_int_eq(cps_proc_info(p, &pi), 0);
+	ck_assert(cps_proc_alive(p, pi.start));
+	close(fds[1]); /* it exits; not reaped: a zombie */
+	for (int i = 0; i < 200; i++) {
+		struct cps_procinfo z;
+		if (cps_proc_info(p, &z) == 0 && z.state == 'Z')
+			break;
+		usleep(10000);
+	}
+	ck_assert(!cps_proc_alive(p, pi.start));
+	struct cps_setinfo si;
+	ck_assert_int_eq(cps_set_get(&ctx, id, &si), 0);
+	ck_assert_uint_eq(si.nmembers, 1);
+	ck_assert_int_eq(cps_sweep(&ctx), 1); /* the zombie is swept, the set with it */
+	ck_assert_ptr_null(shm_set_by_id(&ctx.t, id));
+	tl_reap(p);
+}
+END_TEST
+
+static void *lingering(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* A process whose first thread ended while another runs is alive. */
+START_TEST(ended_leader_is_alive)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		pthread_t th;
+		pthread_create(&th, NULL, lingering, NULL);
+		pthread_exit(NULL);
+	}
+	struct cps_procinfo pi;
+	for (int i = 0; i < 200; i++) {
+		if (cps_proc_info(p, &pi) == 0 && pi.state == 'Z')
+			break;
+		usleep(10000);
+	}
+	ck_assert_int_eq(pi.state, 'Z');
+	ck_assert(cps_proc_alive(p, pi.start));
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+}
+END_TEST
+
 static Suite *sets_suite(void)
 {
 	Suite *s = suite_create("sets");
@@ -488,6 +655,8 @@ static Suite *sets_suite(void)
 	tcase_add_test(tc, three_levels_renumbered);
 	tcase_add_test(tc, find_and_list);
 	tcase_add_test(tc, concurrent_create_destroy);
+	tcase_add_test(tc, allowance_create_alloc_attach);
+	tcase_add_test(tc, allowance_root_override);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	TCase *tr = tcase_create("members");
@@ -499,6 +668,10 @@ static Suite *sets_suite(void)
 	tcase_add_test(tr, reused_pid_is_not_member);
 	tcase_add_test(tr, full_of_dead_members);
 	tcase_add_test(tr, busy_table_is_not_no_such_set);
+	tcase_add_test(tr, root_is_online_cpus);
+	tcase_add_test(tr, destroy_autoclean_with_dead_members);
+	tcase_add_test(tr, zombie_is_dead);
+	tcase_add_test(tr, ended_leader_is_alive);
 	tcase_add_test(tr, root_cpus_online_and_nesting);
 	tcase_set_timeout(tr, 60);
 	suite_add_tcase(s, tr);

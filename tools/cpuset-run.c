@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "src/allowance.h"
+#include "src/cpulist.h"
 #include "src/mask.h"
 #include "src/sets.h"
 #include "tools/cli.h"
@@ -38,6 +40,8 @@ static void usage(FILE *f)
 "  --table-owner UID\n"
 "                 root only uses a table of another user when it is named\n"
 "                 and this gives its owner's uid (kept for PROGRAM's shim)\n"
+"  --override     root only: the set may have CPUs outside the caller's\n"
+"                 cgroup and affinity (refused otherwise)\n"
 "  -h, --help     this text\n"
 "  -V, --version  the version\n"
 "\n"
@@ -45,7 +49,8 @@ static void usage(FILE *f)
 "cpuset-run attaches itself, prepends libcpusetshim.so to LD_PRELOAD (once),\n"
 "sets CPUSETSHIM_RUN_SET and CPUSETSHIM_TABLE, and execs PROGRAM in its place.\n"
 "\n"
-"Exit status: PROGRAM's; 1 the set was refused; 125 cpuset-run failed\n"
+"Exit status: PROGRAM's; 1 the set was refused, or the kernel refused or\n"
+"narrowed its CPUs (the program is not run); 125 cpuset-run failed\n"
 "(bad usage, unusable table, shim not found); 126 PROGRAM is not\n"
 "executable; 127 PROGRAM was not found.\n");
 }
@@ -146,6 +151,37 @@ int cli_uid_of(const char *name, uid_t *uid)
 	return -1;
 }
 
+/* The kernel mask we now have must be the set's CPUs: a cgroup, or a
+ * kernel that refused or narrowed the affinity, would leave the program
+ * shown a set it does not run in. Then it does not run: we leave the set
+ * (an AUTOCLEAN set we made goes with us) and say why. */
+static int enforced(struct cps_ctx *c, uint32_t id)
+{
+	struct cps_setinfo si;
+	uint64_t k[CPS_MAX_WORDS];
+	size_t nw = c->t.mask_words;
+	int r = cps_set_get(c, id, &si);
+	if (r == 0)
+		r = cps_kernel_affinity(0, k, nw);
+	if (r == 0 && cps_mask_equal(k, si.cpus, nw))
+		return 0;
+	if (r < 0) {
+		cli_err("set %u: cannot read the CPUs back: %s", id, strerror(-r));
+	} else {
+		char want[256], got[256];
+		uint64_t both[CPS_MAX_WORDS];
+		cps_mask_and(both, k, si.cpus, nw);
+		cps_cpulist_format(want, sizeof(want), si.cpus, nw);
+		cps_cpulist_format(got, sizeof(got), k, nw);
+		cli_err("set %u: the kernel %s the affinity: the set's CPUs are %s, the kernel "
+			"lets this process run on %s; not running the program",
+			id, cps_mask_empty(both, nw) ? "refused" : "narrowed", want, got[0] ? got : "none");
+	}
+	cps_leave(c);
+	cps_close(c);
+	return RUN_REFUSED;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -153,6 +189,7 @@ int main(int argc, char **argv)
 		{ "cpus", required_argument, 0, 'c' },  { "strict", no_argument, 0, 'S' },
 		{ "name", required_argument, 0, 'n' },  { "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },     { "table-owner", required_argument, 0, 'O' },
+		{ "override", no_argument, 0, 'X' },
 		{ 0, 0, 0, 0 }
 	};
 	const char *table = NULL, *set = NULL, *cpus = NULL, *name = NULL;
@@ -170,6 +207,12 @@ int main(int argc, char **argv)
 		case 'c': cpus = optarg; break;
 		case 'S': strict = true; break;
 		case 'n': name = optarg; break;
+		case 'X':
+			if (cps_allowance_override(true) < 0) {
+				cli_err("--override: only root may go beyond the kernel's allowance");
+				return RUN_REFUSED;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("cpuset-run (cpusetshim) %s\n", PACKAGE_VERSION); return 0;
 		default: fprintf(stderr, "Try 'cpuset-run --help'.\n"); return RUN_FAIL;
@@ -218,6 +261,8 @@ int main(int argc, char **argv)
 	if ((set || cpus) && (r = cps_attach(&c, id, 0)) < 0)
 		return cli_refused(r, c.why, "attach to set %u", id) == CLI_REFUSED ? RUN_REFUSED
 										     : RUN_FAIL;
+	if ((set || cpus) && (r = enforced(&c, id)) != 0)
+		return r;
 	char ids[CPS_DEC_MAX];
 	cps_fmt_dec(ids, id);
 	/* CPUSETSHIM_RUN_SET: for descendants that lose their ancestry. Not
@@ -235,7 +280,7 @@ int main(int argc, char **argv)
 	cli_err("%s: %s", argv[optind], strerror(e));
 	/* leave a set we made, so the autoclean set goes now */
 	if (cpus)
-		cps_attach(&c, c.t.root_id, 0);
+		cps_leave(&c);
 	cps_close(&c);
 	return e == ENOENT || e == ENOTDIR ? RUN_NOTFOUND : RUN_NOEXEC;
 }

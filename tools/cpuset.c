@@ -13,12 +13,13 @@
 #include <unistd.h>
 
 #include "src/cpulist.h"
+#include "src/allowance.h"
 #include "src/mask.h"
 #include "src/sets.h"
 #include "tools/cli.h"
 
 static const char *table;
-static bool json;
+static bool json, override;
 
 static void usage(FILE *f)
 {
@@ -58,6 +59,8 @@ static void usage(FILE *f)
 "                 root only uses a table of another user when it is named\n"
 "                 and this names its owner\n"
 "  --json         machine-readable output for list, show and which\n"
+"  --override     root only: create, alloc and attach may use CPUs outside\n"
+"                 the caller's cgroup and affinity (refused otherwise, EACCES)\n"
 "  -h, --help     this text\n"
 "  -V, --version  the version\n"
 "\n"
@@ -511,7 +514,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "table", required_argument, 0, 'T' }, { "json", no_argument, 0, 'j' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' },
-		{ "table-owner", required_argument, 0, 'O' }, { 0, 0, 0, 0 }
+		{ "table-owner", required_argument, 0, 'O' },
+		{ "override", no_argument, 0, 'X' }, { 0, 0, 0, 0 }
 	};
 	int ch;
 	cli_init(argv[0]);
@@ -523,6 +527,7 @@ int main(int argc, char **argv)
 			if (cli_table_owner(optarg))
 				return CLI_USAGE;
 			break;
+		case 'X': override = true; break;
 		case 'h': usage(stdout); return CLI_OK;
 		case 'V': printf("cpuset (cpusetshim) %s\n", PACKAGE_VERSION); return CLI_OK;
 		default: fprintf(stderr, "Try 'cpuset --help'.\n"); return CLI_USAGE;
@@ -546,6 +551,8 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(cargv[i], "--json")) {
 			json = true;
+		} else if (!strcmp(cargv[i], "--override")) {
+			override = true;
 		} else if (!strcmp(cargv[i], "--table") && i + 1 < cargc) {
 			table = cargv[++i];
 		} else if (!strncmp(cargv[i], "--table=", 8)) {
@@ -562,6 +569,9 @@ int main(int argc, char **argv)
 	}
 	cargc = k;
 	cargv[k] = NULL;
+	if (override && cps_allowance_override(true) < 0)
+		return cli_refused(-EPERM, "only root may go beyond the kernel's allowance",
+				   "--override");
 	if (!strcmp(cmd, "init"))
 		return cmd_init(cargc, cargv);
 	static const struct {

@@ -1,0 +1,240 @@
+/* The kernel's allowance of the calling process (src/allowance.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/allowance.h"
+#include "src/cpulist.h"
+#include "src/mask.h"
+#include "src/rawsys.h"
+
+int cps_kernel_affinity(pid_t tid, uint64_t *m, size_t nw)
+{
+	cps_mask_zero(m, nw);
+	/* the kernel's, not the shim's (it interposes syscall() too) */
+	long r = cps_sys_getaffinity(tid, nw * 8, m);
+	return r < 0 ? (int)r : 0;
+}
+
+/* A small file read with the raw system calls: the shim makes views of
+ * some of these files (sysfs CPU lists, cgroup CPU lists) for open(). */
+static int read_raw(const char *path, char *buf, size_t len)
+{
+	int fd = cps_sys_open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	size_t got = 0;
+	ssize_t n = 0;
+	while (got < len - 1 && (n = cps_sys_read(fd, buf + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	cps_sys_close(fd);
+	if (n < 0 && got == 0)
+		return (int)n;
+	buf[got] = 0;
+	return (int)got;
+}
+
+static int read_list(const char *path, uint64_t *m, size_t nw)
+{
+	char buf[4096];
+	int r = read_raw(path, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	buf[strcspn(buf, "\n")] = 0;
+	cps_mask_zero(m, nw);
+	if (!buf[0])
+		return 0; /* an empty cgroup list: no CPU */
+	return cps_cpulist_parse(buf, m, nw, NULL) < 0 ? -EINVAL : 0;
+}
+
+/* The mount point and mount root of the cgroup hierarchy: v2 (cgroup2), or
+ * the v1 one whose super options name the cpuset controller. */
+static int cgroup_mount(bool v2, char *mnt, size_t mlen, char *root, size_t rlen)
+{
+	static char buf[65536];
+	int n = read_raw("/proc/self/mountinfo", buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	for (char *line = buf, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		/* id parent major:minor root mountpoint opts [optional...] - fstype source superopts */
+		char *f[5], *p = line;
+		int k = 0;
+		for (; k < 5 && p; k++) {
+			f[k] = p;
+			p = strchr(p, ' ');
+			if (p)
+				*p++ = 0;
+		}
+		char *dash = p ? strstr(p, " - ") : NULL;
+		if (k < 5 || !dash)
+			continue;
+		char *fstype = dash + 3, *src = strchr(fstype, ' ');
+		if (!src)
+			continue;
+		*src++ = 0;
+		char *opts = strchr(src, ' ');
+		opts = opts ? opts + 1 : src + strlen(src);
+		bool match = v2 ? !strcmp(fstype, "cgroup2")
+				: !strcmp(fstype, "cgroup") &&
+					  (strstr(opts, ",cpuset") || !strncmp(opts, "cpuset", 6));
+		if (match && strlen(f[4]) < mlen && strlen(f[3]) < rlen) {
+			strcpy(mnt, f[4]);
+			strcpy(root, f[3]);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int cps_cgroup_cpus(uint64_t *m, size_t nw, char *path, size_t plen)
+{
+	char buf[8192], cg[4096] = "", mnt[1024], root[1024], file[6144];
+	bool v2 = false, have = false;
+	int r = read_raw("/proc/self/cgroup", buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	/* hier:controllers:path; a v1 cpuset line wins over the v2 one */
+	for (char *line = buf, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2 || strlen(c2 + 1) >= sizeof(cg))
+			continue;
+		*c2 = 0;
+		const char *ctl = c1 + 1;
+		bool cpuset = false;
+		for (const char *q = ctl; *q;) {
+			size_t l = strcspn(q, ",");
+			if (l == 6 && !strncmp(q, "cpuset", 6))
+				cpuset = true;
+			q += l + (q[l] != 0);
+		}
+		if (cpuset) {
+			strcpy(cg, c2 + 1);
+			v2 = false;
+			have = true;
+			break;
+		}
+		if (!strcmp(line, "0") && !*ctl) {
+			strcpy(cg, c2 + 1);
+			v2 = true;
+			have = true;
+		}
+	}
+	if (!have || cgroup_mount(v2, mnt, sizeof(mnt), root, sizeof(root)) < 0)
+		return -ENOENT;
+	/* the cgroup's path below the mount's root */
+	const char *rel = cg;
+	size_t rl = strlen(root);
+	if (strcmp(root, "/") && !strncmp(cg, root, rl) && (cg[rl] == '/' || !cg[rl]))
+		rel = cg + rl;
+	char dir[5120];
+	snprintf(dir, sizeof(dir), "%s%s", mnt, strcmp(rel, "/") ? rel : "");
+	/* v2: the nearest cgroup up the tree with the cpuset controller's file
+	 * (every cgroup has it where the controller is enabled; the root has
+	 * it whenever the controller is bound to v2) */
+	for (;;) {
+		snprintf(file, sizeof(file), "%s/%s", dir,
+			 v2 ? "cpuset.cpus.effective" : "cpuset.effective_cpus");
+		r = read_list(file, m, nw);
+		if (r == -ENOENT && !v2) {
+			snprintf(file, sizeof(file), "%s/cpuset.cpus", dir);
+			r = read_list(file, m, nw);
+		}
+		if (r != -ENOENT)
+			break;
+		char *slash = strrchr(dir, '/');
+		if (!slash || (size_t)(slash - dir) < strlen(mnt))
+			return -ENOENT;
+		*slash = 0;
+	}
+	if (r == 0 && path && plen)
+		snprintf(path, plen, "%s", file);
+	return r;
+}
+
+static __thread char why_buf[1024];
+static bool override_on;
+static bool fake_on, fake_cg_on;
+static uint64_t fake_aff[CPS_MAX_WORDS], fake_cg[CPS_MAX_WORDS];
+
+void cps_allowance_fake(const uint64_t *affinity, const uint64_t *cgroup, size_t nw)
+{
+	fake_on = affinity != NULL;
+	fake_cg_on = affinity && cgroup;
+	cps_mask_zero(fake_aff, CPS_MAX_WORDS);
+	cps_mask_zero(fake_cg, CPS_MAX_WORDS);
+	if (affinity)
+		cps_mask_copy(fake_aff, affinity, nw < CPS_MAX_WORDS ? nw : CPS_MAX_WORDS);
+	if (cgroup)
+		cps_mask_copy(fake_cg, cgroup, nw < CPS_MAX_WORDS ? nw : CPS_MAX_WORDS);
+}
+
+int cps_allowance_override(bool on)
+{
+	if (on && geteuid() != 0)
+		return -EPERM;
+	__atomic_store_n(&override_on, on, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int cps_allowance_check(const uint64_t *want, size_t nw, const char **why)
+{
+	uint64_t aff[CPS_MAX_WORDS], cg[CPS_MAX_WORDS], out[CPS_MAX_WORDS];
+	char l1[160], l2[160], path[256];
+	if (nw > CPS_MAX_WORDS)
+		return -EINVAL;
+	if (__atomic_load_n(&override_on, __ATOMIC_RELAXED) && geteuid() == 0)
+		return 0;
+	/* The affinity first: one system call, and all a caller needs when
+	 * it passes, since the kernel keeps the affinity inside the cgroup's
+	 * CPUs. The cgroup is read only to give the better reason. */
+	int r = 0;
+	if (fake_on)
+		cps_mask_copy(aff, fake_aff, nw);
+	else
+		r = cps_kernel_affinity(0, aff, nw);
+	if (r < 0)
+		return r;
+	cps_mask_andnot(out, want, aff, nw);
+	if (cps_mask_empty(out, nw))
+		return 0;
+	if (fake_on) {
+		r = fake_cg_on ? 0 : -ENOENT;
+		cps_mask_copy(cg, fake_cg, nw);
+		snprintf(path, sizeof(path), "(test)");
+	} else {
+		r = cps_cgroup_cpus(cg, nw, path, sizeof(path));
+	}
+	if (r == 0) {
+		cps_mask_andnot(out, want, cg, nw);
+		if (!cps_mask_empty(out, nw)) {
+			cps_cpulist_format(l1, sizeof(l1), out, nw);
+			cps_cpulist_format(l2, sizeof(l2), cg, nw);
+			snprintf(why_buf, sizeof(why_buf),
+				 "CPU%s %s %s outside the caller's cgroup cpuset (%s: %s)",
+				 cps_mask_count(out, nw) > 1 ? "s" : "", l1,
+				 cps_mask_count(out, nw) > 1 ? "are" : "is", path, l2[0] ? l2 : "none");
+			*why = why_buf;
+			return -EACCES;
+		}
+	}
+	cps_mask_andnot(out, want, aff, nw);
+	cps_cpulist_format(l1, sizeof(l1), out, nw);
+	cps_cpulist_format(l2, sizeof(l2), aff, nw);
+	snprintf(why_buf, sizeof(why_buf), "CPU%s %s %s outside the caller's affinity (%s)",
+		 cps_mask_count(out, nw) > 1 ? "s" : "", l1,
+		 cps_mask_count(out, nw) > 1 ? "are" : "is", l2);
+	*why = why_buf;
+	return -EACCES;
+}

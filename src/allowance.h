@@ -1,0 +1,42 @@
+/* The kernel's allowance: the CPUs a process may run on, as the kernel
+ * sees them (never through the shim: the affinity is asked with the system
+ * call instruction, the cgroup and sysfs files are read with raw system
+ * calls, which the shim passes through untouched).
+ *
+ * A set never reaches beyond the CPUs the kernel allows its creator:
+ * create, alloc and attach refuse (EACCES) CPUs outside the caller's
+ * cgroup's effective CPUs or outside its own current affinity.
+ *
+ * Functions return 0 or a negative errno.
+ */
+#ifndef CPS_ALLOWANCE_H
+#define CPS_ALLOWANCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The kernel affinity of thread tid (0: the caller), nw words. */
+int cps_kernel_affinity(pid_t tid, uint64_t *m, size_t nw);
+
+/* The effective CPUs of the caller's cpuset cgroup (v1: cpuset.effective_cpus,
+ * v2: cpuset.cpus.effective of its cgroup or the nearest ancestor that has
+ * one). path (may be NULL) gets the file read. -ENOENT: no cpuset cgroup. */
+int cps_cgroup_cpus(uint64_t *m, size_t nw, char *path, size_t plen);
+
+/* The CPUs of want the caller cannot run on. 0: none; -EACCES: some, and
+ * *why (a per-thread buffer, valid until the next call) names them and the
+ * reason: outside the cgroup's effective CPUs, or outside the affinity. */
+int cps_allowance_check(const uint64_t *want, size_t nw, const char **why);
+
+/* Root's explicit override, for the calling process: the check above then
+ * passes. -EPERM unless the effective uid is 0. */
+int cps_allowance_override(bool on);
+
+/* Test seam (only the unit tests, which link the core library, call it):
+ * the affinity and, if cgroup is not NULL, the cgroup's CPUs the check
+ * uses instead of the kernel's; affinity NULL: the kernel's again. */
+void cps_allowance_fake(const uint64_t *affinity, const uint64_t *cgroup, size_t nw);
+
+#endif
