@@ -1,0 +1,562 @@
+/* cpusetshim.so — a SPANK plugin: each task of a Slurm job runs in a CPU
+ * set of exactly the CPUs Slurm bound it to, and sees them as 0..n-1.
+ *
+ * Enabled by one line of plugstack.conf:
+ *     required cpusetshim.so [table=NAME] [default=on|off] [shim=PATH]
+ *
+ * Who does what (DESIGN.md, "With Slurm"):
+ *   slurm_spank_user_init  slurmstepd, as the job's user, once per step:
+ *                          makes the user's table if missing (root = the
+ *                          node's online CPUs) and sweeps what crashed
+ *                          steps of the user's earlier jobs left;
+ *   slurm_spank_task_init  the task itself, as the user, after the task
+ *                          plugin set its final mask: the step's parent
+ *                          set (grown to hold the task's CPUs), the task's
+ *                          set of exactly its CPUs, attach, environment;
+ *   slurm_spank_task_exit  slurmstepd, as root: the task's set goes;
+ *   slurm_spank_exit       slurmstepd, as root: every set of the step goes,
+ *                          busy ones retried and swept.
+ * Every failure is logged through Slurm. A task that cannot be put in its
+ * set fails (with "required", Slurm does not run it unvirtualised).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/spank.h>
+
+#include "src/cpulist.h"
+#include "src/mask.h"
+#include "src/sets.h"
+
+#ifndef SLURM_EXTERN_CONT
+#define SLURM_EXTERN_CONT 0xfffffffcu
+#endif
+#ifndef SLURM_BATCH_SCRIPT
+#define SLURM_BATCH_SCRIPT 0xfffffffbu
+#endif
+#ifndef SLURM_INTERACTIVE_STEP
+#define SLURM_INTERACTIVE_STEP 0xfffffffau
+#endif
+
+SPANK_PLUGIN(cpusetshim, 1);
+
+#define TAG "cpusetshim: "
+
+static bool default_on = true;
+static int chosen = -1; /* --cpusetshim: -1 not given, 0 off, 1 on */
+static char table_base[64] = "cpusetshim-slurm";
+static char shim_path[PATH_MAX] = CPS_PKGLIBDIR "/libcpusetshim.so";
+
+static int parse_onoff(const char *v)
+{
+	if (!v || !strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "1"))
+		return 1;
+	if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "0"))
+		return 0;
+	return -1;
+}
+
+static int opt_cb(int val, const char *arg, int remote)
+{
+	(void)val;
+	(void)remote;
+	int v = parse_onoff(arg);
+	if (v < 0) {
+		slurm_error(TAG "--cpusetshim=%s: say on or off", arg);
+		return -1;
+	}
+	chosen = v;
+	return 0;
+}
+
+static struct spank_option opt_cpusetshim = {
+	"cpusetshim", "on|off",
+	"Run each task in a CPU set of exactly the CPUs Slurm gives it, numbered 0..n-1 "
+	"(cpusetshim). off: the tasks see the machine's CPU numbers.",
+	1, 0, opt_cb
+};
+
+static bool enabled(void)
+{
+	return chosen >= 0 ? chosen == 1 : default_on;
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	for (int i = 0; i < ac; i++) {
+		if (!strncmp(av[i], "table=", 6)) {
+			const char *n = av[i] + 6;
+			bool ok = *n && strlen(n) < sizeof(table_base) - 12;
+			for (const char *p = n; ok && *p; p++)
+				ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				     (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-';
+			if (!ok) {
+				slurm_error(TAG "table=%s: a name of letters, digits, '.', '_' and '-', "
+					    "up to %zu characters", n, sizeof(table_base) - 13);
+				return -1;
+			}
+			strcpy(table_base, n);
+		} else if (!strncmp(av[i], "default=", 8)) {
+			int v = parse_onoff(av[i] + 8);
+			if (v < 0) {
+				slurm_error(TAG "%s: say default=on or default=off", av[i]);
+				return -1;
+			}
+			default_on = v == 1;
+		} else if (!strncmp(av[i], "shim=", 5) && av[i][5] == '/' &&
+			   strlen(av[i] + 5) < sizeof(shim_path)) {
+			strcpy(shim_path, av[i] + 5);
+		} else {
+			slurm_error(TAG "unknown argument '%s' in plugstack.conf (table=NAME, "
+				    "default=on|off, shim=/PATH)", av[i]);
+			return -1;
+		}
+	}
+	spank_context_t ctx = spank_context();
+	if ((ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR || ctx == S_CTX_REMOTE) &&
+	    spank_option_register(sp, &opt_cpusetshim) != ESPANK_SUCCESS) {
+		slurm_error(TAG "cannot register the --cpusetshim option");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the job's facts and names ---- */
+
+struct step {
+	uint32_t job, step, task;
+	uid_t uid;
+	char table[80];
+	char parent[48]; /* slurm.<job>.<step> */
+	char tname[48];  /* slurm.<job>.<step>.<task> */
+};
+
+static void step_word(char *buf, size_t len, uint32_t step)
+{
+	if (step == SLURM_BATCH_SCRIPT)
+		snprintf(buf, len, "batch");
+	else if (step == SLURM_INTERACTIVE_STEP)
+		snprintf(buf, len, "interactive");
+	else
+		snprintf(buf, len, "%u", step);
+}
+
+/* The step's facts; task ones only in a task context. 1: a step the
+ * plugin leaves alone (the extern step), 0: go on, -1: failure. */
+static int step_of(spank_t sp, struct step *s, bool task)
+{
+	char w[16];
+	memset(s, 0, sizeof(*s));
+	if (spank_get_item(sp, S_JOB_ID, &s->job) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &s->step) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_UID, &s->uid) != ESPANK_SUCCESS) {
+		slurm_error(TAG "cannot get the job's id, step or user from Slurm");
+		return -1;
+	}
+	if (s->step == SLURM_EXTERN_CONT)
+		return 1;
+	if (task && spank_get_item(sp, S_TASK_GLOBAL_ID, &s->task) != ESPANK_SUCCESS) {
+		slurm_error(TAG "cannot get the task's id from Slurm");
+		return -1;
+	}
+	/* one table per user: a shared writable table is one trust domain */
+	snprintf(s->table, sizeof(s->table), "%s.%u", table_base, (unsigned)s->uid);
+	step_word(w, sizeof(w), s->step);
+	snprintf(s->parent, sizeof(s->parent), "slurm.%u.%s", s->job, w);
+	snprintf(s->tname, sizeof(s->tname), "slurm.%u.%s.%u", s->job, w, s->task);
+	return 0;
+}
+
+/* ---- the table ---- */
+
+static int online_cpus(uint64_t *m, size_t nw)
+{
+	char buf[4096];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	if (!f)
+		return -errno;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return cps_cpulist_parse(buf, m, nw, NULL) < 0 ? -EINVAL : 0;
+}
+
+/* Open the user's table, making it when missing, with the node's online
+ * CPUs as its root (whoever's affinity makes it). In slurmstepd as root
+ * (the clean-up hooks), the user's table is accepted by naming its owner,
+ * as the tools' --table-owner does; the variable is slurmstepd's own and
+ * never reaches the task, whose environment Slurm builds apart. */
+static int table_open(struct cps_ctx *c, const char *name, uid_t owner, bool make)
+{
+	if (geteuid() == 0 && owner != 0) {
+		char u[16];
+		snprintf(u, sizeof(u), "%u", (unsigned)owner);
+		setenv("CPUSETSHIM_TABLE_OWNER", u, 1);
+	}
+	int r = cps_open(c, name, CPS_OPEN_WRITE);
+	if (r != -ENOENT || !make)
+		return r;
+	struct cps_init_opts o;
+	uint64_t cpus[CPS_MAX_WORDS];
+	cps_init_opts_default(&o);
+	cps_mask_zero(cpus, CPS_MAX_WORDS);
+	if (online_cpus(cpus, o.caps.mask_bits / 64) == 0)
+		o.cpus = cpus;
+	r = cps_init(c, name, &o);
+	if (r == -EEXIST) /* another task made it first */
+		r = cps_open(c, name, CPS_OPEN_WRITE);
+	return r;
+}
+
+static const char *why(const struct cps_ctx *c, int r)
+{
+	return c->why ? c->why : strerror(-r);
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* Names "slurm.<job>." of a set, or 0 when not the plugin's. */
+static uint32_t job_of_name(const char *name)
+{
+	if (strncmp(name, "slurm.", 6))
+		return 0;
+	char *end;
+	unsigned long j = strtoul(name + 6, &end, 10);
+	return *end == '.' ? (uint32_t)j : 0;
+}
+
+/* The sets of the plugin that nothing uses, but those of job keep (its
+ * steps are being set up): what crashed steps left. The dead members are
+ * swept first, which destroys the task sets they emptied. */
+static void sweep_stale(struct cps_ctx *c, uint32_t keep_job)
+{
+	uint32_t ids[1024];
+	int r = cps_sweep(c);
+	if (r < 0) {
+		slurm_error(TAG "table %s: cannot sweep: %s", c->t.name, why(c, r));
+		return;
+	}
+	/* children before parents: repeat while something went */
+	for (int round = 0; round < 4; round++) {
+		long n = cps_set_list(c, ids, sizeof(ids) / sizeof(ids[0]));
+		bool gone = false;
+		for (long i = 0; i < n && i < (long)(sizeof(ids) / sizeof(ids[0])); i++) {
+			struct cps_setinfo si;
+			if (cps_set_get(c, ids[i], &si) < 0 || si.nmembers || si.nchildren)
+				continue;
+			uint32_t j = job_of_name(si.name);
+			if (!j || j == keep_job)
+				continue;
+			if (cps_destroy(c, ids[i]) == 0) {
+				slurm_verbose(TAG "swept set %s, left by an earlier job", si.name);
+				gone = true;
+			}
+		}
+		if (!gone)
+			break;
+	}
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	struct step s;
+	struct cps_ctx c;
+	(void)ac;
+	(void)av;
+	if (!spank_remote(sp) || !enabled() || step_of(sp, &s, false) != 0)
+		return 0;
+	int r = table_open(&c, s.table, s.uid, true);
+	if (r < 0) {
+		slurm_error(TAG "cannot open or make table %s: %s", s.table, why(&c, r));
+		return 0; /* each task fails on its own below */
+	}
+	sweep_stale(&c, s.job);
+	cps_close(&c);
+	return 0;
+}
+
+/* ---- the task's set ---- */
+
+/* LD_PRELOAD of the task with the shim first, once (a sanitizer runtime
+ * stays first, as cpuset-run keeps it). */
+static int set_preload(spank_t sp)
+{
+	char old[4096], buf[8192];
+	size_t n = 0, sl = strlen(shim_path);
+	if (spank_getenv(sp, "LD_PRELOAD", old, sizeof(old)) != ESPANK_SUCCESS)
+		old[0] = 0;
+	const char *p = old;
+	size_t fl = strcspn(old, ": ");
+	if (fl && (memmem(old, fl, "libasan.so", 10) || memmem(old, fl, "libtsan.so", 10))) {
+		memcpy(buf, old, fl);
+		n = fl;
+		buf[n++] = ':';
+		p = old + fl + (old[fl] != 0);
+	}
+	if (n + sl + 1 > sizeof(buf))
+		return -1;
+	memcpy(buf + n, shim_path, sl);
+	n += sl;
+	while (*p) {
+		size_t l = strcspn(p, ": ");
+		bool shim = l >= 16 && !memcmp(p + l - 16, "libcpusetshim.so", 16);
+		if (l && !shim) {
+			if (n + l + 2 > sizeof(buf))
+				return -1;
+			buf[n++] = ':';
+			memcpy(buf + n, p, l);
+			n += l;
+		}
+		p += l + (p[l] != 0);
+	}
+	buf[n] = 0;
+	return spank_setenv(sp, "LD_PRELOAD", buf, 1) == ESPANK_SUCCESS ? 0 : -1;
+}
+
+/* --cpusetshim=off: nothing of a set the submitter was in reaches the task. */
+static void strip_env(spank_t sp)
+{
+	char old[4096], buf[4096];
+	size_t n = 0;
+	spank_unsetenv(sp, "CPUSETSHIM_SET");
+	spank_unsetenv(sp, "CPUSETSHIM_RUN_SET");
+	if (spank_getenv(sp, "LD_PRELOAD", old, sizeof(old)) != ESPANK_SUCCESS)
+		return;
+	for (const char *p = old; *p;) {
+		size_t l = strcspn(p, ": ");
+		if (l && !(l >= 16 && !memcmp(p + l - 16, "libcpusetshim.so", 16))) {
+			if (n)
+				buf[n++] = ':';
+			memcpy(buf + n, p, l);
+			n += l;
+		}
+		p += l + (p[l] != 0);
+	}
+	buf[n] = 0;
+	if (n)
+		spank_setenv(sp, "LD_PRELOAD", buf, 1);
+	else
+		spank_unsetenv(sp, "LD_PRELOAD");
+}
+
+/* The step's parent set, holding at least cpus: made by the first task,
+ * grown by the others. Returns its id, 0 to try again, or -errno. */
+static long step_parent(struct cps_ctx *c, const struct step *s, const uint64_t *cpus)
+{
+	size_t nw = c->t.mask_words;
+	uint32_t id;
+	struct cps_setinfo si;
+	int r = cps_find(c, s->parent, &id);
+	if (r == -ENOENT) {
+		r = cps_create(c, c->t.root_id, 0, s->parent, cpus, &id);
+		if (r == -EEXIST || r == -EBUSY)
+			return 0;
+		return r < 0 ? r : (long)id;
+	}
+	if (r < 0)
+		return r;
+	if ((r = cps_set_get(c, id, &si)) < 0)
+		return 0;
+	if (cps_mask_subset(cpus, si.cpus, nw))
+		return (long)id;
+	uint64_t grown[CPS_MAX_WORDS];
+	cps_mask_or(grown, si.cpus, cpus, nw);
+	r = cps_alloc(c, id, grown);
+	/* another task changed it meanwhile, or it went: look again */
+	if (r == -EBUSY || r == -EINVAL)
+		return 0;
+	return r < 0 ? r : (long)id;
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	struct step s;
+	struct cps_ctx c;
+	uint64_t cpus[CPS_MAX_WORDS];
+	(void)ac;
+	(void)av;
+	if (!spank_remote(sp))
+		return 0;
+	if (!enabled()) {
+		strip_env(sp);
+		return 0;
+	}
+	int r = step_of(sp, &s, true);
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	size_t bytes = CPU_ALLOC_SIZE(CPS_MAX_CPUS);
+	cpu_set_t *cs = CPU_ALLOC(CPS_MAX_CPUS);
+	if (!cs || sched_getaffinity(0, bytes, cs) < 0) {
+		slurm_error(TAG "task %u: cannot read its CPUs: %m", s.task);
+		CPU_FREE(cs);
+		return -1;
+	}
+	r = table_open(&c, s.table, s.uid, true);
+	if (r < 0) {
+		slurm_error(TAG "task %u: cannot open or make table %s: %s", s.task, s.table,
+			    why(&c, r));
+		CPU_FREE(cs);
+		return -1;
+	}
+	cps_mask_zero(cpus, CPS_MAX_WORDS);
+	bool fits = cps_mask_from_cpuset(cpus, c.t.mask_words, cs, bytes) == 0;
+	CPU_FREE(cs);
+	if (!fits) {
+		slurm_error(TAG "task %u: a CPU of its mask is beyond table %s's width", s.task,
+			    s.table);
+		cps_close(&c);
+		return -1;
+	}
+	uint32_t id = 0;
+	const char *what = "make the step's set";
+	r = -EAGAIN;
+	/* tasks of the step race for its parent set: a few rounds settle it */
+	for (int tries = 0; tries < 200 && r < 0; tries++) {
+		if (tries)
+			pause_ms(tries < 20 ? 1 : 10);
+		what = "make the step's set";
+		long p = step_parent(&c, &s, cpus);
+		if (p < 0) {
+			r = (int)p;
+			if (r == -EACCES || r == -ENOSPC || r == -EPERM)
+				break;
+			continue;
+		}
+		if (p == 0) {
+			r = -EAGAIN;
+			continue;
+		}
+		what = "make the task's set";
+		r = cps_create(&c, (uint32_t)p, CPS_AUTOCLEAN, s.tname, cpus, &id);
+		if (r == -EEXIST) {
+			/* a set of that name left by a requeued run of the job */
+			uint32_t old;
+			if (cps_find(&c, s.tname, &old) == 0)
+				cps_destroy(&c, old);
+			continue;
+		}
+		if (r == -EACCES || r == -EINVAL || r == -EBUSY)
+			continue; /* the parent moved under us */
+		if (r < 0)
+			break;
+		what = "attach the task";
+		r = cps_attach(&c, id, 0);
+		if (r == -EINVAL)
+			continue; /* the set went (a sweep took it before we came) */
+	}
+	if (r < 0) {
+		slurm_error(TAG "task %u: cannot %s in table %s: %s", s.task, what, s.table,
+			    why(&c, r));
+		cps_close(&c);
+		return -1;
+	}
+	/* CPUSETSHIM_RUN_SET, as cpuset-run leaves it: the set of descendants
+	 * that lose their ancestry (daemons, reparented to init) */
+	char ids[16];
+	snprintf(ids, sizeof(ids), "%u", id);
+	if (set_preload(sp) < 0 || spank_setenv(sp, "CPUSETSHIM_TABLE", c.t.name, 1) ||
+	    spank_unsetenv(sp, "CPUSETSHIM_SET") || spank_setenv(sp, "CPUSETSHIM_RUN_SET", ids, 1)) {
+		slurm_error(TAG "task %u: cannot set the task's environment", s.task);
+		cps_leave(&c);
+		cps_destroy(&c, id);
+		cps_close(&c);
+		return -1;
+	}
+	slurm_debug(TAG "task %u in set %s (id %u) of table %s", s.task, s.tname, id, s.table);
+	cps_close(&c);
+	return 0;
+}
+
+/* ---- cleanup ---- */
+
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+	struct step s;
+	struct cps_ctx c;
+	uint32_t id;
+	(void)ac;
+	(void)av;
+	if (!spank_remote(sp) || !enabled() || step_of(sp, &s, true) != 0)
+		return 0;
+	int r = table_open(&c, s.table, s.uid, false);
+	if (r < 0)
+		return 0; /* nothing was made */
+	/* the task is dead and reaped: its set goes now, unless something it
+	 * started lives on (then at the step's end) */
+	if (cps_find(&c, s.tname, &id) == 0 && (r = cps_destroy(&c, id)) < 0 && r != -EBUSY &&
+	    r != -EINVAL)
+		slurm_error(TAG "task %u: cannot destroy set %s: %s", s.task, s.tname, why(&c, r));
+	cps_close(&c);
+	return 0;
+}
+
+/* Destroys the step's sets: every task's, then the parent. Returns how
+ * many are left (busy). */
+static int step_destroy(struct cps_ctx *c, const struct step *s, bool last)
+{
+	uint32_t ids[1024], pid;
+	size_t pl = strlen(s->parent);
+	int left = 0;
+	if (cps_find(c, s->parent, &pid) < 0)
+		return 0;
+	long n = cps_set_list(c, ids, sizeof(ids) / sizeof(ids[0]));
+	for (long i = 0; i < n && i < (long)(sizeof(ids) / sizeof(ids[0])); i++) {
+		struct cps_setinfo si;
+		if (cps_set_get(c, ids[i], &si) < 0 || si.parent != pid ||
+		    strncmp(si.name, s->parent, pl) || si.name[pl] != '.')
+			continue;
+		int r = cps_destroy(c, ids[i]);
+		if (r < 0 && r != -EINVAL) {
+			left++;
+			if (last)
+				slurm_error(TAG "set %s: %s; left for the sweep", si.name, why(c, r));
+		}
+	}
+	int r = cps_destroy(c, pid);
+	if (r < 0 && r != -EINVAL) {
+		left++;
+		if (last)
+			slurm_error(TAG "set %s: %s; left for the sweep", s->parent, why(c, r));
+	}
+	return left;
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	struct step s;
+	struct cps_ctx c;
+	(void)ac;
+	(void)av;
+	if (!spank_remote(sp) || !enabled() || step_of(sp, &s, false) != 0)
+		return 0;
+	if (table_open(&c, s.table, s.uid, false) < 0)
+		return 0;
+	/* processes the tasks left behind are being killed by Slurm: retry
+	 * for a few seconds, sweeping the dead out each time */
+	for (int tries = 0; tries < 60; tries++) {
+		if (tries) {
+			pause_ms(50);
+			cps_sweep(&c);
+		}
+		if (step_destroy(&c, &s, tries == 59) == 0)
+			break;
+	}
+	cps_close(&c);
+	return 0;
+}

@@ -1,0 +1,141 @@
+#!/bin/sh
+# The SPANK plugin on a private one-node Slurm cluster: each task runs in a
+# set of exactly the CPUs Slurm bound it to and sees them as 0..n-1; the
+# real CPUs, read from outside, are Slurm's binding; --cpusetshim=off gives
+# the native view; no set is left after the steps.
+. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/slurm/lib.sh"
+slurm_need
+. "$(dirname "$0")/slurm/plugin.sh"
+
+NCPU=$(getconf _NPROCESSORS_ONLN)
+[ "$NCPU" -ge 2 ] || skip_all "needs 2 CPUs (this machine has $NCPU)"
+
+# run_held N SRUN-ARGS...: srun the reporter with --hold, wait for its N
+# lines; $T/held.out has them, $T/held.err srun's messages. An srun that
+# ends without a line is noted (its messages and the daemons' logs) and
+# tried once more: the daemons share this machine with everything else.
+run_held() {
+	_n=$1
+	shift
+	for _try in 1 2; do
+		rm -f "$T/go"
+		sl srun --cpu-bind=verbose "$@" "$REPORT" --hold "$T/go" >"$T/held.out" 2>"$T/held.err" &
+		held_pid=$!
+		_i=0
+		while [ "$(cat "$T/held.out" 2>/dev/null | grep -c '^task')" -lt "$_n" ] && [ "$_i" -lt 1200 ]; do
+			kill -0 "$held_pid" 2>/dev/null || break
+			sleep 0.05
+			_i=$((_i + 1))
+		done
+		[ "$(grep -c '^task' "$T/held.out")" -ge "$_n" ] && return 0
+		touch "$T/go"
+		wait "$held_pid"
+		note "srun $* (try $_try): exit status $?, output:" "$(cat "$T/held.out" "$T/held.err")" \
+			"slurmctld:" "$(tail -n 15 "$SL/ctld.log")" "slurmd:" "$(tail -n 15 "$SL/slurmd.log")"
+	done
+}
+release() {
+	touch "$T/go"
+	wait "$held_pid"
+	held_rc=$?
+}
+# field NAME LINE: the word after NAME in a reporter line
+field() { echo "$2" | sed -n "s/.* $1 \([^ ]*\).*/\1/p"; }
+# Slurm's binding of task T, from --cpu-bind=verbose: "task  T  T [PID]: mask 0xM set"
+bound() {
+	_m=$(sed -n "s/.*task *$1 *[0-9]* \[[0-9]*\]: mask \(0x[0-9a-fA-F]*\) set.*/\1/p" "$T/held.err" | head -n 1)
+	[ -n "$_m" ] && /usr/bin/python3 -c "import sys; m=int(sys.argv[1],16); print(','.join(str(i) for i in range(m.bit_length()) if m>>i&1))" "$_m"
+}
+# --- srun -n2 -c1: one CPU each, numbered 0; the real ones distinct ---
+run_held 2 -n2 -c1
+lines=$(cat "$T/held.out")
+for t in 0 1; do
+	l=$(echo "$lines" | grep "^task $t ")
+	expect_eq "-n2 -c1 task $t count" "$(field ncpus "$l")" 1
+	expect_eq "-n2 -c1 task $t sees CPU 0" "$(field seen "$l")" 0
+	expect_eq "-n2 -c1 task $t table" "$(field table "$l")" "$UT"
+	pid=$(field pid "$l")
+	outside=$(expand "$(real_cpus "$pid")")
+	expect_eq "-n2 -c1 task $t real CPUs (outside) are Slurm's binding" "$outside" "$(bound $t)"
+	expect_eq "-n2 -c1 task $t reports its real CPUs" "$(field real "$l")" "$outside"
+	eval "real$t=\$outside"
+	# its set, as the tools show it: exactly those CPUs, under the step's set
+	expect_eq "-n2 -c1 task $t set's CPUs" "$(cpus_of "$(set_of "$l")")" "$outside"
+done
+expect_ne "-n2 -c1: the tasks' real CPUs are distinct" "$real0" "$real1"
+both=$(printf '%s,%s\n' "$real0" "$real1" | tr , '\n' | sort -n | paste -sd, -)
+expect_eq "-n2 -c1 step's set holds both tasks' CPUs" "$(cpus_of "$(step_of "$l")")" "$both"
+release
+expect_eq "-n2 -c1 srun exit" "$held_rc" 0
+check_clean "-n2 -c1"
+
+# --- -c2: two CPUs, seen 0,1 ---
+run_held 1 -n1 -c2
+l=$(grep "^task 0 " "$T/held.out")
+expect_eq "-c2 count" "$(field ncpus "$l")" 2
+expect_eq "-c2 sees 0,1" "$(field seen "$l")" "0,1"
+expect_eq "-c2 real = Slurm's binding" "$(expand "$(real_cpus "$(field pid "$l")")")" "$(bound 0)"
+release
+check_clean "-c2"
+
+# --- --cpu-bind=map_cpu:1 (on a two-CPU allocation): real 1, seen 0 ---
+run_held 1 -n1 -c2 --cpu-bind=map_cpu:1
+l=$(grep "^task 0 " "$T/held.out")
+expect_eq "map_cpu:1 real (outside)" "$(real_cpus "$(field pid "$l")")" 1
+expect_eq "map_cpu:1 seen" "$(field seen "$l")" 0
+expect_eq "map_cpu:1 count" "$(field ncpus "$l")" 1
+release
+expect_eq "map_cpu:1 srun exit" "$held_rc" 0
+check_clean "map_cpu:1"
+
+# --- map_cpu:1,0: task 0 on CPU 1, task 1 on CPU 0, both see CPU 0 ---
+run_held 2 -n2 --cpu-bind=map_cpu:1,0
+for t in 0 1; do
+	l=$(grep "^task $t " "$T/held.out")
+	expect_eq "map_cpu:1,0 task $t real (outside)" "$(real_cpus "$(field pid "$l")")" "$((1 - t))"
+	expect_eq "map_cpu:1,0 task $t seen" "$(field seen "$l")" 0
+done
+release
+check_clean "map_cpu:1,0"
+
+# --- --cpusetshim=off: the native view, nothing of the shim in the task ---
+out=$(CPUSETSHIM_RUN_SET=5 sl srun -n1 -c1 --cpusetshim=off "$REPORT" 2>"$T/err")
+expect_eq "off: no table" "$(field table "$out")" -
+expect_eq "off: seen = real" "$(field seen "$out")" "$(field real "$out")"
+expect_eq "off: count is the machine's" "$(field ncpus "$out")" "$NCPU"
+out=$(sl srun -n1 -c1 --cpusetshim=off sh -c 'echo "[$LD_PRELOAD]"')
+expect_nomatch "off: no shim in LD_PRELOAD" "$out" libcpusetshim
+expect_status "--cpusetshim=bogus refused" 255 sl srun -n1 --cpusetshim=bogus true
+expect_stderr "--cpusetshim=bogus says why" "on or off"
+check_clean "off"
+
+# --- the shim is first in LD_PRELOAD, once ---
+out=$(LD_PRELOAD="$SHIM" sl srun -n1 sh -c 'echo "$LD_PRELOAD"')
+n=$(echo "$out" | tr ': ' '\n\n' | grep -c libcpusetshim)
+expect_eq "shim in LD_PRELOAD once" "$n" 1
+expect_eq "the shim first in LD_PRELOAD" "${out%%:*}" "${SAN_PRELOAD:-$SHIM}"
+check_clean "LD_PRELOAD"
+
+# --- a job of another user (srun --uid): a table of its own, owned by it,
+# made by the task and cleaned by slurmstepd as root ---
+if id nobody >/dev/null 2>&1; then
+	NB=$(id -u nobody)
+	NT="$TBASE.$NB"
+	at_exit "rm -f /dev/shm/$NT; rm -rf /dev/shm/$NT.views.*"
+	out=$(sl srun --uid=nobody --chdir=/ -n2 -c1 "$REPORT" 2>"$T/err")
+	expect_eq "other user: two tasks" "$(echo "$out" | grep -c '^task')" 2
+	expect_eq "other user: its own table" "$(echo "$out" | awk '{print $NF}' | sort -u)" "$NT"
+	expect_eq "other user: tasks see CPU 0" "$(echo "$out" | awk '{print $12}' | sort -u)" 0
+	expect_eq "other user: the table is its own" "$(stat -c %u "/dev/shm/$NT")" "$NB"
+	i=0
+	while [ "$("$CPUSET" --table "$NT" --table-owner "$NB" list 2>/dev/null | wc -l)" -gt 2 ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	expect_eq "other user: only the root left" "$("$CPUSET" --table "$NT" --table-owner "$NB" list 2>&1 | awk 'NR > 1 { print $3 }')" root
+else
+	echo "# no user nobody: the other user's job is not run"
+fi
+
+finish

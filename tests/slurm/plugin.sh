@@ -1,0 +1,63 @@
+# Sourced by the Slurm tests after lib.sh's slurm_need: starts the private
+# cluster with the plugin enabled (required, a table name of the test's own)
+# and defines what the tests share.
+#
+#   $UT          the user's table the plugin uses ("<table>.<uid>")
+#   $REPORT      the reporter program (tests/slurm/prog_report)
+#   sl CMD...    a Slurm command (in a sanitizer build with the runtimes
+#                the plugin, loaded by srun, sbatch and salloc, needs)
+#   set_of LINE  the plugin's name of the set of a reporter line's task
+#   check_clean  DESC: no set but the root in $UT, cpuset-inspect --check clean
+PLUGIN=$B/slurm/.libs/cpusetshim.so
+REPORT=$B/tests/slurm/prog_report
+TBASE="cpst-slurm.$$"
+UT="$TBASE.$(id -u)"
+# the job's tasks get the environment of srun: nothing of a set of ours
+unset CPUSETSHIM_SET CPUSETSHIM_RUN_SET LD_PRELOAD
+sl() {
+	env -u CPUSETSHIM_TABLE $(san_env) "$@"
+}
+# slurmd (and the slurmstepd it starts) load the plugin too
+SLURM_DAEMON_ENV=$(san_env)
+slurm_start "required $PLUGIN table=$TBASE shim=$SHIM ${PLUGIN_ARGS:-}" || {
+	die "the private Slurm cluster did not start"
+}
+at_exit "rm -f /dev/shm/$UT; rm -rf /dev/shm/$UT.views.*"
+
+# set_of LINE: slurm.<job>.<step>.<task> of a reporter line; step_of LINE:
+# slurm.<job>.<step> (the batch step is "batch")
+step_of() {
+	echo "$1" | sed -n 's/^task [^ ]* job \([0-9]*\) step \([^ ]*\) .*/slurm.\1.\2/p' |
+		sed 's/\.4294967291$/.batch/'
+}
+set_of() {
+	echo "$(step_of "$1").$(echo "$1" | cut -d' ' -f2)"
+}
+# cpus_of NAME: the CPUs of a set of $UT as a comma list, or "none"
+cpus_of() {
+	_c=$("$CPUSET" --table "$UT" list 2>/dev/null | awk -v n="$1" '$3 == n { print $NF }')
+	[ -n "$_c" ] && expand "$_c" || echo none
+}
+# as Cpus_allowed_list, "0-1,3" -> "0,1,3"
+expand() {
+	/usr/bin/python3 -c "import sys
+out=[]
+for p in sys.argv[1].split(','):
+    a,_,b=p.partition('-'); out += range(int(a), int(b or a)+1)
+print(','.join(map(str,out)))" "$1"
+}
+
+# check_clean DESC: once the steps have ended (their clean-up runs in
+# slurmstepd after the job is reported done: up to 5 s), the table holds
+# the root alone and is consistent.
+check_clean() {
+	_i=0
+	while [ "$_i" -lt 100 ]; do
+		[ "$("$CPUSET" --table "$UT" list 2>/dev/null | awk 'NR > 1' | wc -l)" -le 1 ] && break
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	_left=$("$CPUSET" --table "$UT" list 2>&1 | awk 'NR > 2')
+	expect_eq "$1: no set left behind" "$_left" ""
+	check "$1: cpuset-inspect --check" "$CPUSET_INSPECT" --table "$UT" --check
+}
