@@ -16,6 +16,7 @@
 
 #include "preload/setcopy.h"
 #include "preload/shim.h"
+#include "src/allowance.h"
 #include "tests/testlib.h"
 
 /* ---- what the rest of the shim provides ---- */
@@ -82,6 +83,7 @@ static void setup(void)
 	tname = tl_name();
 	tl_mask(root, NW, "0-255");
 	tl_init(&shim_ctx, tname, 128, 8, 8, BITS, root);
+	cps_allowance_fake(root, NULL, NW); /* the synthetic CPUs are allowed */
 	shim_ctx.patient = false;
 	shim_real.syscall = syscall;
 	shim_self_pid = getpid();
@@ -91,6 +93,7 @@ static void setup(void)
 
 static void teardown(void)
 {
+	cps_allowance_fake(NULL, NULL, 0);
 	cps_close(&shim_ctx);
 	shm_table_unlink(tname);
 }
