@@ -55,7 +55,10 @@ SPANK_PLUGIN(cpusetshim, 1);
 
 static bool default_on = true;
 static int chosen = -1; /* --cpusetshim: -1 not given, 0 off, 1 on */
-static char table_base[64] = "cpusetshim-slurm";
+/* table=NAME: the tables are NAME.<uid>; by default each user's own
+ * default table, cpusetshim.<uid>, which every process of the user finds
+ * without CPUSETSHIM_TABLE (ranks that mpirun starts, daemons) */
+static char table_base[64] = "cpusetshim";
 static char shim_path[PATH_MAX] = CPS_PKGLIBDIR "/libcpusetshim.so";
 
 static int parse_onoff(const char *v)

@@ -81,7 +81,7 @@ if [ -n "$cg_made" ]; then
 	expect_status "cgroup {0}: cpuset-run --cpus 1" 1 incg "$CPUSET_RUN" --cpus 1 -- true
 	expect_stderr "cpuset-run names the cgroup" "outside the caller's cgroup cpuset"
 	expect_status "cgroup {0}: cpuset-run --set one" 1 incg "$CPUSET_RUN" --set one -- true
-	expect_status "cgroup {0}: cpuset-run --cpus 0 runs" 0 incg "$CPUSET_RUN" --cpus 0 -- true
+	expect_status "cgroup {0}: cpuset-run --cpus 0 runs" 0 incg env $(san_env) "$CPUSET_RUN" --cpus 0 -- true
 	expect_eq "cgroup {0}: CPUSETSHIM_SET=one passes through" \
 		"$(seen "$T/incg" env CPUSETSHIM_SET=one CPUSETSHIM_DEBUG=1 2>"$T/err")" "0 0"
 	expect_stderr "CPUSETSHIM_DEBUG says why (cgroup)" "not inside set"

@@ -22,12 +22,15 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # no network probing: one node, shared memory
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 
-if srun --mpi=list 2>&1 | grep -q pmix; then
+if sl srun --mpi=list 2>&1 | grep -q pmix; then
 	how="srun --mpi=pmix"
 	sl srun --mpi=pmix -n2 -c1 "$T/prog_mpi" >"$T/out" 2>"$T/err"
 else
 	how="mpirun in salloc"
-	sl salloc -n2 -c1 mpirun -n 2 "$T/prog_mpi" >"$T/out" 2>"$T/err"
+	# mpirun runs where salloc does, outside any task: its ranks (children
+	# of orted, a task) get mpirun's environment, so they name the table
+	# the plugin uses as a user's would by default
+	sl CPUSETSHIM_TABLE="$UT" salloc -n2 -c1 mpirun -n 2 "$T/prog_mpi" >"$T/out" 2>"$T/err"
 fi
 rc=$?
 echo "# $how"

@@ -111,10 +111,17 @@ expect_stderr "--cpusetshim=bogus says why" "on or off"
 check_clean "off"
 
 # --- the shim is first in LD_PRELOAD, once ---
-out=$(LD_PRELOAD="$SHIM" sl srun -n1 sh -c 'echo "$LD_PRELOAD"')
+# (a submitter that preloads the shim already; a sanitizer runtime stays first)
+out=$(env -u CPUSETSHIM_TABLE $(san_env) LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD:}$SHIM" \
+	srun -n1 sh -c 'echo "$LD_PRELOAD"')
 n=$(echo "$out" | tr ': ' '\n\n' | grep -c libcpusetshim)
 expect_eq "shim in LD_PRELOAD once" "$n" 1
-expect_eq "the shim first in LD_PRELOAD" "${out%%:*}" "${SAN_PRELOAD:-$SHIM}"
+if [ -n "$SAN_PRELOAD" ]; then
+	expect_eq "the shim first in LD_PRELOAD (after libasan)" "$(echo "$out" | cut -d: -f1-2)" \
+		"${SAN_PRELOAD%%:*}:$SHIM"
+else
+	expect_eq "the shim first in LD_PRELOAD" "$(echo "$out" | cut -d: -f1)" "$SHIM"
+fi
 check_clean "LD_PRELOAD"
 
 # --- a job of another user (srun --uid): a table of its own, owned by it,
