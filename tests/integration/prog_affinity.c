@@ -1304,11 +1304,12 @@ static int views_filtered(bool flock_too)
 	}
 	errno = 0;
 	long m = syscall(SYS_memfd_create, "probe", 0);
-	check(m < 0 && errno == EPERM, "the filter refuses memfd_create (%ld, errno %d)", m, errno);
+	int me = errno;
+	check(m < 0 && me == EPERM, "the filter refuses memfd_create (%ld, errno %d)", m, me);
 	if (flock_too) {
 		errno = 0;
-		check(flock(0, LOCK_SH | LOCK_NB) < 0 && errno == EPERM,
-		      "the filter refuses flock (errno %d)", errno);
+		int fr = flock(0, LOCK_SH | LOCK_NB), fe = errno;
+		check(fr < 0 && fe == EPERM, "the filter refuses flock (%d, errno %d)", fr, fe);
 	}
 	const char *how = flock_too ? "memfd_create and flock refused:" : "memfd_create refused:";
 	for (int i = 0; i < 3; i++) {
