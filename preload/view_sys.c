@@ -50,6 +50,15 @@ static struct {
 	struct shim_cpus cpus;
 } troot;
 
+/* An absolute path outside /s... and /p... can be no view (with no test
+ * root): the interposers below hand it to libc's function at once. */
+static inline bool no_view(const char *p)
+{
+	return CPS_LIKELY(p && p[0] == '/' && p[1] != 's' && p[1] != 'p') &&
+	       __atomic_load_n(&troot.state, __ATOMIC_RELAXED) < 0;
+}
+#define NO_VIEW(path) no_view(path)
+
 const char *shim_test_root(void)
 {
 	int st = __atomic_load_n(&troot.state, __ATOMIC_ACQUIRE);
@@ -378,6 +387,22 @@ int shim_sys_open(int dirfd, const char *path, int flags, int mode)
 
 static int real_faccessat(int dirfd, const char *path, int mode, int flags);
 static int phys_of(const char *canon, char *rp, size_t len);
+static int (*fstatat_next)(int, const char *, struct stat *, int);
+
+/* libc's fstatat (preload/stat.c interposes it) */
+static int real_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	if (CPS_UNLIKELY(!fstatat_next)) {
+		shim_resolving++;
+		*(void **)&fstatat_next = dlsym(RTLD_NEXT, "fstatat");
+		shim_resolving--;
+		if (!fstatat_next) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	return fstatat_next(dirfd, path, st, flags);
+}
 
 bool shim_view_physical(const char *canon, char *phys, size_t len)
 {
@@ -433,7 +458,7 @@ int shim_view_stat_hook(const char *canon, struct stat *st, int flags)
 
 	if (r <= 0)
 		return r < 0 ? -2 : -1;
-	if (fstatat(AT_FDCWD, rp, st, flags & AT_SYMLINK_NOFOLLOW) < 0)
+	if (real_fstatat(AT_FDCWD, rp, st, flags & AT_SYMLINK_NOFOLLOW) < 0)
 		return -2;
 	return 0;
 }
@@ -475,7 +500,7 @@ static int real_faccessat(int dirfd, const char *path, int mode, int flags)
 }
 
 /* The answer of a view for (dirfd, path), or -1: not one of ours. */
-static int access_view(int dirfd, const char *path, int mode, int flags)
+__attribute__((noinline)) static int access_view(int dirfd, const char *path, int mode, int flags)
 {
 	char canon[PATH_MAX];
 
@@ -493,18 +518,31 @@ static int access_view(int dirfd, const char *path, int mode, int flags)
 
 EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
+	if (NO_VIEW(path) && faccessat_next)
+		return faccessat_next(dirfd, path, mode, flags);
 	int r = access_view(dirfd, path, mode, flags);
 	if (r != -1)
 		return r == 0 ? 0 : -1;
 	return real_faccessat(dirfd, path, mode, flags);
 }
 
+static int (*access_next)(const char *, int);
+
 EXPORT int access(const char *path, int mode)
 {
+	if (NO_VIEW(path) && access_next)
+		return access_next(path, mode);
 	int r = access_view(AT_FDCWD, path, mode, 0);
 	if (r != -1)
 		return r == 0 ? 0 : -1;
-	return real_faccessat(AT_FDCWD, path, mode, 0);
+	if (CPS_UNLIKELY(!access_next)) {
+		shim_resolving++;
+		*(void **)&access_next = dlsym(RTLD_NEXT, "access");
+		shim_resolving--;
+		if (!access_next)
+			return real_faccessat(AT_FDCWD, path, mode, 0);
+	}
+	return access_next(path, mode);
 }
 
 /* ---- readlink and readlinkat ----
@@ -529,7 +567,7 @@ static ssize_t real_readlinkat(int dirfd, const char *path, char *buf, size_t le
 }
 
 /* The answer for a link of ours, or -2: not one of ours. */
-static ssize_t readlink_view(int dirfd, const char *path, char *buf, size_t len)
+__attribute__((noinline)) static ssize_t readlink_view(int dirfd, const char *path, char *buf, size_t len)
 {
 	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX], target[PATH_MAX];
 	struct shim_cpus v;

@@ -57,6 +57,10 @@ for S in $sets; do
 	expect_status "{$S} cat cpu$n/online" 1 run cat $SYS/cpu$n/topology/core_id
 	expect_stderr "{$S} cat cpu$n ENOENT" "No such file"
 	expect_status "{$S} ls cpu$n" 2 run ls $SYS/cpu$n
+	expect_status "{$S} stat cpu$n" 1 run stat -c %n $SYS/cpu$n
+	expect_eq "{$S} test -e cpu$n" "$(run sh -c "test -e $SYS/cpu$n && echo yes || echo no")" no
+	expect_eq "{$S} stat cpu0 is physical cpu$p0" "$(run stat -c %i $SYS/cpu0)" "$(stat -c %i $SYS/cpu$p0)"
+	expect_eq "{$S} python stat" "$(run $PY -c "import os; print(os.path.exists('$SYS/cpu$n'), os.path.isdir('$SYS/cpu$last'), os.stat('/sys/bus/cpu/devices/cpu0').st_ino == os.stat('$SYS/cpu0').st_ino)")" "False True True"
 	expect_eq "{$S} access cpu$n" "$(run $PY -c "import os; print(os.access('$SYS/cpu$n', os.F_OK), os.access('$SYS/cpu$last/topology', os.X_OK))")" "False True"
 
 	# the tools

@@ -202,6 +202,19 @@ static long c_pread_devnull(void)
 	return pread(devnull_fd(false), &c, 1, 0) == 0 ? 1 : -1;
 }
 
+/* stat and access of a path that can be no view (the shim's are in the
+ * way of every one) */
+static long c_stat_devnull(void)
+{
+	struct stat st;
+	return stat("/dev/null", &st) == 0 ? 1 : -1;
+}
+
+static long c_access_devnull(void)
+{
+	return access("/dev/null", R_OK) == 0 ? 1 : -1;
+}
+
 static long c_openat_close_devnull(void)
 {
 	int fd = openat(AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC);
@@ -394,6 +407,8 @@ static int (*libc_getaff)(pid_t, size_t, cpu_set_t *);
 static int (*libc_pgetaff)(pthread_t, size_t, cpu_set_t *);
 static int (*libc_setaff)(pid_t, size_t, const cpu_set_t *);
 static int (*libc_getcpu)(void);
+static int (*libc_stat)(const char *, struct stat *);
+static int (*libc_access)(const char *, int);
 static cpu_set_t held_phys; /* the mask held, as libc (the kernel) sees it */
 
 static void libc_resolve(void)
@@ -414,9 +429,12 @@ static void libc_resolve(void)
 	*(void **)&libc_pgetaff = dlsym(h, "pthread_getaffinity_np");
 	*(void **)&libc_setaff = dlsym(h, "sched_setaffinity");
 	*(void **)&libc_getcpu = dlsym(h, "sched_getcpu");
+	*(void **)&libc_stat = dlsym(h, "stat");
+	*(void **)&libc_access = dlsym(h, "access");
 	if (!libc_sysconf || !libc_syscall || !libc_open || !libc_openat || !libc_fopen ||
 	    !libc_lseek || !libc_pread ||
-	    !libc_getaff || !libc_pgetaff || !libc_setaff || !libc_getcpu ||
+	    !libc_getaff || !libc_pgetaff || !libc_setaff || !libc_getcpu || !libc_stat ||
+	    !libc_access ||
 	    libc_getaff(0, sizeof(held_phys), &held_phys) != 0) {
 		fprintf(stderr, "bench_calls: libc's functions not found\n");
 		exit(1);
@@ -487,6 +505,17 @@ static long d_open_close_devnull(void)
 	return 1;
 }
 
+static long d_stat_devnull(void)
+{
+	struct stat st;
+	return libc_stat("/dev/null", &st) == 0 ? 1 : -1;
+}
+
+static long d_access_devnull(void)
+{
+	return libc_access("/dev/null", R_OK) == 0 ? 1 : -1;
+}
+
 static long d_openat_close_devnull(void)
 {
 	int fd = libc_openat(AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC);
@@ -542,6 +571,8 @@ static const struct {
 	{ "syscall_getppid", c_syscall_getppid, d_syscall_getppid, NULL },
 	{ "open_close_devnull", c_open_close_devnull, d_open_close_devnull, NULL },
 	{ "openat_close_devnull", c_openat_close_devnull, d_openat_close_devnull, NULL },
+	{ "stat_devnull", c_stat_devnull, d_stat_devnull, NULL },
+	{ "access_devnull", c_access_devnull, d_access_devnull, NULL },
 	{ "fopen_fclose_devnull", c_fopen_fclose_devnull, d_fopen_fclose_devnull, NULL },
 	{ "lseek_devnull", c_lseek_devnull, d_lseek_devnull, NULL },
 	{ "lseek_devnull_after_view", c_lseek_devnull_after_view, d_lseek_devnull_after_view, NULL },

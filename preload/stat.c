@@ -1,0 +1,123 @@
+/* stat, stat64, lstat, lstat64, fstatat, fstatat64 and statx of the CPU
+ * directories by their virtual names (preload/view_sys.c): cpuV is
+ * physical cpu<p(V)>, cpuN for N >= n does not exist. A path that can be
+ * no view (absolute, outside /s... and /p..., no test root) goes to libc's
+ * function after two byte compares. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "preload/shim.h"
+#include "preload/view.h"
+#include "src/path.h"
+#include "src/vpath.h"
+
+static inline bool no_view(const char *p)
+{
+	return CPS_LIKELY(p && p[0] == '/' && p[1] != 's' && p[1] != 'p') && !shim_test_root();
+}
+#define NO_VIEW(path) no_view(path)
+
+static int (*fstatat_next)(int, const char *, struct stat *, int);
+static int (*statx_next)(int, const char *, int, unsigned, struct statx *);
+
+static int real_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	if (CPS_UNLIKELY(!fstatat_next)) {
+		shim_resolving++;
+		*(void **)&fstatat_next = dlsym(RTLD_NEXT, "fstatat");
+		shim_resolving--;
+		if (!fstatat_next) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	return fstatat_next(dirfd, path, st, flags);
+}
+
+/* The canonical path of a stat-like call's (dirfd, path), or false. */
+static bool stat_canon(int dirfd, const char *path, int flags, char *canon, size_t len)
+{
+	return path && *path &&
+	       (path[0] == '/' ? path[1] == 's' || path[1] == 'p' || shim_test_root()
+			       : cps_path_rel_may_view(path)) &&
+	       !shim_resolving && shim_ready() &&
+	       shim_sys_canon(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon,
+			      len);
+}
+
+/* 0 or -1 with errno: the answer; -2: not ours. */
+__attribute__((noinline)) static int stat_view(int dirfd, const char *path, struct stat *st, int flags)
+{
+	char canon[PATH_MAX];
+	int saved = errno;
+
+	if (!stat_canon(dirfd, path, flags, canon, sizeof(canon)))
+		return -2;
+	int r = shim_view_stat_hook(canon, st, flags);
+	if (r == -1) {
+		errno = saved;
+		return -2;
+	}
+	return r == 0 ? 0 : -1;
+}
+
+#define STAT_FNS(SUFFIX, STRUCT)                                                         \
+	EXPORT int fstatat##SUFFIX(int dirfd, const char *path, struct STRUCT *st, int flags) \
+	{                                                                                \
+		if (NO_VIEW(path) && fstatat_next)                                       \
+			return fstatat_next(dirfd, path, (struct stat *)st, flags);      \
+		int r = stat_view(dirfd, path, (struct stat *)st, flags);                \
+		return r != -2 ? r : real_fstatat(dirfd, path, (struct stat *)st, flags); \
+	}                                                                                \
+	EXPORT int stat##SUFFIX(const char *path, struct STRUCT *st)                     \
+	{                                                                                \
+		if (NO_VIEW(path) && fstatat_next)                                       \
+			return fstatat_next(AT_FDCWD, path, (struct stat *)st, 0);       \
+		int r = stat_view(AT_FDCWD, path, (struct stat *)st, 0);                 \
+		return r != -2 ? r : real_fstatat(AT_FDCWD, path, (struct stat *)st, 0); \
+	}                                                                                \
+	EXPORT int lstat##SUFFIX(const char *path, struct STRUCT *st)                    \
+	{                                                                                \
+		if (NO_VIEW(path) && fstatat_next)                                       \
+			return fstatat_next(AT_FDCWD, path, (struct stat *)st,           \
+					    AT_SYMLINK_NOFOLLOW);                        \
+		int r = stat_view(AT_FDCWD, path, (struct stat *)st, AT_SYMLINK_NOFOLLOW); \
+		return r != -2 ? r                                                       \
+			       : real_fstatat(AT_FDCWD, path, (struct stat *)st,           \
+					      AT_SYMLINK_NOFOLLOW);                        \
+	}
+_Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat64 is stat here");
+STAT_FNS(, stat)
+STAT_FNS(64, stat64)
+
+EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *buf)
+{
+	char canon[PATH_MAX], rp[PATH_MAX];
+
+	if (CPS_UNLIKELY(!statx_next)) {
+		shim_resolving++;
+		*(void **)&statx_next = dlsym(RTLD_NEXT, "statx");
+		shim_resolving--;
+		if (!statx_next) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	if (!NO_VIEW(path) && stat_canon(dirfd, path, flags, canon, sizeof(canon)) &&
+	    (cps_vpath_family(canon) == CPS_VF_CPUDIR || cps_vpath_family(canon) == CPS_VF_NODE)) {
+		int saved = errno;
+		if (!shim_view_physical(canon, rp, sizeof(rp)))
+			return errno == ENOENT ? -1 : statx_next(dirfd, path, flags, mask, buf);
+		errno = saved;
+		return statx_next(AT_FDCWD, rp, flags, mask, buf);
+	}
+	return statx_next(dirfd, path, flags, mask, buf);
+}
