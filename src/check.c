@@ -6,35 +6,93 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "src/check.h"
 #include "src/mask.h"
 #include "src/sets.h"
 
+/* The table's file, read into buf where it holds data: the holes (slots
+ * never written, most of a large table) are skipped, so they stay zero
+ * pages of an untouched anonymous mapping, neither copied nor made
+ * resident in the table's tmpfs. The same file as the mapping's (its
+ * fixed header part equal), else -ESTALE. */
+static int copy_extents(const struct shm_table *t, unsigned char *buf)
+{
+	char path[SHM_TABLE_NAME_MAX + 16];
+	struct shm_header h;
+	int r = shm_table_path(path, sizeof(path), t->name);
+	if (r < 0)
+		return r;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = -ESTALE;
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(&h, t->base, offsetof(struct shm_header, seq)))
+		goto out;
+	off_t end = (off_t)t->size, at = 0;
+	while (at < end) {
+		off_t data = lseek(fd, at, SEEK_DATA);
+		if (data < 0) {
+			if (errno == ENXIO) /* nothing but a hole up to the end */
+				break;
+			data = at; /* no SEEK_DATA: read everything */
+		}
+		if (data >= end)
+			break;
+		off_t hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0 || hole > end)
+			hole = end;
+		while (data < hole) {
+			size_t n = (size_t)(hole - data) < (1u << 20) ? (size_t)(hole - data) : (1u << 20);
+			ssize_t got = pread(fd, buf + data, n, data);
+			if (got <= 0)
+				goto out; /* shrunk under us */
+			data += got;
+		}
+		at = hole;
+	}
+	r = 0;
+out:
+	close(fd);
+	return r;
+}
+
 int cps_table_copy(struct cps_ctx *c, struct shm_table *copy)
 {
-	unsigned char *buf = malloc(c->t.size);
-	if (!buf)
+	size_t size = c->t.size;
+	unsigned char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (buf == MAP_FAILED)
 		return -ENOMEM;
+	/* 5 s, or as long as a writer waits for the lock if less */
+	unsigned wait = c->t.lock_wait_ms < 5000 ? c->t.lock_wait_ms : 5000;
+	bool by_file = true;
 	int r = 1;
-	for (int tries = 0; tries < 1000; tries++) {
+	for (int tries = 0; tries < 100; tries++) {
 		uint64_t seq;
-		/* 5 s, or as long as a writer waits for the lock if less */
-		if (shm_read_wait(&c->t, &seq, c->t.lock_wait_ms < 5000 ? c->t.lock_wait_ms : 5000) < 0)
+		if (shm_read_wait(&c->t, &seq, wait) < 0)
 			break;
-		memcpy(buf, c->t.base, c->t.size);
+		if (!by_file || copy_extents(&c->t, buf) < 0) {
+			by_file = false; /* another file now, or no file: the mapping */
+			memcpy(buf, c->t.base, size);
+		}
 		if (!shm_read_retry(&c->t, seq)) {
 			r = 0;
 			break;
 		}
 	}
 	/* r 1: a writer stays inside (or died there): show what is, and say so */
-	if (r)
-		memcpy(buf, c->t.base, c->t.size);
+	if (r && (!by_file || copy_extents(&c->t, buf) < 0))
+		memcpy(buf, c->t.base, size);
 	*copy = c->t;
 	ptrdiff_t d = buf - c->t.base;
 	copy->base = buf;
@@ -49,7 +107,8 @@ int cps_table_copy(struct cps_ctx *c, struct shm_table *copy)
 
 void cps_table_copy_free(struct shm_table *copy)
 {
-	free(copy->base);
+	if (copy->base)
+		munmap(copy->base, copy->size);
 	copy->base = NULL;
 }
 
@@ -80,6 +139,27 @@ static bool live_set(const struct shm_table *t, uint32_t i, struct shm_set **out
 	return s->id != 0;
 }
 
+/* For sorting the live sets: by parent, or by name. */
+static const struct shm_table *sort_tbl;
+static int by_parent(const void *a, const void *b)
+{
+	uint32_t x = shm_set_at(sort_tbl, *(const uint32_t *)a)->parent;
+	uint32_t y = shm_set_at(sort_tbl, *(const uint32_t *)b)->parent;
+	return (x > y) - (x < y);
+}
+static int by_name(const void *a, const void *b)
+{
+	int c = strncmp(shm_set_at(sort_tbl, *(const uint32_t *)a)->name,
+			shm_set_at(sort_tbl, *(const uint32_t *)b)->name, SHM_NAME_MAX);
+	if (c)
+		return c;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Every check walks the occupied slots once (or sorts them): a table of
+ * 65,536 sets and a million members is checked in O(n log n), not in
+ * the product of its capacities. */
 int cps_check(const struct shm_table *t, cps_check_report report, void *arg)
 {
 	struct check_state st = { report, arg, 0 };
@@ -97,11 +177,25 @@ int cps_check(const struct shm_table *t, cps_check_report report, void *arg)
 	struct shm_set *root = shm_set_by_id(t, t->root_id);
 	if (!root)
 		viol(cs, "the root set %u is missing", t->root_id);
+	/* the live sets' slots, and the members each set has */
+	uint32_t *live = malloc((size_t)t->set_slots * sizeof(uint32_t));
+	uint32_t *members = calloc(t->set_slots, sizeof(uint32_t));
+	if (!live || !members) {
+		free(live);
+		free(members);
+		viol(cs, "out of memory: the table could not be checked");
+		return st.n;
+	}
+	for (uint32_t j = 0; j < t->proc_slots; j++) {
+		struct shm_proc *p = shm_proc_at(t, j);
+		if (p->pid > 0 && shm_set_by_id(t, p->set))
+			members[p->set % t->set_slots]++;
+	}
 	for (uint32_t i = 0; i < t->set_slots; i++) {
 		struct shm_set *s;
 		if (!live_set(t, i, &s))
 			continue;
-		nsets++;
+		live[nsets++] = i;
 		if (s->id % t->set_slots != i)
 			viol(cs, "set %u sits in slot %u, not %u", s->id, i, s->id % t->set_slots);
 		uint64_t *cpus = shm_set_mask(t, s, SHM_MASK_CPUS);
@@ -125,27 +219,46 @@ int cps_check(const struct shm_table *t, cps_check_report report, void *arg)
 					     p->id);
 			}
 		}
-		/* children: reserved masks, count, strict exclusivity */
+		/* members are counted only for a set in its own slot */
+		uint32_t nm = s->id % t->set_slots == i ? members[i] : 0;
+		if (nm != s->nmembers)
+			viol(cs, "set %u counts %u members but has %u", s->id, s->nmembers, nm);
+		if (nm && !s->attached)
+			viol(cs, "set %u has members but is not marked attached", s->id);
+	}
+	/* children, by parent: each set's run of children in the sorted list */
+	sort_tbl = t;
+	qsort(live, nsets, sizeof(uint32_t), by_parent);
+	for (uint32_t i = 0; i < nsets; i++) {
+		struct shm_set *s = shm_set_at(t, live[i]);
+		/* the run of sets whose parent is s (binary search) */
+		uint32_t lo = 0, hi = nsets;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (shm_set_at(t, live[mid])->parent < s->id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
 		cps_mask_zero(r, mw);
 		cps_mask_zero(sr, mw);
 		uint32_t nch = 0;
-		for (uint32_t j = 0; j < t->set_slots; j++) {
-			struct shm_set *ch;
-			if (!live_set(t, j, &ch) || ch->parent != s->id || ch == s)
+		for (uint32_t j = lo; j < nsets && shm_set_at(t, live[j])->parent == s->id; j++) {
+			struct shm_set *ch = shm_set_at(t, live[j]);
+			if (ch == s)
 				continue;
 			nch++;
 			uint64_t *cc = shm_set_mask(t, ch, SHM_MASK_CPUS);
 			cps_mask_or(r, r, cc, mw);
-			if (ch->flags & CPS_STRICT) {
-				cps_mask_or(sr, sr, cc, mw);
-				for (uint32_t k = 0; k < t->set_slots; k++) {
-					struct shm_set *sib;
-					if (!live_set(t, k, &sib) || sib == ch || sib->parent != s->id)
-						continue;
-					if (cps_mask_intersects(cc, shm_set_mask(t, sib, SHM_MASK_CPUS), mw))
-						viol(cs, "strict set %u shares CPUs with sibling %u", ch->id,
-						     sib->id);
-				}
+			if (!(ch->flags & CPS_STRICT))
+				continue;
+			cps_mask_or(sr, sr, cc, mw);
+			for (uint32_t k = lo; k < nsets && shm_set_at(t, live[k])->parent == s->id; k++) {
+				struct shm_set *sib = shm_set_at(t, live[k]);
+				if (sib != ch && sib != s &&
+				    cps_mask_intersects(cc, shm_set_mask(t, sib, SHM_MASK_CPUS), mw))
+					viol(cs, "strict set %u shares CPUs with sibling %u", ch->id,
+					     sib->id);
 			}
 		}
 		if (!cps_mask_equal(r, shm_set_mask(t, s, SHM_MASK_RESERVED), mw))
@@ -155,22 +268,17 @@ int cps_check(const struct shm_table *t, cps_check_report report, void *arg)
 			     "children's", s->id);
 		if (nch != s->nchildren)
 			viol(cs, "set %u counts %u children but has %u", s->id, s->nchildren, nch);
-		uint32_t nm = 0;
-		for (uint32_t j = 0; j < t->proc_slots; j++) {
-			struct shm_proc *p = shm_proc_at(t, j);
-			if (p->pid > 0 && p->set == s->id)
-				nm++;
-		}
-		if (nm != s->nmembers)
-			viol(cs, "set %u counts %u members but has %u", s->id, s->nmembers, nm);
-		if (nm && !s->attached)
-			viol(cs, "set %u has members but is not marked attached", s->id);
-		for (uint32_t j = i + 1; j < t->set_slots && s->name[0]; j++) {
-			struct shm_set *o;
-			if (live_set(t, j, &o) && !strncmp(o->name, s->name, SHM_NAME_MAX))
-				viol(cs, "sets %u and %u share the name '%s'", s->id, o->id, s->name);
-		}
 	}
+	/* names: equal ones are neighbours once sorted */
+	qsort(live, nsets, sizeof(uint32_t), by_name);
+	for (uint32_t i = 0; i + 1 < nsets; i++) {
+		struct shm_set *s = shm_set_at(t, live[i]), *o = shm_set_at(t, live[i + 1]);
+		if (s->name[0] && !strncmp(o->name, s->name, SHM_NAME_MAX))
+			viol(cs, "sets %u and %u share the name '%.*s'", s->id, o->id,
+			     (int)SHM_NAME_MAX, s->name);
+	}
+	free(live);
+	free(members);
 	if (nsets != h->nsets)
 		viol(cs, "the header counts %u sets but there are %u", h->nsets, nsets);
 	for (uint32_t j = 0; j < t->proc_slots; j++) {

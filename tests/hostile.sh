@@ -146,6 +146,18 @@ expect_stderr "with the reason" "writable by"
 # ---- 15: capacities ----
 expect_status "a table of gigabytes is refused" 2 "$CPUSET" init --force --max-threads 2000000 --mask-bits 8192
 expect_status "a capacity beyond the bound is refused" 2 "$CPUSET" init --force --max-procs 16777216
+# the checker reads only what was written: a large, mostly empty table
+# is neither copied whole nor made resident in tmpfs
+if command -v fincore >/dev/null 2>&1; then
+	"$CPUSET" init --force --max-procs 1048576 --max-threads 2097152 --mask-bits 64 >/dev/null ||
+		die "cannot make a large table"
+	"$CPUSET" create --cpus 0 --name big >/dev/null
+	size=$(poke size)
+	check "the checker finds the large table consistent" "$CPUSET_INSPECT" --check
+	check "and shows it" "$CPUSET_INSPECT"
+	res=$(fincore -b -n -o RES "/dev/shm/$TBL" | tr -d ' ')
+	check "leaving it sparse ($res of $size bytes resident)" [ "$res" -lt $((size / 16)) ]
+fi
 fresh
 poke set max_threads u32 16777216
 expect_status "a header claiming one is refused at open" 3 "$CPUSET" list
