@@ -110,6 +110,16 @@ expect_status "--cpusetshim=bogus refused" 255 sl srun -n1 --cpusetshim=bogus tr
 expect_stderr "--cpusetshim=bogus says why" "on or off"
 check_clean "off"
 
+# --- --cpusetshim=off given to salloc and sbatch holds for their steps ---
+out=$(sl salloc -n1 --cpusetshim=off srun -n1 "$REPORT" 2>"$T/err")
+expect_eq "salloc --cpusetshim=off: no table in its step" "$(field table "$out")" -
+expect_eq "salloc --cpusetshim=off: seen = real" "$(field seen "$out")" "$(field real "$out")"
+printf '#!/bin/sh\n"%s"\nsrun -n1 "%s"\n' "$REPORT" "$REPORT" >"$T/off.sh"
+expect_status "sbatch --wait --cpusetshim=off" 0 sl sbatch --wait --cpusetshim=off -n1 -o "$T/off.out" "$T/off.sh"
+expect_eq "sbatch --cpusetshim=off: neither the script nor its step in a table" \
+	"$(awk '{ print $NF }' "$T/off.out" | sort -u)" -
+check_clean "salloc and sbatch --cpusetshim=off"
+
 # --- the shim is first in LD_PRELOAD, once ---
 # (a submitter that preloads the shim already; a sanitizer runtime stays first)
 out=$(env -u CPUSETSHIM_TABLE $(san_env) LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD:}$SHIM" \
@@ -123,6 +133,19 @@ else
 	expect_eq "the shim first in LD_PRELOAD" "$(echo "$out" | cut -d: -f1)" "$SHIM"
 fi
 check_clean "LD_PRELOAD"
+
+# --- required: a task that cannot be put in its set does not run ---
+# (the user's table replaced by a file that is no table: the plugin cannot
+# open it, and must not let the task run unvirtualised)
+rm -f "/dev/shm/$UT"
+printf 'no table here' >"/dev/shm/$UT"
+chmod 600 "/dev/shm/$UT"
+expect_status "required: the task fails when its set cannot be made" 1 \
+	sl srun -n1 sh -c 'echo ran unvirtualised'
+expect_nomatch "required: the program did not run" "$(cat "$T/out")" "ran unvirtualised"
+expect_match "required: the reason is logged through Slurm" "$(cat "$T/err" "$SL/slurmd.log")" \
+	"cpusetshim: .*cannot open or make table $UT"
+rm -f "/dev/shm/$UT"
 
 # --- a job of another user (srun --uid): a table of its own, owned by it,
 # made by the task and cleaned by slurmstepd as root ---
