@@ -204,9 +204,13 @@ static int online_cpus(uint64_t *m, size_t nw)
 static int table_open(struct cps_ctx *c, const char *name, uid_t owner, bool make)
 {
 	if (geteuid() == 0 && owner != 0) {
+		/* set once per step (slurmstepd has threads: its environment is
+		 * changed as little as can be) */
 		char u[16];
+		const char *cur = getenv("CPUSETSHIM_TABLE_OWNER");
 		snprintf(u, sizeof(u), "%u", (unsigned)owner);
-		setenv("CPUSETSHIM_TABLE_OWNER", u, 1);
+		if (!cur || strcmp(cur, u))
+			setenv("CPUSETSHIM_TABLE_OWNER", u, 1);
 	}
 	int r = cps_open(c, name, CPS_OPEN_WRITE);
 	if (r != -ENOENT || !make)

@@ -110,6 +110,20 @@ expect_status "--cpusetshim=bogus refused" 255 sl srun -n1 --cpusetshim=bogus tr
 expect_stderr "--cpusetshim=bogus says why" "on or off"
 check_clean "off"
 
+# --- srun started inside a set of CPU 1 (cpuset-run --cpus 1 -- srun):
+# the task inherits LD_PRELOAD, CPUSETSHIM_TABLE and CPUSETSHIM_RUN_SET of
+# that set, yet runs in its own set on the CPU Slurm gave it ---
+out=$(env -u CPUSETSHIM_TABLE $(san_env) CPUSETSHIM_TABLE="$CPUSETSHIM_TABLE" \
+	"$CPUSET_RUN" --cpus 1 -- srun -n1 -c2 --cpu-bind=map_cpu:0 "$REPORT" 2>"$T/err")
+expect_eq "under cpuset-run --cpus 1: the task's own table" "$(field table "$out")" "$UT"
+expect_eq "under cpuset-run --cpus 1: the task runs on Slurm's CPU 0" "$(field real "$out")" 0
+expect_eq "under cpuset-run --cpus 1: and sees it as CPU 0" "$(field seen "$out")" 0
+out=$(env -u CPUSETSHIM_TABLE $(san_env) CPUSETSHIM_TABLE="$CPUSETSHIM_TABLE" \
+	"$CPUSET_RUN" --cpus 1 -- srun -n1 -c2 --cpu-bind=map_cpu:0 --cpusetshim=off "$REPORT" 2>"$T/err")
+expect_eq "under cpuset-run --cpus 1, --cpusetshim=off: the native view" \
+	"$(field seen "$out") $(field real "$out")" "0 0"
+check_clean "srun inside a set"
+
 # --- --cpusetshim=off given to salloc and sbatch holds for their steps ---
 out=$(sl salloc -n1 --cpusetshim=off srun -n1 "$REPORT" 2>"$T/err")
 expect_eq "salloc --cpusetshim=off: no table in its step" "$(field table "$out")" -
