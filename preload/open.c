@@ -26,7 +26,8 @@ static int mode_of(int flags, va_list ap)
 
 #define VIEW_OR(dirfd, path, flags)                                                   \
 	do {                                                                          \
-		if (CPS_UNLIKELY(shim_view_path_candidate(path)) && shim_ready()) {    \
+		if (CPS_UNLIKELY(shim_view_path_candidate(path)) &&                    \
+		    shim_path_may_view((dirfd), (path)) && shim_ready()) {            \
 			int vfd_ = shim_view_open((dirfd), (path), (flags));          \
 			if (vfd_ != -1)                                                \
 				return vfd_ >= 0 ? vfd_ : -1;                          \
@@ -140,7 +141,7 @@ static FILE *view_fopen(const char *path, const char *mode, bool *done)
 {
 	int fl = read_mode_flags(mode);
 	*done = false;
-	if (fl < 0 || !shim_view_path_candidate(path) || !shim_ready())
+	if (fl < 0 || !shim_path_may_view(AT_FDCWD, path) || !shim_ready())
 		return NULL;
 	int fd = shim_view_open(AT_FDCWD, path, fl);
 	if (fd == -2)
@@ -159,10 +160,10 @@ static FILE *view_fopen(const char *path, const char *mode, bool *done)
 
 EXPORT FILE *fopen(const char *path, const char *mode)
 {
-	/* an absolute path that starts with neither "/p" nor "/s" can be
-	 * no view (shim_view_path_candidate): straight to libc's */
+	/* an absolute path whose second byte is none of p, s, '/', '.' can
+	 * be no view (shim_view_path_candidate): straight to libc's */
 	if (CPS_LIKELY(path && path[0] == '/' && path[1] != 'p' && path[1] != 's' &&
-		       shim_real.fopen))
+		       path[1] != '/' && path[1] != '.' && shim_real.fopen))
 		return shim_real.fopen(path, mode);
 	bool done;
 	FILE *f = view_fopen(path, mode, &done);
@@ -175,10 +176,10 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 
 EXPORT FILE *fopen64(const char *path, const char *mode)
 {
-	/* an absolute path that starts with neither "/p" nor "/s" can be
-	 * no view (shim_view_path_candidate): straight to libc's */
+	/* an absolute path whose second byte is none of p, s, '/', '.' can
+	 * be no view (shim_view_path_candidate): straight to libc's */
 	if (CPS_LIKELY(path && path[0] == '/' && path[1] != 'p' && path[1] != 's' &&
-		       shim_real.fopen64))
+		       path[1] != '/' && path[1] != '.' && shim_real.fopen64))
 		return shim_real.fopen64(path, mode);
 	bool done;
 	FILE *f = view_fopen(path, mode, &done);
@@ -193,7 +194,7 @@ static FILE *view_freopen(FILE *(*real)(const char *, const char *, FILE *), con
 			  const char *mode, FILE *stream)
 {
 	int fl = read_mode_flags(mode);
-	if (fl < 0 || !path || !shim_view_path_candidate(path) || !shim_ready())
+	if (fl < 0 || !shim_path_may_view(AT_FDCWD, path) || !shim_ready())
 		return real(path, mode, stream);
 	int fd = shim_view_open(AT_FDCWD, path, fl);
 	if (fd < 0) /* -2, a CPU not in the set: the real call says ENOENT too */

@@ -49,6 +49,7 @@ void shim_resolve_all(void)
 	R(fopen); R(fopen64); R(freopen); R(freopen64);
 	R(lseek); R(lseek64); R(pread); R(pread64);
 	R(rewind); R(fseek); R(fseeko); R(fseeko64);
+	R(chdir); R(fchdir);
 #undef R
 #if defined(__x86_64__)
 	__atomic_store_n(&shim_syscall_next, shim_real.syscall, __ATOMIC_RELEASE);

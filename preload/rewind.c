@@ -23,6 +23,12 @@
 
 /* ---- reading a view again from the start ----
  *
+ * Kept views (cpuinfo, the ranges) and real files that are their own view
+ * (stat of other processes when the set is the whole machine) are
+ * remembered too: going back to the start gives the descriptor a new view
+ * (dup3), so a program holding one sees a resize as it sees the kernel's
+ * files change.
+ *
  * The real /proc/stat and status files are made again when a reader goes
  * back to the start: top keeps /proc/stat open and does rewind() and
  * fflush(), others lseek() to 0 or pread() at 0. The views made at each
@@ -33,6 +39,7 @@
 #define VFD_MAX 4096
 struct vfd {
 	enum vkind k;
+	int how;       /* SHIM_VIEW_*: made again in place, or replaced */
 	pid_t tid;     /* of a thread's status */
 	dev_t dev;     /* the view's file, to tell it from a later file */
 	ino_t ino;     /* that got the same descriptor number */
@@ -41,7 +48,7 @@ struct vfd {
 static struct vfd **vfds; /* VFD_MAX entries, allocated at the first view */
 static pthread_mutex_t vfd_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct stat *id)
+void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct stat *id, int how)
 {
 	struct stat sb;
 	if (id) {
@@ -62,6 +69,7 @@ void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct s
 	struct vfd *t = vfds ? malloc(sizeof(*t) + rl) : NULL;
 	if (t) {
 		t->k = k;
+		t->how = how;
 		t->tid = k == V_STATUS_THREAD ? (pid_t)syscall(SYS_gettid) : 0;
 		t->dev = sb.st_dev;
 		t->ino = sb.st_ino;
@@ -90,6 +98,26 @@ static void view_rewound(int fd)
 		/* closed since, and the number given to another file */
 		__atomic_store_n(&vfds[fd], NULL, __ATOMIC_RELEASE);
 		free(t);
+	} else if (t->how != SHIM_VIEW_MADE) {
+		/* a kept view or the real file: shared with others, or not
+		 * ours to write; a new view takes its descriptor number, at
+		 * offset 0 where the program is going (a resize since shows) */
+		int how = t->how, fl = fcntl(fd, F_GETFL), fdfl = fcntl(fd, F_GETFD);
+		struct stat id;
+		bool have_id = false;
+		int nfd = fl < 0 || fdfl < 0 ? -1
+			: shim_view_open_kind(t->k, t->real, t->tid,
+					      O_RDONLY | (fl & (O_NONBLOCK | O_NOATIME)), &how, &id,
+					      &have_id);
+		if (nfd >= 0 && nfd != fd) {
+			if (dup3(nfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) == fd &&
+			    fstat(fd, &sb) == 0) {
+				t->how = how;
+				t->dev = sb.st_dev;
+				t->ino = sb.st_ino;
+			}
+			close(nfd);
+		}
 	} else if (shim_pool_rewound(&sb) == 0) {
 		/* one of the pool's files: made again from what it holds now
 		 * (the same file serves one view after another) */

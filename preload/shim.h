@@ -64,6 +64,8 @@ struct shim_real {
 	int (*fseek)(FILE *, long, int);
 	int (*fseeko)(FILE *, off_t, int);
 	int (*fseeko64)(FILE *, off64_t, int);
+	int (*chdir)(const char *);
+	int (*fchdir)(int);
 };
 extern struct shim_real shim_real __attribute__((visibility("hidden")));
 
@@ -169,7 +171,28 @@ void shim_affinity_forked(void);
  * real file). flags are the caller's open flags. */
 int shim_view_open(int dirfd, const char *path, int flags);
 /* Cheap first test on the slow path of every open: may path be a view? */
-bool shim_view_path_candidate(const char *path);
+static inline bool shim_view_path_candidate(const char *p)
+{
+	/* false for an absolute path whose second byte is none of p, s, '/',
+	 * '.': it can be no view (the x86-64 stubs test the same) */
+	return p && p[0] && (p[0] != '/' || p[1] == 'p' || p[1] == 's' || p[1] == '/' ||
+			     p[1] == '.');
+}
+
+/* ---- preload/path.c: any spelling of a path, made canonical ---- */
+
+/* The cheap first test: false when (dirfd, path) can be no view, decided
+ * with no system call from the path's bytes and what is cached of the
+ * working directory. */
+bool shim_path_may_view(int dirfd, const char *path);
+/* The canonical path (src/path.h) of path relative to dirfd, in buf (len
+ * bytes), or NULL when it can be no view (pass the call through). cflags:
+ * CPS_CANON_NOFOLLOW for calls that do not follow a last link. *dironly:
+ * the spelling accepts only a directory (a trailing '/', "." or ".."). No
+ * system call and no allocation for a path that can be no view; errno
+ * untouched. */
+const char *shim_path_resolve(int dirfd, const char *path, int cflags, char *buf, size_t len,
+			      bool *dironly);
 
 /* ---- x86-64 slow paths of the frameless stubs (stubs-x86_64.c) ---- */
 #if defined(__x86_64__)

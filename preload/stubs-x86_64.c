@@ -45,7 +45,7 @@ __asm__(".text\n"
 	".size syscall, .-syscall\n");
 
 /* The pass-through of the open calls with no frame at all: an absolute
- * path that starts with neither "/p" nor "/s" can be no view
+ * path whose second byte is none of 'p', 's', '/', '.' can be no view
  * (shim_view_path_candidate), so the call jumps to libc's with the
  * caller's registers and stack as they were, mode included when there is
  * one. Everything else (relative paths, NULL, /proc and /sys, libc's not
@@ -72,6 +72,10 @@ void shim_open_resolved(void)
 		"cmpl $0x70, %r11d\n"             /* 'p' */                           \
 		"je 1f\n"                                                             \
 		"cmpl $0x73, %r11d\n"             /* 's' */                           \
+		"je 1f\n"                                                             \
+		"cmpl $0x2f, %r11d\n"             /* '/' */                           \
+		"je 1f\n"                                                             \
+		"cmpl $0x2e, %r11d\n"             /* '.' */                           \
 		"je 1f\n"                                                             \
 		"movq shim_open_next+" slot "(%rip), %r11\n"                          \
 		"testq %r11, %r11\n"                                                  \

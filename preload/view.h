@@ -17,7 +17,11 @@
 
 #pragma GCC visibility push(hidden)
 
-enum vkind { V_NONE, V_CPUINFO, V_STAT, V_STATUS_PROC, V_STATUS_THREAD, V_RANGE };
+enum vkind {
+	V_NONE, V_CPUINFO, V_STAT, V_STATUS_PROC, V_STATUS_THREAD, V_RANGE,
+	V_PIDSTAT, /* /proc/<pid>/stat, /proc/<pid>/task/<tid>/stat */
+	V_CGROUP,  /* the CPU files of the caller's cpuset cgroup */
+};
 
 /* $name is "0". */
 static inline bool shim_env_off(const char *name)
@@ -28,15 +32,28 @@ static inline bool shim_env_off(const char *name)
 
 /* ---- view_dispatch.c ---- */
 
-/* The kind of view path is (relative to dirfd), with its absolute name in
- * real (rlen bytes); V_NONE: not one we virtualise. */
-enum vkind shim_view_classify(int dirfd, const char *path, char *real, size_t rlen);
+/* The kind of view a canonical path (preload/path.c) is; V_NONE: not one
+ * we virtualise here (the /sys families are view_sys.c's). */
+enum vkind shim_view_classify(const char *canon);
 /* The contents of view k of the real file real, for the set in v; tid:
  * the thread of a thread's status (0: the caller). */
 int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
 		    struct cps_buf *out);
 
 /* ---- view_open.c ---- */
+
+/* How a view's descriptor holds it: a file made at its open (its contents
+ * can be made again in place), a kept view (shared with other processes),
+ * or the real file (the view is the real file for this set). */
+enum { SHIM_VIEW_MADE, SHIM_VIEW_KEPT, SHIM_VIEW_REAL };
+/* The longest canonical path a view of view_dispatch.c's kinds has. */
+#define SHIM_VIEW_REAL_MAX 512
+/* An fd on view k of the canonical path real (tid: of a thread's status,
+ * 0 the caller), opened with the caller's flags; *how says which of the
+ * above it is, *id its file's identity when *have_id. -1 (errno
+ * untouched): pass the real file through. */
+int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, int *how,
+			struct stat *id, bool *have_id);
 
 /* A read-only fd on data (a sealed memfd reopened with the caller's
  * flags), or -1. */
@@ -112,7 +129,7 @@ int shim_real_read(enum vkind k, char **out, size_t *len);
 /* Remember fd as a view of kind k made at its open from the real file
  * real, to make it again when the program goes back to the start; id:
  * its file's identity if known (else fstat). */
-void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct stat *id);
+void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct stat *id, int how);
 
 #pragma GCC visibility pop
 

@@ -1,11 +1,12 @@
-/* Which virtual file a path is (the one place that decides: a new family
- * of views is a new kind here and a text transform in src/views.c), and
- * how each kind is made from the real file and a copy of the set. */
+/* Which virtual file a canonical path is (the one place that decides: a
+ * new family of views is a new kind here and a text transform in src/),
+ * and how each kind is made from the real file and a copy of the set. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,94 +17,100 @@
 #include "preload/shim.h"
 #include "preload/view.h"
 #include "src/path.h"
+#include "src/vcgroup.h"
+#include "src/vproc_pidstat.h"
 #include "src/vcpuinfo.h"
 #include "src/views.h"
 
-/* Cheap first test on the hot path of every open. */
-bool shim_view_path_candidate(const char *p)
+/* Our own pid without a system call once set-up has it. */
+static pid_t own_pid(void)
 {
-	if (!p)
-		return false;
-	if (p[0] == '/')
-		return (p[1] == 'p' && !strncmp(p, "/proc/", 6)) ||
-		       (p[1] == 's' && (!strncmp(p, "/sys/devices/system/cpu", 23) ||
-					!strncmp(p, "/sys/devices/system/node", 24) ||
-					!strncmp(p, "/sys/bus/cpu/devices", 20)));
-	/* relative names we may need to check against the directory fd */
-	return !strcmp(p, "cpuinfo") || !strcmp(p, "stat") || !strcmp(p, "online") ||
-	       !strcmp(p, "possible") || !strcmp(p, "present") || !strncmp(p, "self/", 5) ||
-	       !strncmp(p, "thread-self/", 12) || !strcmp(p, "status") ||
-	       (p[0] >= '0' && p[0] <= '9') || cps_path_rel_may_view(p);
+	return shim_self_pid ? shim_self_pid : getpid();
 }
 
-static bool is_own_pid(const char *s, size_t len)
+static bool is_id(const char *s, size_t len, pid_t id)
 {
 	char buf[16];
-	int n = snprintf(buf, sizeof(buf), "%d", (int)getpid());
+	int n = snprintf(buf, sizeof(buf), "%d", (int)id);
 	return (size_t)n == len && !memcmp(buf, s, len);
 }
 
+/* Digits up to the next '/' or the end: their length, 0 if none. */
+static size_t digits(const char *s)
+{
+	size_t n = 0;
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n && (s[n] == '/' || !s[n]) ? n : 0;
+}
+
+/* r: a canonical path below /proc/ (/proc/self and /proc/thread-self are
+ * expanded by then: src/path.h) */
 static enum vkind classify_proc(const char *r)
 {
-	/* r: the path below /proc/ */
 	if (!strcmp(r, "cpuinfo"))
 		return shim_env_off("CPUSETSHIM_VIEW_CPUINFO") ? V_NONE : V_CPUINFO;
 	if (!strcmp(r, "stat"))
 		return shim_env_off("CPUSETSHIM_VIEW_STAT") ? V_NONE : V_STAT;
-	if (!strcmp(r, "self/status"))
-		return V_STATUS_PROC;
-	if (!strcmp(r, "thread-self/status"))
-		return V_STATUS_THREAD;
-	const char *slash = strchr(r, '/');
-	if (slash && is_own_pid(r, (size_t)(slash - r))) {
-		if (!strcmp(slash, "/status"))
-			return V_STATUS_PROC;
-		char tb[32];
-		snprintf(tb, sizeof(tb), "/task/%d/status", (int)syscall(SYS_gettid));
-		if (!strcmp(slash, tb))
-			return V_STATUS_THREAD;
+	size_t pl = digits(r), tl = 0;
+	if (!pl)
+		return V_NONE;
+	const char *rest = r + pl, *tid = NULL;
+	if (!strncmp(rest, "/task/", 6) && (tl = digits(rest + 6)) != 0) {
+		tid = rest + 6;
+		rest = tid + tl;
 	}
-	if (!strncmp(r, "self/task/", 10)) {
-		char tb[32];
-		snprintf(tb, sizeof(tb), "%d/status", (int)syscall(SYS_gettid));
-		if (!strcmp(r + 10, tb))
+	/* every process's stat: field 39 by the rule of src/vproc_pidstat.h */
+	if (!strcmp(rest, "/stat"))
+		return shim_env_off("CPUSETSHIM_VIEW_PIDSTAT") ? V_NONE : V_PIDSTAT;
+	if (!strcmp(rest, "/status") && is_id(r, pl, own_pid())) {
+		if (!tid)
+			return V_STATUS_PROC;
+		if (is_id(tid, tl, shim_gettid()))
 			return V_STATUS_THREAD;
 	}
 	return V_NONE;
 }
 
-enum vkind shim_view_classify(int dirfd, const char *path, char *real, size_t rlen)
+/* The whole of a file into a malloc'd buffer (not NUL-terminated). */
+static int slurp(const char *path, char **out, size_t *len);
+
+/* c: a canonical path below /sys. A CPU file of the caller's own cpuset
+ * cgroup, found through /proc/self/cgroup and the mount table, each time:
+ * the process may have been moved since. */
+static enum vkind classify_cgroup(const char *c)
 {
-	char base[256];
-	const char *abs = path;
-	if (path[0] != '/') {
-		if (dirfd == AT_FDCWD)
-			return V_NONE;
-		/* relative to a directory fd: where does it point? */
-		char link[64];
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
-		ssize_t n = readlink(link, base, sizeof(base) - 1);
-		if (n <= 0)
-			return V_NONE;
-		base[n] = 0;
-		size_t bl = (size_t)n, pl = strlen(path);
-		if (bl + 1 + pl + 1 > sizeof(base))
-			return V_NONE;
-		base[bl] = '/';
-		memcpy(base + bl + 1, path, pl + 1);
-		abs = base;
-	}
-	size_t al = strlen(abs);
-	if (al + 1 > rlen)
+	const char *leaf = strrchr(c, '/');
+	bool f1 = cps_cgroup_cpu_file(leaf + 1, false), f2 = cps_cgroup_cpu_file(leaf + 1, true);
+	if ((!f1 && !f2) || shim_env_off("CPUSETSHIM_VIEW_CGROUP"))
 		return V_NONE;
-	memcpy(real, abs, al + 1);
-	if (!strncmp(abs, "/proc/", 6))
-		return classify_proc(abs + 6);
-	if (!strncmp(abs, "/sys/devices/system/cpu/", 24)) {
-		const char *r = abs + 24;
+	char *cg = NULL, *mi = NULL, v1[PATH_MAX], v2[PATH_MAX];
+	size_t cgl, mil, dl = (size_t)(leaf - c);
+	enum vkind k = V_NONE;
+	if (slurp("/proc/self/cgroup", &cg, &cgl) == 0 &&
+	    slurp("/proc/self/mountinfo", &mi, &mil) == 0) {
+		int found = cps_cgroup_cpuset_dirs(cg, cgl, mi, mil, v1, sizeof(v1), v2, sizeof(v2));
+		if (((found & 1) && f1 && strlen(v1) == dl && !memcmp(v1, c, dl)) ||
+		    ((found & 2) && f2 && strlen(v2) == dl && !memcmp(v2, c, dl)))
+			k = V_CGROUP;
+	}
+	free(cg);
+	free(mi);
+	return k;
+}
+
+enum vkind shim_view_classify(const char *c)
+{
+	if (!strncmp(c, "/proc/", 6))
+		return classify_proc(c + 6);
+	if (!strncmp(c, "/sys/devices/system/cpu/", 24)) {
+		const char *r = c + 24;
 		if (!strcmp(r, "online") || !strcmp(r, "possible") || !strcmp(r, "present"))
 			return V_RANGE;
+		return V_NONE;
 	}
+	if (!strncmp(c, "/sys/", 5))
+		return classify_cgroup(c);
 	return V_NONE;
 }
 
@@ -174,6 +181,8 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 		r = cps_view_status(out, in, inlen, &s);
 		break;
 	case V_RANGE: r = cps_view_cpurange(out, &s); break;
+	case V_PIDSTAT: r = cps_view_pidstat(out, in, inlen, &s); break;
+	case V_CGROUP: r = cps_view_cgroup_cpus(out, in, inlen, &s); break;
 	default: r = -EINVAL;
 	}
 	free(in);

@@ -7,6 +7,7 @@
 #endif
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "preload/shim.h"
 #include "preload/view.h"
+#include "src/path.h"
 #include "src/views.h"
 
 /* All of data to fd; false on an error or a short write. */
@@ -76,48 +78,58 @@ int shim_view_fd(const char *data, size_t len, int flags)
 	return make_fd(data, len, flags, true);
 }
 
-int shim_view_open(int dirfd, const char *path, int flags)
+/* Whether every CPU a /proc/<pid>/stat can name is already its own
+ * virtual number: the set is CPUs 0..n-1 and the machine can have no
+ * other (its possible CPUs, read once: they never change). Then the real
+ * file is the view, at no cost. */
+static bool pidstat_is_real(const struct shim_cpus *v)
 {
-	char real[512], name[SHIM_KEPT_NAME_MAX];
-	struct shim_cpus v;
-	bool ro = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_DIRECTORY | O_PATH | O_CREAT));
-	enum vkind k = ro ? shim_view_classify(dirfd, path, real, sizeof(real)) : V_NONE;
-	/* the /sys families (and the test root) first: they take any flags.
-	 * /proc/stat and the status files are none of theirs (no magic link
-	 * on the way): no need to canonicalise their names, the costliest
-	 * part of such an open (two system calls) */
-	if (k != V_STAT && k != V_STATUS_PROC && k != V_STATUS_THREAD) {
-		int sfd = shim_sys_open(dirfd, path, flags, 0);
-		if (sfd != -1)
-			return sfd;
+	static int possible;
+	int p = __atomic_load_n(&possible, __ATOMIC_RELAXED);
+	if (!p && shim_real.get_nprocs_conf) {
+		p = shim_real.get_nprocs_conf();
+		__atomic_store_n(&possible, p, __ATOMIC_RELAXED);
 	}
-	if (k == V_NONE || !shim_cpus_now(&v))
-		return -1;
+	return p > 0 && (unsigned)p <= v->n && cps_mask_last(v->cpus, v->nw) == (int)v->n - 1;
+}
 
+int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, int *how,
+			struct stat *id, bool *have_id)
+{
+	char name[SHIM_KEPT_NAME_MAX];
+	struct shim_cpus v;
+	*have_id = false;
+	if (!shim_cpus_now(&v))
+		return -1;
 	SHIM_KEEP_ERRNO;
 	bool store = false;
 	uint64_t key = 0;
 	int fd = -1;
+	if (k == V_PIDSTAT && pidstat_is_real(&v)) {
+		/* the real file, remembered all the same: after a resize its
+		 * next reading from the start may have to be a view */
+		*how = SHIM_VIEW_REAL;
+		return shim_real.open(real, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME)));
+	}
+	*how = SHIM_VIEW_KEPT;
 	if (k == V_RANGE || k == V_CPUINFO) {
 		fd = shim_kept_open(k, &v, flags, name, sizeof(name), &key, &store);
 		if (fd >= 0)
 			return fd;
 	}
 	struct cps_buf out = { 0 };
-	int r = shim_view_build(k, real, 0, &v, &out);
+	int r = shim_view_build(k, real, tid, &v, &out);
 	if (r == 0 && store)
 		fd = shim_kept_store(k, name, key, out.p, out.len, flags);
 	if (r == 0 && fd < 0) {
 		bool kept_kind = k == V_RANGE || k == V_CPUINFO;
-		struct stat id;
-		if (!kept_kind && (fd = shim_pool_deliver(k, real, k == V_STATUS_THREAD ? shim_gettid() : 0,
-						       out.p, out.len, flags, &id)) >= 0) {
-			shim_rewind_remember(fd, k, real, &id);
-		} else {
+		*how = kept_kind ? SHIM_VIEW_KEPT : SHIM_VIEW_MADE;
+		if (!kept_kind && (fd = shim_pool_deliver(k, real, k == V_STATUS_THREAD ?
+							  (tid ? tid : shim_gettid()) : 0,
+							  out.p, out.len, flags, id)) >= 0)
+			*have_id = true;
+		else
 			fd = make_fd(out.p, out.len, flags, kept_kind);
-			if (fd >= 0 && !kept_kind)
-				shim_rewind_remember(fd, k, real, NULL);
-		}
 	}
 	cps_buf_free(&out);
 	if (fd < 0)
@@ -125,3 +137,32 @@ int shim_view_open(int dirfd, const char *path, int flags)
 	return fd;
 }
 
+int shim_view_open(int dirfd, const char *path, int flags)
+{
+	char canon[PATH_MAX];
+	bool dironly = false;
+	/* any spelling, one canonical path (preload/path.c) */
+	const char *c = shim_path_resolve(dirfd, path, flags & O_NOFOLLOW ? CPS_CANON_NOFOLLOW : 0,
+					  canon, sizeof(canon), &dironly);
+	if (!c)
+		return -1;
+	bool ro = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_DIRECTORY | O_PATH | O_CREAT)) &&
+		  !dironly;
+	enum vkind k = ro ? shim_view_classify(c) : V_NONE;
+	/* the /sys families (and the test root) first: they take any flags;
+	 * none of the /proc kinds is theirs */
+	if (k != V_STAT && k != V_STATUS_PROC && k != V_STATUS_THREAD && k != V_PIDSTAT) {
+		int sfd = shim_sys_open(AT_FDCWD, c, flags, 0);
+		if (sfd != -1)
+			return sfd;
+	}
+	if (k == V_NONE || strlen(c) >= SHIM_VIEW_REAL_MAX)
+		return -1;
+	int how = SHIM_VIEW_MADE;
+	struct stat id;
+	bool have_id;
+	int fd = shim_view_open_kind(k, c, 0, flags, &how, &id, &have_id);
+	if (fd >= 0)
+		shim_rewind_remember(fd, k, c, have_id ? &id : NULL, how);
+	return fd;
+}

@@ -100,16 +100,6 @@ bool shim_sys_cpus(struct shim_cpus *v)
 	return shim_cpus_now(v);
 }
 
-/* p below the test root, as the same path below / (p itself without one). */
-static const char *unrooted(const char *p)
-{
-	const char *root = shim_test_root(), *b;
-
-	if (!root || !(b = cps_vpath_below(p, root)))
-		return p;
-	return b;
-}
-
 /* Where the real file of canonical path phys is: below the test root. */
 static bool rooted(const char *phys, char *out, size_t len)
 {
@@ -126,63 +116,12 @@ static bool rooted(const char *phys, char *out, size_t len)
 
 /* ---- canonical paths ---- */
 
-/* An absolute path already in canonical form: no "//", no "." or ".."
- * component, no trailing '/', nothing of /proc/self to expand (the
- * /sys aliases are the resolver's own). Most spellings are. */
-static bool plain_abs(const char *p, size_t *len)
-{
-	const char *s = p;
-
-	for (; *s; s++)
-		if (*s == '/' && (s[1] == '/' || s[1] == 0 ||
-				  (s[1] == '.' && (s[2] == '/' || s[2] == 0 ||
-						   (s[2] == '.' && (s[3] == '/' || s[3] == 0))))))
-			return false;
-	*len = (size_t)(s - p);
-	return strncmp(p, "/proc/", 6) != 0;
-}
-
 bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t len)
 {
-	char base[PATH_MAX];
-	const char *b = NULL;
-	size_t consumed;
-
-	if (!path || !*path)
-		return false;
-	if (path[0] != '/') {
-		if (dirfd == AT_FDCWD) {
-			if (!getcwd(base, sizeof(base)))
-				return false;
-		} else {
-			char link[64];
-			snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
-			ssize_t n = readlink(link, base, sizeof(base) - 1);
-			if (n <= 0 || base[0] != '/')
-				return false;
-			base[n] = 0;
-		}
-		b = unrooted(base);
-	} else {
-		size_t pl;
-		path = unrooted(path);
-		if (plain_abs(path, &pl)) {
-			if (pl >= len)
-				return false;
-			memcpy(out, path, pl + 1);
-			return true;
-		}
-	}
-	/* the ids only expand /proc/self and /proc/thread-self: no system
-	 * call for the /sys paths */
-	pid_t pid = 0, tid = 0;
-	if (strstr(path, "self") || (b && strstr(b, "self"))) {
-		pid = getpid();
-		tid = shim_gettid();
-	}
-	enum cps_canon c = cps_path_canon(out, len, b, path, pid, tid,
-					  flags & O_NOFOLLOW ? CPS_CANON_NOFOLLOW : 0, &consumed);
-	return c == CPS_CANON_OK || c == CPS_CANON_DIR;
+	/* one place for every spelling and the test root: preload/path.c */
+	bool dironly;
+	return shim_path_resolve(dirfd, path, flags & O_NOFOLLOW ? CPS_CANON_NOFOLLOW : 0, out, len,
+				 &dironly) != NULL;
 }
 
 /* ---- contents ---- */

@@ -1,0 +1,297 @@
+/* Any spelling of a path, turned into the one canonical path the view
+ * dispatch classifies (src/path.h): repeated slashes, ".", "..", relative
+ * to the working directory or to a directory fd, the links of /proc and
+ * /sys. A path that can be no view costs no system call and no
+ * allocation:
+ *   - an absolute path whose second byte is none of 'p', 's', '/', '.'
+ *     is rejected before anything else (by the x86-64 stubs already);
+ *   - a path relative to the working directory is rejected on a cached
+ *     fact: the working directory is "far" (neither "/" nor in /proc or
+ *     /sys) and the path has no ".." component. chdir and fchdir forget
+ *     the fact; it is learnt again with one getcwd at the next relative
+ *     path that needs it;
+ *   - a path relative to a directory fd is rejected on its names
+ *     (cps_path_rel_may_view) before anything asks where the fd points.
+ * Every interposer that takes a path (the open family, stdio, access,
+ * readlink, the listings, chdir) goes through here: one place. Under the
+ * test root (CPUSETSHIM_TEST_ROOT=R, preload/view_sys.c) a path or base
+ * below R is taken as the same path below / first.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/shim.h"
+#include "preload/view.h"
+#include "src/path.h"
+#include "src/vpath.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+enum { CWD_UNKNOWN = 0, CWD_FAR, CWD_NEAR };
+
+/* What is known of the working directory: state (atomic) and, under lock,
+ * its path. gen moves at every chdir, so that a getcwd that raced with one
+ * is not kept. A forked child keeps them: it has its parent's directory. */
+static struct {
+	int state;
+	unsigned gen;
+	char path[PATH_MAX];
+} cwd;
+static pthread_mutex_t cwd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cwd_forget(void)
+{
+	__atomic_add_fetch(&cwd.gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&cwd.state, CWD_UNKNOWN, __ATOMIC_SEQ_CST);
+}
+
+static int far_or_near(const char *p)
+{
+	return (p[0] == '/' && p[1] == 0) || cps_path_in_views(p) ? CWD_NEAR : CWD_FAR;
+}
+
+/* Below /sys/devices/system the kernel's working directory may be the
+ * physical directory of a virtual one (chdir("cpu0") in a set {1} went to
+ * cpu1): the virtual name is the one relative paths are read against. A
+ * process that did that chdir remembers the name (chdir below); one that
+ * inherited the directory finds it in $PWD, which shells keep as the
+ * logical path, when it leads to the same physical directory. */
+static void virtual_cwd(char *buf, size_t len)
+{
+	char canon[PATH_MAX], phys[PATH_MAX];
+	bool d;
+	const char *pwd;
+
+	(void)d;
+	if (strncmp(buf, "/sys/devices/system/", 20) || !(pwd = getenv("PWD")) || pwd[0] != '/' ||
+	    !shim_ready())
+		return;
+	if (cps_path_canon(canon, sizeof(canon), NULL, pwd, 0, 0, 0, NULL) != CPS_CANON_OK ||
+	    !shim_view_physical(canon, phys, sizeof(phys)) || strcmp(phys, buf) ||
+	    strlen(canon) >= len)
+		return;
+	strcpy(buf, canon);
+}
+
+/* The working directory into buf; false if it cannot be had (then no
+ * relative path is taken for a view). */
+static bool cwd_get(char *buf, size_t len)
+{
+	long n;
+
+	if (__atomic_load_n(&cwd.state, __ATOMIC_ACQUIRE) != CWD_UNKNOWN &&
+	    pthread_mutex_trylock(&cwd_lock) == 0) {
+		bool ok = cwd.state != CWD_UNKNOWN && strlen(cwd.path) < len;
+
+		if (ok)
+			strcpy(buf, cwd.path);
+		pthread_mutex_unlock(&cwd_lock);
+		if (ok)
+			return true;
+	}
+	unsigned g = __atomic_load_n(&cwd.gen, __ATOMIC_SEQ_CST);
+	/* the system call, not libc's getcwd: no allocation, and the kernel's
+	 * "(unreachable)" prefix is told by the missing leading '/' */
+	n = syscall(SYS_getcwd, buf, len);
+	if (n <= 0 || buf[0] != '/')
+		return false;
+	virtual_cwd(buf, len);
+	if (pthread_mutex_trylock(&cwd_lock) == 0) {
+		if (__atomic_load_n(&cwd.gen, __ATOMIC_SEQ_CST) == g && strlen(buf) < sizeof(cwd.path)) {
+			strcpy(cwd.path, buf);
+			__atomic_store_n(&cwd.state, far_or_near(buf), __ATOMIC_SEQ_CST);
+		}
+		pthread_mutex_unlock(&cwd_lock);
+	}
+	return true;
+}
+
+/* p below the test root, as the same path below / (p itself without one). */
+static const char *unrooted(const char *p)
+{
+	const char *root = shim_test_root(), *b;
+
+	if (CPS_LIKELY(!root) || !(b = cps_vpath_below(p, root)))
+		return p;
+	return b;
+}
+
+/* Our pid without a system call once set-up has it (kept by fork). */
+static pid_t own_pid(void)
+{
+	return __atomic_load_n(&shim_state, __ATOMIC_ACQUIRE) == ST_READY ? shim_self_pid : getpid();
+}
+
+/* Where a directory fd points, as the kernel says. */
+static bool dirfd_get(int fd, char *buf, size_t len)
+{
+	char link[40];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, len - 1);
+	if (n <= 0 || buf[0] != '/')
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+/* path[0..plen) resolved by the kernel (relative to base, or to dirfd when
+ * base is NULL), into out; false if it is not a directory we can name. */
+static bool kernel_resolve(int dirfd, const char *base, const char *path, size_t plen, char *out,
+			   size_t outlen)
+{
+	char pre[PATH_MAX];
+	struct stat sb;
+	int n, fd;
+	bool ok;
+
+	if (base)
+		n = snprintf(pre, sizeof(pre), "%s/%.*s", base, (int)plen, path);
+	else
+		n = snprintf(pre, sizeof(pre), "%.*s", (int)plen, path);
+	if (n < 0 || (size_t)n >= sizeof(pre) || shim_test_root())
+		return false;
+	fd = shim_real.openat ? shim_real.openat(base ? AT_FDCWD : dirfd, pre,
+						 O_PATH | O_CLOEXEC | O_DIRECTORY)
+			      : -1;
+	if (fd < 0)
+		return false;
+	ok = fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode) && dirfd_get(fd, out, outlen);
+	close(fd);
+	return ok;
+}
+
+bool shim_path_may_view(int dirfd, const char *path)
+{
+	if (!path || !path[0])
+		return false;
+	if (CPS_UNLIKELY(shim_test_root() != NULL))
+		return true;
+	if (path[0] == '/') {
+		char c = path[1];
+
+		return c == 'p' || c == 's' || c == '/' || c == '.';
+	}
+	if (dirfd == AT_FDCWD) {
+		int st = __atomic_load_n(&cwd.state, __ATOMIC_ACQUIRE);
+
+		if (st == CWD_FAR)
+			return cps_path_has_dotdot(path);
+		if (st == CWD_NEAR)
+			return true;
+	}
+	return cps_path_rel_may_view(path);
+}
+
+const char *shim_path_resolve(int dirfd, const char *path, int cflags, char *buf, size_t len,
+			      bool *dironly)
+{
+	char base[PATH_MAX], kbase[PATH_MAX];
+	const char *b = NULL;
+	int saved = errno;
+	const char *res = NULL;
+
+	if (!path || !path[0])
+		return NULL;
+	if (path[0] == '/') {
+		path = unrooted(path);
+		char c = path[1];
+
+		if (c != 'p' && c != 's' && c != '/' && c != '.')
+			return NULL;
+	} else if (dirfd == AT_FDCWD) {
+		if (!shim_path_may_view(dirfd, path))
+			return NULL;
+		if (!cwd_get(base, sizeof(base)))
+			goto out;
+		b = unrooted(base);
+	} else {
+		if ((!cps_path_rel_may_view(path) && !shim_test_root()) ||
+		    !dirfd_get(dirfd, base, sizeof(base)))
+			goto out;
+		b = unrooted(base);
+	}
+
+	/* /proc/self and /proc/thread-self are expanded with our ids: asked
+	 * only when the path names them */
+	pid_t pid = strstr(path, "self") ? own_pid() : 0;
+	pid_t tid = pid && strstr(path, "thread-self") ? shim_gettid() : 0;
+	for (int round = 0; round < 8; round++) {
+		size_t consumed = 0;
+		enum cps_canon r = cps_path_canon(buf, len, b, path, pid, tid, cflags, &consumed);
+
+		if (r == CPS_CANON_OK || r == CPS_CANON_DIR) {
+			*dironly = r == CPS_CANON_DIR;
+			res = buf;
+			break;
+		}
+		if (r != CPS_CANON_KERNEL || consumed == 0 ||
+		    !kernel_resolve(dirfd, b, path, consumed, kbase, sizeof(kbase)))
+			break;
+		const char *kb = unrooted(kbase);
+		memmove(base, kb, strlen(kb) + 1);
+		b = base;
+		path += consumed;
+	}
+out:
+	errno = saved;
+	return res;
+}
+
+/* ---- the working directory moves ---- */
+
+/* chdir to a virtual CPU's or node's directory goes to the physical one
+ * (cpuN beyond the set: ENOENT, as for open), and the virtual name is
+ * kept as the working directory's. */
+EXPORT int chdir(const char *path)
+{
+	if (!shim_real.chdir && (shim_ready(), !shim_ensure(shim_real.chdir)))
+		return -1;
+	char canon[PATH_MAX], phys[PATH_MAX];
+	bool d;
+	const char *c = shim_path_may_view(AT_FDCWD, path)
+				? shim_path_resolve(AT_FDCWD, path, 0, canon, sizeof(canon), &d)
+				: NULL;
+	if (c && !strncmp(c, "/sys/devices/system/", 20) && shim_ready()) {
+		if (!shim_view_physical(c, phys, sizeof(phys)))
+			return -1;
+		if (strcmp(phys, c)) {
+			int r = shim_real.chdir(phys);
+			if (r == 0) {
+				cwd_forget();
+				if (pthread_mutex_trylock(&cwd_lock) == 0) {
+					strcpy(cwd.path, c);
+					__atomic_store_n(&cwd.state, CWD_NEAR, __ATOMIC_SEQ_CST);
+					pthread_mutex_unlock(&cwd_lock);
+				}
+			}
+			return r;
+		}
+	}
+	int r = shim_real.chdir(path);
+	if (r == 0)
+		cwd_forget();
+	return r;
+}
+
+EXPORT int fchdir(int fd)
+{
+	if (!shim_real.fchdir && (shim_ready(), !shim_ensure(shim_real.fchdir)))
+		return -1;
+	int r = shim_real.fchdir(fd);
+	if (r == 0)
+		cwd_forget();
+	return r;
+}

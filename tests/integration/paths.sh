@@ -1,0 +1,249 @@
+#!/bin/sh
+# Views through every spelling of a path, of every process's stat and of
+# the caller's cgroup CPU files, in a one-CPU set {1} and a two-CPU set
+# {0,1}: cd and relative names, //, /./, /self/../, a directory fd, the
+# /sys/bus/cpu links; ps -o psr and psutil's cpu_num(), also of a process
+# outside the set; cpuset.cpus and cpuset.effective_cpus of a cgroup made
+# for the test (v1) or cpuset.cpus(.effective) (v2, when this machine's
+# unified hierarchy has the cpuset controller); and a program holding each
+# view open while its set is resized. What a program says is compared with
+# what the kernel did, read outside the shim.
+. "$(dirname "$0")/../common.sh"
+
+PY=$PYTHON3
+need ps procps
+need taskset util-linux
+need $PY python3
+$PY -c 'import psutil' 2>/dev/null || skip_all "needs psutil for $PY (Debian package python3-psutil)"
+
+# Measured: procps ps hangs with libasan preloaded, shim or not (as top
+# does, tests/integration/shim.sh); psutil and stat make the same checks.
+ps_runs=yes
+if [ -n "$SAN_PRELOAD" ] &&
+	! env LD_PRELOAD="$SAN_PRELOAD" timeout 10 ps -o pid= -p $$ </dev/null >/dev/null 2>&1; then
+	note "ps does not run with $SAN_PRELOAD preloaded, even without the shim: not run here"
+	ps_runs=no
+fi
+# in_set_ps SET ARGS...: ps in SET, or nothing where ps cannot run
+in_set_ps()
+{
+	[ $ps_runs = yes ] && in_set "$@"
+}
+# expect_ps DESC GOT WANT: expect_eq where ps runs
+expect_ps()
+{
+	[ $ps_runs = yes ] && expect_eq "$@"
+}
+
+real_mask=$(outside taskset -p $$ | sed 's/.*: //')
+[ $((0x$real_mask & 3)) -eq 3 ] ||
+	skip_all "needs CPUs 0 and 1 (our real mask is $real_mask)"
+
+expect_status "cpuset init (private table $CPUSETSHIM_TABLE)" 0 "$CPUSET" init
+S1=$("$CPUSET" create --cpus 1 --name ptest-one) || die "cpuset create --cpus 1 failed"
+S2=$("$CPUSET" create --cpus 0-1 --name ptest-two) || die "cpuset create --cpus 0-1 failed"
+
+# processor numbers of a cpuinfo on stdin, on one line
+procs()
+{
+	awk -F': *' '/^processor/ { printf "%s ", $2 }'
+}
+
+# field 39 of a stat line on stdin (the command name may hold spaces)
+field39()
+{
+	sed 's/.*) //' | cut -d' ' -f37
+}
+
+# sleepers outside any set, pinned to physical CPUs 0 and 1 (no shim)
+# (env itself, not a function: $! is then the sleeper, exec'd by env)
+env LD_PRELOAD= taskset -c 0 sleep 3600 </dev/null >/dev/null 2>&1 &
+out0=$!
+env LD_PRELOAD= taskset -c 1 sleep 3600 </dev/null >/dev/null 2>&1 &
+out1=$!
+sleep 0.2
+expect_eq "outside: the sleeper on CPU 1 is on 1" "$(cut -d' ' -f39 /proc/$out1/stat)" 1
+expect_eq "outside: the sleeper on CPU 0 is on 0" "$(cut -d' ' -f39 /proc/$out0/stat)" 0
+at_exit 'kill $out0 $out1 2>/dev/null'
+
+for s in "$S1" "$S2"; do
+	if [ "$s" = "$S1" ]; then
+		t="set {1}" n=1 want="0 " range=0
+	else
+		t="set {0,1}" n=2 want="0 1 " range=0-1
+	fi
+
+	# ---- one file, every spelling ----
+	for c in 'cat /proc/cpuinfo' 'cd /proc && cat cpuinfo' 'cat //proc/cpuinfo' \
+		'cat /proc/./cpuinfo' 'cat /proc/self/../cpuinfo' 'cat /proc/thread-self/../../../cpuinfo' \
+		'cat ///proc//./cpuinfo' 'cd / && cat proc/cpuinfo' 'cd /tmp && cat ../proc/cpuinfo' \
+		'cd /proc/self && cat ../cpuinfo' 'cd /proc && cd self && cd .. && cat ./cpuinfo' \
+		'cat /sys/../proc/cpuinfo' 'cat /../proc/cpuinfo'; do
+		expect_eq "$t: $c" "$(in_set "$s" sh -c "$c" | procs)" "$want"
+	done
+	for c in 'cat /sys/devices/system/cpu/online' 'cd /sys/devices/system/cpu && cat online' \
+		'cd /sys/devices/system && cat cpu/online' 'cat //sys//devices/system/cpu/./online' \
+		'cat /sys/bus/cpu/devices/cpu0/../online' 'cd /sys/bus/cpu/devices/cpu0 && cat ../online' \
+		'cd /sys/devices/system/cpu && cat present possible'; do
+		expect_eq "$t: $c" "$(in_set "$s" sh -c "$c" | sort -u)" "$range"
+	done
+	# relative to a directory fd (openat), as Python's dir_fd does
+	got=$(in_set "$s" $PY -c '
+import os
+def at(d, p):
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with os.fdopen(os.open(p, os.O_RDONLY, dir_fd=fd)) as f:
+            return f.read()
+    finally:
+        os.close(fd)
+print(sum(1 for l in at("/proc", "cpuinfo").splitlines() if l.startswith("processor")))
+print(sum(1 for l in at("/", "proc/cpuinfo").splitlines() if l.startswith("processor")))
+print(sum(1 for l in at("/proc/self", "../cpuinfo").splitlines() if l.startswith("processor")))
+print(at("/sys/devices/system/cpu", "online").strip())
+print(at("/sys/devices/system", "cpu/online").strip())
+print(at("/sys/bus/cpu/devices", "cpu0/../online").strip())
+s = at("/proc", "self/stat")
+print(int(s[s.rindex(")") + 2:].split()[36]) < '"$n"')
+' 2>&1)
+	expect_eq "$t: relative to a directory fd" "$(echo $got)" "$n $n $n $range $range $range True"
+	# not views: the real files, whatever the spelling
+	expect_eq "$t: /proc//meminfo is the real file" \
+		"$(in_set "$s" sh -c 'cat //proc/./meminfo' | head -n 1 | cut -d: -f1)" MemTotal
+	expect_eq "$t: cd /etc && cat hostname (a far directory)" \
+		"$(in_set "$s" sh -c 'cd /etc && cat hostname')" "$(cat /etc/hostname)"
+
+	# ---- field 39 ----
+	for c in 'cat /proc/self/stat' 'cat /proc/thread-self/stat' 'cd /proc/self && cat stat' \
+		'cat //proc/self/./stat' 'cat /proc/$$/stat' 'cat /proc/$$/task/$$/stat'; do
+		v=$(in_set "$s" sh -c "$c" | field39)
+		if [ -n "$v" ] && [ "$v" -lt $n ]; then
+			pass "$t: field 39 of $c is a CPU of the view ($v)"
+		else
+			fail "$t: field 39 of $c is '$v', not below $n"
+		fi
+	done
+	expect_ps "$t: ps -o psr of itself and of every process: no CPU outside the view" \
+		"$(in_set_ps "$s" sh -c 'ps -o psr= -p $$; ps -e -o psr=' |
+			awk -v n=$n '$1 >= n { bad++ } END { print (NR > 3 ? bad + 0 : "too few lines: " NR) }')" 0
+	expect_eq "$t: psutil cpu_num() of itself and of every process below n" \
+		"$(in_set "$s" $PY -c 'import psutil
+me = psutil.Process().cpu_num()
+allp = [p.cpu_num() for p in psutil.process_iter()]
+print(me < '$n', len(allp) > 3 and max(allp) < '$n')')" "True True"
+	# a process outside the set on physical CPU 1, and one on CPU 0
+	if [ $n = 1 ]; then
+		# physical 1 is virtual 0; physical 0 is outside: 0 mod 1
+		expect_ps "$t: ps -o psr of the sleepers on CPUs 1 and 0" \
+			"$(in_set_ps "$s" ps -o psr= -p $out1,$out0 | tr -d ' ' | sort | uniq -c | awk '{ print $1 "x" $2 }')" "2x0"
+		expect_eq "$t: psutil cpu_num() of the sleeper on CPU 1" \
+			"$(in_set "$s" $PY -c "import psutil; print(psutil.Process($out1).cpu_num())")" 0
+		expect_eq "$t: the sleeper's task stat" \
+			"$(in_set "$s" cat /proc/$out1/task/$out1/stat | field39)" 0
+	else
+		expect_ps "$t: ps -o psr of the sleepers on CPUs 1 and 0 (the whole machine: as they are)" \
+			"$(in_set_ps "$s" ps -o psr= -p $out1,$out0 | tr -d ' ' | sort | tr '\n' ' ')" "0 1 "
+		expect_eq "$t: psutil cpu_num() of the sleeper on CPU 1" \
+			"$(in_set "$s" $PY -c "import psutil; print(psutil.Process($out1).cpu_num())")" 1
+	fi
+	expect_eq "$t: CPUSETSHIM_VIEW_PIDSTAT=0 leaves stat real" \
+		"$(CPUSETSHIM_VIEW_PIDSTAT=0 in_set "$s" cat /proc/$out1/stat | field39)" 1
+done
+
+# ---- the cgroup files ----
+# The caller's cpuset cgroup, v1: a cgroup made for the test, the runner
+# moved into it before cpuset-run starts; removed at the end.
+v1mnt=$(awk '$9 == "cgroup" && $NF ~ /(^|,)cpuset(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+v2mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+cg_checks()
+{
+	_dir=$1 _files=$2 _label=$3
+	for s in "$S1" "$S2"; do
+		if [ "$s" = "$S1" ]; then t="set {1}" want=0; else t="set {0,1}" want=0-1; fi
+		for f in $_files; do
+			expect_eq "$_label, $t: $f" "$(in_cg "$_dir" "$s" cat "$_dir/$f")" "$want"
+			expect_eq "$_label, $t: $f through // and ./" \
+				"$(in_cg "$_dir" "$s" cat "$(dirname "$_dir")//$(basename "$_dir")/./$f")" "$want"
+			expect_eq "$_label, $t: cd to the cgroup, cat $f" \
+				"$(in_cg "$_dir" "$s" sh -c "cd '$_dir' && cat $f")" "$want"
+		done
+		# another cgroup's file is not the caller's: real
+		expect_eq "$_label, $t: the parent's cpuset.cpus is real" \
+			"$(in_cg "$_dir" "$s" cat "$(dirname "$_dir")/cpuset.cpus")" \
+			"$(cat "$(dirname "$_dir")/cpuset.cpus")"
+	done
+}
+# in_cg DIR SET CMD...: CMD in SET, its runner first moved into cgroup DIR
+in_cg()
+{
+	_d=$1 _s=$2
+	shift 2
+	with_san sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$_d" \
+		timeout 120 "$CPUSET_RUN" --set "$_s" "$@"
+}
+cg_made=
+if [ -n "$v1mnt" ] && [ "$(id -u)" = 0 ] && mkdir "$v1mnt/cpusetshim-test.$$" 2>/dev/null; then
+	cg_made="$v1mnt/cpusetshim-test.$$"
+	cat "$v1mnt/cpuset.mems" >"$cg_made/cpuset.mems"
+	echo 0-1 >"$cg_made/cpuset.cpus"
+	cg_checks "$cg_made" "cpuset.cpus cpuset.effective_cpus" "cgroup v1"
+	rmdir "$cg_made" || fail "cgroup v1: $cg_made not removed"
+else
+	note "cgroup v1 cpuset: no mount or not root here: not checked live (check_vpidstat checks the text)"
+fi
+if [ -n "$v2mnt" ] && grep -qw cpuset "$v2mnt/cgroup.controllers" 2>/dev/null &&
+	[ "$(id -u)" = 0 ] && mkdir "$v2mnt/cpusetshim-test.$$" 2>/dev/null; then
+	d="$v2mnt/cpusetshim-test.$$"
+	echo +cpuset >"$v2mnt/cgroup.subtree_control" 2>/dev/null
+	echo 0-1 >"$d/cpuset.cpus"
+	cg_checks "$d" "cpuset.cpus cpuset.cpus.effective" "cgroup v2"
+	rmdir "$d" || fail "cgroup v2: $d not removed"
+else
+	note "cgroup v2 here has no cpuset controller (or not root): not checked live (check_vpidstat checks the text)"
+fi
+
+# ---- a resize while a program holds each view open ----
+# It reads each held descriptor again from the start, and opens each path
+# afresh: both must show the set as it is now.
+hold_one()
+{
+	_from=$1 _to=$2 _label=$3
+	shift 3
+	hold_n=$((${hold_n:-0} + 1))
+	name="ptest-hold$hold_n"
+	"$CPUSET" create --cpus "$_from" --name "$name" >/dev/null || { fail "create $name"; return; }
+	rm -f "$T/ready" "$T/go"
+	in_set "$name" $PY "$SRC/tests/integration/hold_views.py" "$T" "$@" >"$T/hold.out" 2>&1 &
+	_p=$!
+	for i in $(seq 200); do [ -f "$T/ready" ] && break; sleep 0.05; done
+	"$CPUSET" alloc "$name" "$_to" || fail "alloc $name $_to"
+	touch "$T/go"
+	wait $_p
+	show "$T/hold.out"
+	n_to=$(echo "$_to" | awk -F- '{ print ($2 == "" ? 1 : $2 - $1 + 1) }')
+	range_to=$([ "$n_to" = 1 ] && echo 0 || echo 0-$((n_to - 1)))
+	for k in held fresh; do
+		expect_eq "$_label: $k cpuinfo" "$(awk -v k=$k '$1 == k && $2 == "cpuinfo" { print $3 }' "$T/hold.out")" "$n_to"
+		expect_eq "$_label: $k stat" "$(awk -v k=$k '$1 == k && $2 == "stat" { print $3 }' "$T/hold.out")" "$n_to"
+		expect_eq "$_label: $k online" "$(awk -v k=$k '$1 == k && $2 == "online" { print $3 }' "$T/hold.out")" "$range_to"
+		expect_eq "$_label: $k status" "$(awk -v k=$k '$1 == k && $2 == "status" { print $3 }' "$T/hold.out")" "$range_to"
+		for f in pidstat taskstat; do
+			v=$(awk -v k=$k -v f=$f '$1 == k && $2 == f { print $3 }' "$T/hold.out")
+			if [ -n "$v" ] && [ "$v" -lt "$n_to" ]; then
+				pass "$_label: $k $f field 39 ($v) in the view"
+			else
+				fail "$_label: $k $f field 39 is '$v', not below $n_to"
+			fi
+		done
+		[ $# -gt 0 ] && expect_eq "$_label: $k cgroup" \
+			"$(awk -v k=$k '$1 == k && $2 == "cgroup" { print $3 }' "$T/hold.out")" "$range_to"
+	done
+	"$CPUSET" destroy "$name" 2>/dev/null
+}
+hold_one 0-1 1 "shrunk {0,1} to {1}"
+hold_one 1 0-1 "grown {1} to {0,1}"
+if [ -n "$v1mnt" ]; then
+	hold_one 0-1 1 "shrunk, cgroup file held" "$v1mnt/cpuset.cpus"
+fi
+
+finish
