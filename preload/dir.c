@@ -121,15 +121,13 @@ static void forget(int fd)
 	free(t);
 }
 
-/* Whether a directory name may be one of ours: absolute below /s (any
- * under a test root), or relative with a component that may make it one. */
+/* Whether a directory name may be one of ours (preload/path.c's first
+ * test: no system call). */
 static bool may_be_ours(const char *p)
 {
 	if (!p || !*p)
 		return false;
-	if (p[0] == '/')
-		return p[1] == 's' || shim_test_root();
-	return cps_path_rel_may_view(p);
+	return shim_path_may_view(AT_FDCWD, p);
 }
 
 /* The remembered listing d is, or NULL. */

@@ -21,7 +21,8 @@
 
 static inline bool no_view(const char *p)
 {
-	return CPS_LIKELY(p && p[0] == '/' && p[1] != 's' && p[1] != 'p') && !shim_test_root();
+	return CPS_LIKELY(p && p[0] == '/' && p[1] != 's' && p[1] != 'p' && p[1] != '/' &&
+			  p[1] != '.') && !shim_test_root();
 }
 #define NO_VIEW(path) no_view(path)
 
@@ -46,8 +47,7 @@ static int real_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 static bool stat_canon(int dirfd, const char *path, int flags, char *canon, size_t len)
 {
 	return path && *path &&
-	       (path[0] == '/' ? path[1] == 's' || path[1] == 'p' || shim_test_root()
-			       : cps_path_rel_may_view(path)) &&
+	       shim_path_may_view(dirfd, path) &&
 	       !shim_resolving && shim_ready() &&
 	       shim_sys_canon(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon,
 			      len);

@@ -50,11 +50,13 @@ static struct {
 	struct shim_cpus cpus;
 } troot;
 
-/* An absolute path outside /s... and /p... can be no view (with no test
- * root): the interposers below hand it to libc's function at once. */
+/* An absolute path whose second byte is none of s, p, '/', '.' can be no
+ * view (with no test root, preload/path.c): the interposers below hand it
+ * to libc's function at once. */
 static inline bool no_view(const char *p)
 {
-	return CPS_LIKELY(p && p[0] == '/' && p[1] != 's' && p[1] != 'p') &&
+	return CPS_LIKELY(p && p[0] == '/' && p[1] != 's' && p[1] != 'p' && p[1] != '/' &&
+			  p[1] != '.') &&
 	       __atomic_load_n(&troot.state, __ATOMIC_RELAXED) < 0;
 }
 #define NO_VIEW(path) no_view(path)
@@ -443,9 +445,7 @@ __attribute__((noinline)) static int access_view(int dirfd, const char *path, in
 {
 	char canon[PATH_MAX];
 
-	if (!path || (path[0] == '/' ? path[1] != 's' && path[1] != 'p' && !shim_test_root()
-				     : !cps_path_rel_may_view(path)) ||
-	    shim_resolving || !shim_ready() ||
+	if (!shim_path_may_view(dirfd, path) || shim_resolving || !shim_ready() ||
 	    !shim_sys_canon(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon,
 			    sizeof(canon)))
 		return -1;
@@ -511,9 +511,7 @@ __attribute__((noinline)) static ssize_t readlink_view(int dirfd, const char *pa
 	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX], target[PATH_MAX];
 	struct shim_cpus v;
 
-	if (!path || (path[0] == '/' ? path[1] != 's' && !shim_test_root()
-				     : !cps_path_rel_may_view(path)) ||
-	    shim_resolving || !shim_ready() ||
+	if (!shim_path_may_view(dirfd, path) || shim_resolving || !shim_ready() ||
 	    !shim_sys_canon(dirfd, path, O_NOFOLLOW, canon, sizeof(canon)))
 		return -2;
 	enum cps_vfamily fam = cps_vpath_family(canon);
