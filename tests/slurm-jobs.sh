@@ -78,4 +78,19 @@ touch "$T/orphan.go"
 sl srun -n1 true
 check_clean "left-behind process, swept by the next step"
 
+# --- the sets of a crashed step (its slurmstepd gone: no clean-up ran),
+# with a member that has died: the user's next step sweeps them ---
+"$CPUSET" --table "$UT" create --cpus 0 --parent root --name slurm.999999.0 >/dev/null
+"$CPUSET" --table "$UT" create --cpus 0 --autoclean --parent slurm.999999.0 \
+	--name slurm.999999.0.0 >/dev/null
+sleep 30 &
+dead=$!
+"$CPUSET" --table "$UT" attach slurm.999999.0.0 "$dead"
+kill "$dead"
+wait "$dead" 2>/dev/null
+expect_eq "a crashed step's sets are there" \
+	"$("$CPUSET" --table "$UT" list | awk '$3 ~ /^slurm\.999999\./' | wc -l | tr -d ' ')" 2
+sl srun -n1 true
+check_clean "a crashed step's sets, swept by the next step"
+
 finish
