@@ -196,7 +196,12 @@ static FILE *view_freopen(FILE *(*real)(const char *, const char *, FILE *), con
 	int fl = read_mode_flags(mode);
 	if (fl < 0 || !shim_path_may_view(AT_FDCWD, path) || !shim_ready())
 		return real(path, mode, stream);
+	/* the stream gets a description of its own, opened through
+	 * /proc/self/fd: not a pool file, which only the descriptions the
+	 * pool hands out keep */
+	shim_view_no_pool = true;
 	int fd = shim_view_open(AT_FDCWD, path, fl);
+	shim_view_no_pool = false;
 	if (fd < 0) /* -2, a CPU not in the set: the real call says ENOENT too */
 		return real(path, mode, stream);
 	char p[64];

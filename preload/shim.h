@@ -170,6 +170,10 @@ void shim_affinity_forked(void);
  * untouched when path is not one we virtualise (the caller then opens the
  * real file). flags are the caller's open flags. */
 int shim_view_open(int dirfd, const char *path, int flags);
+/* Set around a shim_view_open whose descriptor the caller replaces by
+ * another open of the same file (freopen): the view must not come from
+ * the pool, whose files are kept only by the descriptions handed out. */
+extern __thread bool shim_view_no_pool;
 /* Cheap first test on the slow path of every open: may path be a view? */
 static inline bool shim_view_path_candidate(const char *p)
 {

@@ -78,6 +78,8 @@ int shim_view_fd(const char *data, size_t len, int flags)
 	return make_fd(data, len, flags, true);
 }
 
+__thread bool shim_view_no_pool;
+
 /* Whether every CPU a /proc/<pid>/stat can name is already its own
  * virtual number: the set is CPUs 0..n-1 and the machine can have no
  * other (its possible CPUs, read once: they never change). Then the real
@@ -124,7 +126,8 @@ int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, in
 	if (r == 0 && fd < 0) {
 		bool kept_kind = k == V_RANGE || k == V_CPUINFO;
 		*how = kept_kind ? SHIM_VIEW_KEPT : SHIM_VIEW_MADE;
-		if (!kept_kind && (fd = shim_pool_deliver(k, real, k == V_STATUS_THREAD ?
+		if (!kept_kind && !shim_view_no_pool &&
+		    (fd = shim_pool_deliver(k, real, k == V_STATUS_THREAD ?
 							  (tid ? tid : shim_gettid()) : 0,
 							  out.p, out.len, flags, id)) >= 0)
 			*have_id = true;

@@ -993,8 +993,24 @@ static void churn_views(int rounds)
 static void test_views_outlive(void)
 {
 	static const char *const how[] = { "a forked child's", "an exec'd child's (cat)",
-					   "a mapped" };
-	for (int mode = 0; mode < 3; mode++) {
+					   "a mapped", "a freopen'd" };
+	for (int mode = 0; mode < 4; mode++) {
+		if (mode == 3) {
+			FILE *f = freopen("/proc/stat", "r", tmpfile());
+			check(f != NULL, "freopen(/proc/stat) on a stream: %s",
+			      f ? "yes" : strerror(errno));
+			if (!f)
+				continue;
+			churn_views(40);
+			size_t len;
+			char *t = read_fd(fileno(f), &len);
+			check(len > 0 && !strstr(t, "Cpus_allowed"),
+			      "%s stat view kept its contents while 40 views were opened", how[mode]);
+			check_stat(how[mode], t);
+			free(t);
+			fclose(f);
+			continue;
+		}
 		int fd = open("/proc/stat", O_RDONLY); /* no O_CLOEXEC: it survives exec */
 		if (fd < 0) {
 			check(0, "open(/proc/stat): %s", strerror(errno));
