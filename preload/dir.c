@@ -362,3 +362,138 @@ static void glob_closedir(void *d)
 	}
 GLOB(glob, glob_t, readdir, stat)
 GLOB(glob64, glob64_t, readdir64, stat64)
+
+/* glibc's nftw and ftw list with internal calls as well: a walk that
+ * starts where it may meet our directories is done here, with the shim's
+ * opendir, readdir and stat, in the order and with the flags nftw(3)
+ * describes (FTW_PHYS, FTW_DEPTH, FTW_MOUNT, FTW_ACTIONRETVAL; a walk
+ * with FTW_CHDIR is left to libc's). */
+#include <ftw.h>
+
+typedef int (*nftw_fn)(const char *, const struct stat *, int, struct FTW *);
+static int (*nftw_next)(const char *, nftw_fn, int, int);
+
+struct walk {
+	nftw_fn fn;
+	int flags;
+	dev_t dev;
+	char path[PATH_MAX];
+};
+
+/* FTW_ACTIONRETVAL's answers, and a plain nonzero one: stop */
+#define WALK_STOP(r) ((w->flags & FTW_ACTIONRETVAL) ? (r) == FTW_STOP : (r) != 0)
+
+static int walk_at(struct walk *w, size_t len, int base, int level)
+{
+	struct stat st;
+	struct FTW f = { base, level };
+	int type, r;
+	bool stat_ok = ((w->flags & FTW_PHYS) ? lstat(w->path, &st) : stat(w->path, &st)) == 0;
+
+	if (!stat_ok)
+		type = !(w->flags & FTW_PHYS) && lstat(w->path, &st) == 0 && S_ISLNK(st.st_mode)
+			       ? FTW_SLN
+			       : FTW_NS;
+	else if (S_ISDIR(st.st_mode))
+		type = FTW_D;
+	else if (S_ISLNK(st.st_mode))
+		type = FTW_SL;
+	else
+		type = FTW_F;
+	if (type != FTW_D || ((w->flags & FTW_MOUNT) && level > 0 && st.st_dev != w->dev)) {
+		if (type == FTW_D)
+			return 0; /* another file system: not entered, not reported */
+		r = w->fn(w->path, &st, type, &f);
+		return WALK_STOP(r) ? r : 0;
+	}
+	DIR *d = opendir(w->path);
+	if (!d) {
+		r = w->fn(w->path, &st, FTW_DNR, &f);
+		return WALK_STOP(r) ? r : 0;
+	}
+	if (!(w->flags & FTW_DEPTH)) {
+		r = w->fn(w->path, &st, FTW_D, &f);
+		if (WALK_STOP(r)) {
+			closedir(d);
+			return r;
+		}
+		if ((w->flags & FTW_ACTIONRETVAL) && (r == FTW_SKIP_SUBTREE || r == FTW_SKIP_SIBLINGS)) {
+			closedir(d);
+			return r == FTW_SKIP_SIBLINGS ? FTW_SKIP_SIBLINGS : 0;
+		}
+	}
+	struct dirent *e;
+	r = 0;
+	while ((e = readdir(d))) {
+		size_t nl = strlen(e->d_name);
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (len + 1 + nl >= sizeof(w->path))
+			continue;
+		w->path[len] = '/';
+		memcpy(w->path + len + 1, e->d_name, nl + 1);
+		r = walk_at(w, len + 1 + nl, (int)len + 1, level + 1);
+		w->path[len] = 0;
+		if ((w->flags & FTW_ACTIONRETVAL) && r == FTW_SKIP_SIBLINGS) {
+			r = 0;
+			break;
+		}
+		if (r)
+			break;
+	}
+	closedir(d);
+	if (r)
+		return r;
+	if (w->flags & FTW_DEPTH) {
+		r = w->fn(w->path, &st, FTW_DP, &f);
+		return WALK_STOP(r) ? r : 0;
+	}
+	return 0;
+}
+
+EXPORT int nftw(const char *dir, nftw_fn fn, int nopenfd, int flags)
+{
+	if (CPS_UNLIKELY(!nftw_next)) {
+		shim_resolving++;
+		*(void **)&nftw_next = dlsym(RTLD_NEXT, "nftw");
+		shim_resolving--;
+		if (!nftw_next) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	if ((flags & FTW_CHDIR) || !may_be_ours(dir) || shim_resolving || !shim_ready())
+		return nftw_next(dir, fn, nopenfd, flags);
+	struct walk *w = malloc(sizeof(*w));
+	struct stat st;
+	size_t len = strlen(dir);
+	if (!w || len >= sizeof(w->path)) {
+		free(w);
+		return nftw_next(dir, fn, nopenfd, flags);
+	}
+	/* a trailing slash is kept as given, but not doubled below */
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	memcpy(w->path, dir, len);
+	w->path[len] = 0;
+	w->fn = fn;
+	w->flags = flags;
+	w->dev = stat(w->path, &st) == 0 ? st.st_dev : 0;
+	const char *slash = strrchr(w->path, '/');
+	int base = slash && slash[1] ? (int)(slash - w->path) + 1 : 0;
+	int saved = errno, r = walk_at(w, len, base, 0);
+	free(w);
+	if (r == FTW_SKIP_SIBLINGS && (flags & FTW_ACTIONRETVAL))
+		r = 0;
+	if (!r)
+		errno = saved;
+	return r;
+}
+
+_Static_assert(sizeof(struct stat64) == sizeof(struct stat), "stat64 is stat here");
+EXPORT int nftw64(const char *dir, int (*fn)(const char *, const struct stat64 *, int, struct FTW *),
+		  int nopenfd, int flags)
+{
+	/* struct stat64 is struct stat on the 64-bit ABIs this builds for */
+	return nftw(dir, (nftw_fn)(void *)fn, nopenfd, flags);
+}

@@ -33,6 +33,7 @@ for S in $sets; do
 	expect_eq "{$S} ls /sys/bus/cpu/devices" "$(run ls /sys/bus/cpu/devices | sort | tr '\n' ' ')" "$want"
 	expect_eq "{$S} python listdir" "$(run $PY -c "import os; print(' '.join(sorted(e for e in os.listdir('$SYS') if e[3:].isdigit())) + ' ')")" "$want"
 	expect_eq "{$S} glob(3)" "$(run "$B/tests/topo/lsglob" "$SYS/cpu[0-9]*" | tr '\n' ' ')" "$(seq -f "$SYS/cpu%.0f" 0 $last | tr '\n' ' ')"
+	expect_eq "{$S} nftw(3)" "$(run "$B/tests/topo/lsglob" -w $SYS | grep -E "^$SYS/cpu[0-9]+\$" | sort | tr '\n' ' ')" "$(seq -f "$SYS/cpu%.0f" 0 $last | tr '\n' ' ')"
 	expect_eq "{$S} readlink bus link" "$(run readlink /sys/bus/cpu/devices/cpu$last)" "../../../devices/system/cpu/cpu$last"
 	expect_eq "{$S} readlink beyond" "$(run readlink /sys/bus/cpu/devices/cpu$n; echo $?)" 1
 	expect_eq "{$S} node0 links" "$(run ls /sys/devices/system/node/node0 | grep '^cpu[0-9]' | sort | tr '\n' ' ')" "$want"
