@@ -5,7 +5,8 @@
 # refused with EACCES naming the CPUs and the reason; cpuset-run exits 1 and
 # never runs the program in a set it could not enforce; the shim adopts a
 # set from the environment only when its kernel mask lies inside the set;
-# the table's root is the machine's online CPUs whoever makes it.
+# the table's root is the machine's online CPUs whoever makes it. And
+# members that died, zombies included, leave their sets (cpuset destroy).
 . "$(dirname "$0")/common.sh"
 
 need taskset util-linux
@@ -99,5 +100,36 @@ if [ -n "$cg_made" ]; then
 else
 	echo "# no writable cpuset cgroup (v1 or v2) here: the cgroup cases are not run"
 fi
+# --- members that died: cpuset destroy of an AUTOCLEAN set they leave,
+# and a zombie (ended, not reaped) member ---
+"$CPUSET" create --cpus 0 --autoclean --name gone >/dev/null
+sleep 30 &
+p=$!
+"$CPUSET" attach gone "$p"
+kill "$p"
+wait "$p" 2>/dev/null
+expect_status "destroy of an AUTOCLEAN set whose members died" 0 "$CPUSET" destroy gone
+expect_status "and it is gone" 1 "$CPUSET" show gone
+"$CPUSET" create --cpus 0 --name zombie >/dev/null
+# a child that ends soon, never reaped by its parent (which sleeps on)
+"$PYTHON3" -c 'import os, sys, time
+p = os.fork()
+if p == 0:
+    time.sleep(0.5)
+    os._exit(0)
+print(p, flush=True)
+time.sleep(10)' >"$T/zpid" &
+zparent=$!
+i=0
+while [ ! -s "$T/zpid" ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i + 1)); done
+z=$(cat "$T/zpid")
+check "attach the child while it lives" "$CPUSET" attach zombie "$z"
+i=0
+while [ "$(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null)" != Z ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
+expect_eq "the child is a zombie now" "$(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null)" Z
+expect_status "destroy of a set whose member is a zombie" 0 "$CPUSET" destroy zombie
+kill "$zparent" 2>/dev/null
+wait "$zparent" 2>/dev/null
+
 check "cpuset-inspect --check" "$CPUSET_INSPECT" --check
 finish
