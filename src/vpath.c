@@ -6,12 +6,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "src/vpath.h"
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
 
 /* s starts with lit, followed by the end or by a '/'. */
 static const char *component(const char *s, const char *lit)
@@ -26,9 +22,9 @@ static const char *component(const char *s, const char *lit)
 /* "<digits>" then the end or '/': past it, else NULL. */
 static const char *digits(const char *s)
 {
-	if (!is_digit(*s))
+	if (!cps_is_digit(*s))
 		return NULL;
-	while (is_digit(*s))
+	while (cps_is_digit(*s))
 		s++;
 	return *s == '/' || !*s ? s : NULL;
 }

@@ -10,17 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "src/cpulist.h"
 #include "src/mask.h"
 #include "src/vsys.h"
 
 static const char cpu_dir[] = "/sys/devices/system/cpu";
 static const char bus_dir[] = "/sys/bus/cpu/devices";
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
 
 static bool ends_with(const char *s, const char *lit)
 {
@@ -47,12 +43,12 @@ int cps_vsys_cpu_name(const char *s, unsigned *num, const char **end)
 	unsigned v = 0;
 	const char *p = s + 3;
 
-	if (strncmp(s, "cpu", 3) || !is_digit(*p))
+	if (strncmp(s, "cpu", 3) || !cps_is_digit(*p))
 		return 0;
 	/* the kernel writes no leading zeros: "cpu01" is no CPU */
-	if (*p == '0' && is_digit(p[1]))
+	if (*p == '0' && cps_is_digit(p[1]))
 		return 0;
-	for (; is_digit(*p); p++) {
+	for (; cps_is_digit(*p); p++) {
 		if (v > 100000000u) /* far beyond any CPU: still a cpuN name */
 			v = 100000000u;
 		else
@@ -89,7 +85,7 @@ int cps_vsys_cpu_entry(const char *canon, const char *rel, const struct cps_view
 	unsigned v;
 	const char *end;
 	int p;
-	char num[12], *d = num + sizeof(num);
+	char num[CPS_DEC_MAX];
 	size_t head, nl, el;
 
 	if (!cps_vsys_cpu_name(rel, &v, &end))
@@ -97,16 +93,13 @@ int cps_vsys_cpu_entry(const char *canon, const char *rel, const struct cps_view
 	if (v >= s->n || (p = cps_mask_nth(s->set, s->nw, v)) < 0)
 		return CPS_VSYS_ABSENT;
 	/* canon up to "cpu", the physical number, the rest */
-	do
-		*--d = (char)('0' + p % 10);
-	while ((p /= 10) > 0);
+	nl = cps_fmt_dec(num, (unsigned)p);
 	head = (size_t)(rel - canon) + 3;
-	nl = (size_t)(num + sizeof(num) - d);
 	el = strlen(end);
 	if (head + nl + el + 1 > len)
 		return -ENAMETOOLONG;
 	memcpy(phys, canon, head);
-	memcpy(phys + head, d, nl);
+	memcpy(phys + head, num, nl);
 	memcpy(phys + head + nl, end, el + 1);
 	if (!*end)
 		return CPS_VSYS_SAME;
@@ -228,7 +221,7 @@ static int parse_spacelist(const char *t, uint64_t *m, size_t nw)
 			p++;
 		if (!*p)
 			break;
-		if (!is_digit(*p))
+		if (!cps_is_digit(*p))
 			return -EINVAL;
 		v = strtoul(p, &e, 10);
 		if (v >= nw * 64)

@@ -9,14 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "src/cpulist.h"
 #include "src/mask.h"
 #include "src/vsys.h"
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
 
 int cps_vsys_node_resolve(const char *canon, const char *rel, const struct cps_view_input *s,
 			  char *phys, size_t len)
@@ -33,9 +29,9 @@ int cps_vsys_node_resolve(const char *canon, const char *rel, const struct cps_v
 	rel++;
 	if (!strcmp(rel, "has_cpu"))
 		return CPS_VSYS_HAS_CPU;
-	if (strncmp(rel, "node", 4) || !is_digit(rel[4]))
+	if (strncmp(rel, "node", 4) || !cps_is_digit(rel[4]))
 		return CPS_VSYS_SAME;
-	for (p = rel + 4; is_digit(*p); p++)
+	for (p = rel + 4; cps_is_digit(*p); p++)
 		;
 	if (!*p)
 		return CPS_VSYS_DIR; /* nodeK: its cpuN links */
