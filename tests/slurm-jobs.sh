@@ -78,6 +78,20 @@ touch "$T/orphan.go"
 sl srun -n1 true
 check_clean "left-behind process, swept by the next step"
 
+# --- an interactive step (salloc without a command, LaunchParameters=
+# use_interactive_step): the shell it starts runs in a set of its own ---
+if command -v script >/dev/null 2>&1; then
+	printf '%s\nexit\n' "$REPORT" |
+		env $(san_env) SHELL=/bin/sh timeout 60 script -qec "salloc -n1" /dev/null >"$T/ia.out" 2>&1
+	l=$(grep "^task 0 " "$T/ia.out" | tr -d '\r')
+	expect_eq "interactive step: its step id" "$(field step "$l")" 4294967290
+	expect_eq "interactive step: in the table" "$(field table "$l")" "$UT"
+	expect_eq "interactive step: sees its CPU as 0" "$(field seen "$l") $(field ncpus "$l")" "0 1"
+	check_clean "interactive step"
+else
+	note "no script(1) (util-linux) for a terminal: the interactive step is not run"
+fi
+
 # --- the sets of a crashed step (its slurmstepd gone: no clean-up ran),
 # with a member that has died: the user's next step sweeps them ---
 "$CPUSET" --table "$UT" create --cpus 0 --parent root --name slurm.999999.0 >/dev/null

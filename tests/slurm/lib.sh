@@ -124,6 +124,7 @@ JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 KillWait=2
+LaunchParameters=use_interactive_step
 MinJobAge=2
 PlugStackConfig=$SL/plugstack.conf
 NodeName=$_host NodeAddr=127.0.0.1 CPUs=$_cpus State=UNKNOWN
