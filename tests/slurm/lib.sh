@@ -92,7 +92,7 @@ slurm_start() {
 	SL=$T/slurm
 	mkdir -p "$SL/state" "$SL/spool"
 	set -- "${1:-}" $(slurm_ports)
-	_host=$(hostname -s)
+	_host=$(uname -n | cut -d. -f1) # as slurmd finds its node: gethostname(), short
 	_cpus=$(getconf _NPROCESSORS_ONLN)
 	printf '%s\n' "$1" >"$SL/plugstack.conf"
 	cat >"$SL/slurm.conf" <<EOF
