@@ -89,11 +89,14 @@ static int slot_path(unsigned i, char *buf, size_t len)
 	return 0;
 }
 
-/* Removes a pool directory (flat) under the kept views' directory. */
-static void remove_pool_dir(const char *dir)
+/* Removes a pool directory (flat) under the kept views' directory: the
+ * files of slots set in made (all of them for another process's). */
+static void remove_pool_dir(const char *dir, unsigned made)
 {
 	char p[sizeof(pool.dir) + 16];
 	for (unsigned i = 0; i < POOL_SLOTS; i++) {
+		if (!(made & (1u << i)))
+			continue;
 		int n = snprintf(p, sizeof(p), "%s/%u", dir, i);
 		if (n > 0 && (size_t)n < sizeof(p))
 			unlink(p);
@@ -119,7 +122,7 @@ static void reap_dead(const char *kept)
 		char p[sizeof(pool.dir)];
 		int n = snprintf(p, sizeof(p), "%s/%s", kept, nm);
 		if (n > 0 && (size_t)n < sizeof(p))
-			remove_pool_dir(p);
+			remove_pool_dir(p, ~0u);
 	}
 	closedir(d);
 }
@@ -164,7 +167,12 @@ static bool pool_ready(void)
 		    own_dir(kept, 0755))
 			n = snprintf(pool.dir, sizeof(pool.dir), "%s/p.%d", kept, (int)me);
 		if (n > 0 && (size_t)n < sizeof(pool.dir)) {
-			reap_dead(kept);
+			struct stat sb;
+			/* the pools of processes killed before their exit: looked
+			 * for by one process in 16, and by one that finds a pool of
+			 * its own pid left (a killed one's: there are some) */
+			if (me % 16 == 0 || lstat(pool.dir, &sb) == 0)
+				reap_dead(kept);
 			pool.dirlen = strlen(pool.dir);
 			if (own_dir(pool.dir, 0700)) {
 				long pg = sysconf(_SC_PAGESIZE);
@@ -332,8 +340,13 @@ int shim_pool_rewound(const struct stat *sb)
  * say, keep working: their files are only unlinked). */
 __attribute__((destructor)) static void pool_remove(void)
 {
-	if (pool.state > 0 && pool.pid == getpid())
-		remove_pool_dir(pool.dir);
+	if (pool.state > 0 && pool.pid == getpid()) {
+		unsigned made = 0;
+		for (unsigned i = 0; i < POOL_SLOTS; i++)
+			if (pool.s[i].map)
+				made |= 1u << i;
+		remove_pool_dir(pool.dir, made);
+	}
 }
 
 /* ---- the real files, kept open ---- */
