@@ -79,7 +79,9 @@ SKIP_INFOS = {"ProcessName"}
 
 def norm_hwloc(xml_text, rank, cpuless_nodes=None):
     """One line per element, indented by depth: type, attributes with CPU
-    sets mapped through rank (physical -> virtual), PU numbers too."""
+    sets mapped through rank (physical -> virtual), PU numbers too; and
+    the numbers of the NUMA nodes without CPUs (cpuless_nodes: take these
+    as the ones, as the restriction says)."""
     root = ET.fromstring(xml_text)
 
     def cpus(v):
@@ -123,7 +125,8 @@ def norm_hwloc(xml_text, rank, cpuless_nodes=None):
     cpuless = drop_cpuless(root, cpuless_nodes)
     canon_memory(root)
     canon_caches(root)
-    return ["cpu-less NUMA nodes: %s\n" % cpuless] + walk(root, 0)
+    return (["cpu-less NUMA nodes: %s\n" % cpuless] + walk(root, 0),
+            {i for i, _ in cpuless})
 
 
 def canon_caches(root):
@@ -260,9 +263,8 @@ def cmd_hwloc(root, cpus, got_path):
         env=env, capture_output=True, text=True, check=True).stdout
     with open(got_path) as f:
         got = f.read()
-    want = norm_hwloc(ref, {p: v for v, p in enumerate(cpus)})
-    known = {int(x) for x in want[0].split("[")[1].split("(")[1:] for x in [x.split(",")[0]]}
-    have = norm_hwloc(got, {v: v for v in range(len(cpus))}, known)
+    want, known = norm_hwloc(ref, {p: v for v, p in enumerate(cpus)})
+    have, _ = norm_hwloc(got, {v: v for v in range(len(cpus))}, known)
     if want != have:
         fail("hwloc topology of %s in %s" % (root, ",".join(map(str, cpus))), want, have)
 
