@@ -305,38 +305,74 @@ enum cps_canon cps_path_canon(char *out, size_t outlen, const char *base, const 
 	return dir ? CPS_CANON_DIR : CPS_CANON_OK;
 }
 
-static bool has_suffix(const char *s, size_t n, const char *suf)
-{
-	size_t sl = strlen(suf);
+/* These three run on paths that are mostly no view at all (every path a
+ * program opens relative to a directory fd): each looks at a byte or two
+ * before it compares anything. */
 
-	return n > sl && memcmp(s + n - sl, suf, sl) == 0;
+#define LIT(s, n, l) ((n) == sizeof(l) - 1 && memcmp((s), (l), sizeof(l) - 1) == 0)
+#define SUFFIX(s, n, l) ((n) > sizeof(l) - 1 && memcmp((s) + (n) - (sizeof(l) - 1), (l), sizeof(l) - 1) == 0)
+
+/* cpuN, nodeN, indexN */
+static bool num_after(const char *s, size_t n, size_t pl)
+{
+	return n > pl && is_num(s + pl, n - pl);
 }
 
-bool cps_path_view_name(const char *name, size_t len)
+/* the CPU lists of a CPU's topology and caches: *_siblings, *_cpus and
+ * their _list forms, shared_cpu_map, shared_cpu_list */
+static bool cpu_list_name(const char *s, size_t n)
 {
-	static const char *const names[] = {
-		/* files */
-		"cpuinfo", "stat", "status", "online", "possible", "present", "offline",
-		"isolated", "kernel_max", "cpulist", "cpumap", "has_cpu", "shared_cpu_map",
-		"shared_cpu_list", "cpuset.cpus", "cpuset.cpus.effective",
-		"cpuset.effective_cpus",
-		/* directories with views in them or of them */
-		"cpu", "node", "devices", "topology", "cache", "self", "thread-self", ".",
-	};
+	return SUFFIX(s, n, "_list") ? SUFFIX(s, n - 5, "_siblings") || SUFFIX(s, n - 5, "_cpus") ||
+					       LIT(s, n, "shared_cpu_list")
+				     : SUFFIX(s, n, "_siblings") || SUFFIX(s, n, "_cpus") ||
+					       LIT(s, n, "shared_cpu_map");
+}
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (lit(name, len, names[i]))
-			return true;
-	return is_prefnum(name, len, "cpu") || is_prefnum(name, len, "node") ||
-	       is_prefnum(name, len, "index") || has_suffix(name, len, "_siblings") ||
-	       has_suffix(name, len, "_siblings_list") || has_suffix(name, len, "_cpus") ||
-	       has_suffix(name, len, "_cpus_list");
+bool cps_path_view_name(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	switch (s[0]) {
+	case '.':
+		return n == 1;
+	case 'b': /* book_siblings */
+		return cpu_list_name(s, n);
+	case 'c':
+		return LIT(s, n, "cpu") || LIT(s, n, "cpuinfo") || LIT(s, n, "cpulist") ||
+		       LIT(s, n, "cpumap") || LIT(s, n, "cache") || LIT(s, n, "cpuset.cpus") ||
+		       LIT(s, n, "cpuset.cpus.effective") || LIT(s, n, "cpuset.effective_cpus") ||
+		       (n > 3 && s[1] == 'p' && s[2] == 'u' && num_after(s, n, 3)) ||
+		       cpu_list_name(s, n);
+	case 'd':
+		return LIT(s, n, "devices") || cpu_list_name(s, n);
+	case 'h':
+		return LIT(s, n, "has_cpu");
+	case 'i':
+		return LIT(s, n, "isolated") ||
+		       (n > 5 && !memcmp(s, "index", 5) && num_after(s, n, 5));
+	case 'k':
+		return LIT(s, n, "kernel_max");
+	case 'n':
+		return LIT(s, n, "node") || (n > 4 && !memcmp(s, "node", 4) && num_after(s, n, 4));
+	case 'o':
+		return LIT(s, n, "online") || LIT(s, n, "offline");
+	case 'p':
+		return LIT(s, n, "possible") || LIT(s, n, "present") || cpu_list_name(s, n);
+	case 's':
+		return LIT(s, n, "stat") || LIT(s, n, "status") || LIT(s, n, "self") ||
+		       cpu_list_name(s, n);
+	case 't':
+		return LIT(s, n, "topology") || LIT(s, n, "thread-self") || cpu_list_name(s, n);
+	default:
+		return false;
+	}
 }
 
 bool cps_path_has_dotdot(const char *rel)
 {
-	for (const char *p = rel; (p = strstr(p, "..")) != NULL; p += 2)
-		if ((p == rel || p[-1] == '/') && (p[2] == '/' || p[2] == 0))
+	for (const char *p = rel; *p; p++)
+		if (p[0] == '.' && p[1] == '.' && (p == rel || p[-1] == '/') &&
+		    (p[2] == '/' || p[2] == 0))
 			return true;
 	return false;
 }
@@ -359,13 +395,30 @@ bool cps_path_rel_may_view(const char *rel)
 		while (rel[i] && rel[i] != '/')
 			i++;
 		n = i - s;
-		if (lit(rel + s, n, "..") || is_prefnum(rel + s, n, "cpu") ||
-		    is_prefnum(rel + s, n, "node"))
-			return true;
-		if (first && (lit(rel + s, n, "proc") || lit(rel + s, n, "sys")))
-			return true;
+		switch (rel[s]) {
+		case '.':
+			if (n == 2 && rel[s + 1] == '.')
+				return true;
+			break;
+		case 'c':
+			if (n > 3 && rel[s + 1] == 'p' && rel[s + 2] == 'u' && num_after(rel + s, n, 3))
+				return true;
+			break;
+		case 'n':
+			if (n > 4 && !memcmp(rel + s, "node", 4) && num_after(rel + s, n, 4))
+				return true;
+			break;
+		case 'p':
+		case 's':
+			if (first && (LIT(rel + s, n, "proc") || LIT(rel + s, n, "sys")))
+				return true;
+			break;
+		}
 		first = false;
-		if (!rel[i] || !rel[i + strspn(rel + i, "/")])
+		size_t j = i;
+		while (rel[j] == '/')
+			j++;
+		if (!rel[j])
 			return cps_path_view_name(rel + s, n);
 	}
 	return false;

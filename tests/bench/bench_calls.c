@@ -202,6 +202,40 @@ static long c_pread_devnull(void)
 	return pread(devnull_fd(false), &c, 1, 0) == 0 ? 1 : -1;
 }
 
+/* Relative names that can be no view: "null" from the working directory
+ * /dev (neither / nor in /proc or /sys, no ".."), and from a descriptor of
+ * /dev (no name of a view) are passed on without a system call. */
+static int dev_fd = -1;
+
+static int dev_dirfd(void)
+{
+	if (dev_fd < 0) {
+		dev_fd = open("/dev", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (chdir("/dev") != 0)
+			return -1;
+	}
+	return dev_fd;
+}
+
+static long c_open_close_relative(void)
+{
+	int fd = dev_dirfd() < 0 ? -1 : open("null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 1;
+}
+
+static long c_openat_close_dirfd(void)
+{
+	int d = dev_dirfd();
+	int fd = d < 0 ? -1 : openat(d, "null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 1;
+}
+
 /* stat and access of a path that can be no view (the shim's are in the
  * way of every one) */
 static long c_stat_devnull(void)
@@ -505,6 +539,25 @@ static long d_open_close_devnull(void)
 	return 1;
 }
 
+static long d_open_close_relative(void)
+{
+	int fd = dev_dirfd() < 0 ? -1 : libc_open("null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 1;
+}
+
+static long d_openat_close_dirfd(void)
+{
+	int d = dev_dirfd();
+	int fd = d < 0 ? -1 : libc_openat(d, "null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 1;
+}
+
 static long d_stat_devnull(void)
 {
 	struct stat st;
@@ -571,6 +624,8 @@ static const struct {
 	{ "syscall_getppid", c_syscall_getppid, d_syscall_getppid, NULL },
 	{ "open_close_devnull", c_open_close_devnull, d_open_close_devnull, NULL },
 	{ "openat_close_devnull", c_openat_close_devnull, d_openat_close_devnull, NULL },
+	{ "open_close_relative", c_open_close_relative, d_open_close_relative, NULL },
+	{ "openat_close_dirfd", c_openat_close_dirfd, d_openat_close_dirfd, NULL },
 	{ "stat_devnull", c_stat_devnull, d_stat_devnull, NULL },
 	{ "access_devnull", c_access_devnull, d_access_devnull, NULL },
 	{ "fopen_fclose_devnull", c_fopen_fclose_devnull, d_fopen_fclose_devnull, NULL },

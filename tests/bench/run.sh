@@ -204,7 +204,8 @@ calls_native() { taskset -c "$Z" "$BB/bench_calls" "$1" $MS $BATCHES; }
 # reference: the call interposed and passed on (libbench_wrap), nothing else
 calls_wrap() { taskset -c "$Z" env LD_PRELOAD="$WRAP_PRELOAD" "$BB/bench_calls" "$1" $MS $BATCHES; }
 WRAP_CASES="sched_getaffinity pthread_getaffinity_np sched_setaffinity_same sched_getcpu"
-AB_CASES="sysconf_pagesize sysconf_clk_tck syscall_getppid open_close_devnull openat_close_devnull fopen_fclose_devnull stat_devnull access_devnull
+AB_CASES="sysconf_pagesize sysconf_clk_tck syscall_getppid open_close_devnull openat_close_devnull
+open_close_relative openat_close_dirfd fopen_fclose_devnull stat_devnull access_devnull
 lseek_devnull lseek_devnull_after_view pread_devnull"
 AB_AFF_CASES="sched_setaffinity_same sched_getcpu"
 # the affinity reads at four buffer sizes, in both sets, through one call site
