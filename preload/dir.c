@@ -130,6 +130,17 @@ static bool may_be_ours(const char *p)
 	return shim_path_may_view(AT_FDCWD, p);
 }
 
+/* For the walkers (glob, nftw): a start that may lead into /sys (odd
+ * spellings and relative ones included), not any path below /s or /p:
+ * every other walk stays glibc's own. */
+static bool walk_may_be_ours(const char *p)
+{
+	if (!may_be_ours(p))
+		return false;
+	return p[0] != '/' || !strncmp(p, "/sys", 4) || p[1] == '/' || p[1] == '.' ||
+	       shim_test_root();
+}
+
 /* The remembered listing d is, or NULL. */
 static struct vdir *vdir_of(DIR *d)
 {
@@ -153,7 +164,8 @@ EXPORT DIR *opendir(const char *name)
 		return NULL;
 	}
 	/* only what may name a /sys directory of ours is looked at */
-	if (!may_be_ours(name) || !shim_ready() || !shim_sys_canon(AT_FDCWD, name, O_DIRECTORY, canon, sizeof(canon)))
+	if (!may_be_ours(name) || !shim_sys_canon(AT_FDCWD, name, O_DIRECTORY, canon, sizeof(canon)) ||
+	    !shim_sys_family(canon) || !shim_ready())
 		return real_dir.opendir(name);
 	enum cps_vfamily fam = cps_vpath_family(canon);
 	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&v))
@@ -350,7 +362,7 @@ static void glob_closedir(void *d)
 			if (!NAME##_next)                                                \
 				return GLOB_NOSPACE;                                     \
 		}                                                                        \
-		if ((flags & GLOB_ALTDIRFUNC) || !may_be_ours(pattern) || shim_resolving || \
+		if ((flags & GLOB_ALTDIRFUNC) || !walk_may_be_ours(pattern) || shim_resolving || \
 		    !shim_ready())                                                       \
 			return NAME##_next(pattern, flags, errfunc, pglob);              \
 		pglob->gl_closedir = glob_closedir;                                      \
@@ -462,7 +474,7 @@ EXPORT int nftw(const char *dir, nftw_fn fn, int nopenfd, int flags)
 			return -1;
 		}
 	}
-	if ((flags & FTW_CHDIR) || !may_be_ours(dir) || shim_resolving || !shim_ready())
+	if ((flags & FTW_CHDIR) || !walk_may_be_ours(dir) || shim_resolving || !shim_ready())
 		return nftw_next(dir, fn, nopenfd, flags);
 	struct walk *w = malloc(sizeof(*w));
 	struct stat st;

@@ -46,11 +46,13 @@ static int real_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 /* The canonical path of a stat-like call's (dirfd, path), or false. */
 static bool stat_canon(int dirfd, const char *path, int flags, char *canon, size_t len)
 {
+	/* the shim is set up only for a path of ours: a stat of /sbin or
+	 * /srv costs no set-up */
 	return path && *path &&
-	       shim_path_may_view(dirfd, path) &&
-	       !shim_resolving && shim_ready() &&
+	       shim_path_may_view(dirfd, path) && !shim_resolving &&
 	       shim_sys_canon(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon,
-			      len);
+			      len) &&
+	       shim_sys_family(canon) && shim_ready();
 }
 
 /* 0 or -1 with errno: the answer; -2: not ours. */

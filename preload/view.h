@@ -69,6 +69,9 @@ bool shim_sys_cpus(struct shim_cpus *v);
 /* The canonical path of (dirfd, path), below the test root taken as
  * below /; false when it can be no view. */
 bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t len);
+/* Whether canonical path canon is of the /sys families (or the test
+ * root's cpuinfo): the test made before the shim is set up. */
+bool shim_sys_family(const char *canon);
 /* Open of a /sys family path: an fd; -2 with errno (the answer is a
  * failure: cpuN beyond the set); -1 not one of ours (errno untouched). */
 int shim_sys_open(int dirfd, const char *path, int flags, int mode);

@@ -126,6 +126,14 @@ bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t le
 				 &dironly) != NULL;
 }
 
+bool shim_sys_family(const char *canon)
+{
+	enum cps_vfamily f = cps_vpath_family(canon);
+
+	return f == CPS_VF_CPUDIR || f == CPS_VF_NODE ||
+	       (f == CPS_VF_CPUINFO && shim_test_root());
+}
+
 /* ---- contents ---- */
 
 static int slurp(const char *path, char *buf, size_t cap, size_t *len)
@@ -445,9 +453,10 @@ __attribute__((noinline)) static int access_view(int dirfd, const char *path, in
 {
 	char canon[PATH_MAX];
 
-	if (!shim_path_may_view(dirfd, path) || shim_resolving || !shim_ready() ||
+	if (!shim_path_may_view(dirfd, path) || shim_resolving ||
 	    !shim_sys_canon(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon,
-			    sizeof(canon)))
+			    sizeof(canon)) ||
+	    !shim_sys_family(canon) || !shim_ready())
 		return -1;
 	int saved = errno, r = access_flags(canon, mode, flags);
 	if (r == -1)
@@ -511,8 +520,9 @@ __attribute__((noinline)) static ssize_t readlink_view(int dirfd, const char *pa
 	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX], target[PATH_MAX];
 	struct shim_cpus v;
 
-	if (!shim_path_may_view(dirfd, path) || shim_resolving || !shim_ready() ||
-	    !shim_sys_canon(dirfd, path, O_NOFOLLOW, canon, sizeof(canon)))
+	if (!shim_path_may_view(dirfd, path) || shim_resolving ||
+	    !shim_sys_canon(dirfd, path, O_NOFOLLOW, canon, sizeof(canon)) ||
+	    !shim_sys_family(canon) || !shim_ready())
 		return -2;
 	enum cps_vfamily fam = cps_vpath_family(canon);
 	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&v))
