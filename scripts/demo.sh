@@ -9,6 +9,8 @@ sh scripts/build.sh
 make -s tests/integration/prog_omp
 
 export CPUSETSHIM_TABLE=cpusetshim-demo.$$
+# not installed: cpuset-run preloads the build tree's shim
+export CPUSETSHIM_LIB="$PWD/.libs/libcpusetshim.so"
 trap 'rm -f /dev/shm/$CPUSETSHIM_TABLE; rm -rf /dev/shm/$CPUSETSHIM_TABLE.views.*' EXIT
 ./cpuset init >/dev/null
 echo "# the machine: $(nproc) CPUs"

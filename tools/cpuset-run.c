@@ -74,26 +74,14 @@ static bool file_ok(const char *p)
 	return access(p, R_OK) == 0;
 }
 
-/* The shim: $CPUSETSHIM_LIB, else the build tree's when we run from the
- * build tree, else the installed one. */
+/* The shim: $CPUSETSHIM_LIB (the tests point it at the build tree's),
+ * else the installed one. No path of the build tree is compiled in. */
 static int find_shim(char *out, size_t len)
 {
 	const char *e = getenv("CPUSETSHIM_LIB");
 	if (e && *e)
 		return path_join(out, len, e, "") && file_ok(out) ? 0 : -1;
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		size_t bl = strlen(CPS_BUILDDIR);
-		if (!strncmp(exe, CPS_BUILDDIR "/", bl + 1) &&
-		    path_join(out, len, CPS_BUILDDIR, "/.libs/libcpusetshim.so") && file_ok(out))
-			return 0;
-		/* installed next to bin/: <prefix>/lib/libcpusetshim.so */
-	}
-	if (path_join(out, len, CPS_PKGLIBDIR, "/libcpusetshim.so") && file_ok(out))
-		return 0;
-	return path_join(out, len, CPS_BUILDDIR, "/.libs/libcpusetshim.so") && file_ok(out) ? 0 : -1;
+	return path_join(out, len, CPS_PKGLIBDIR, "/libcpusetshim.so") && file_ok(out) ? 0 : -1;
 }
 
 /* LD_PRELOAD with the shim first, once, keeping what is there. */
@@ -233,8 +221,8 @@ int main(int argc, char **argv)
 	}
 	char shim[PATH_MAX];
 	if (find_shim(shim, sizeof(shim)) < 0) {
-		cli_err("cannot find libcpusetshim.so (looked in %s and the build tree; "
-			"set CPUSETSHIM_LIB)", CPS_PKGLIBDIR);
+		cli_err("cannot find libcpusetshim.so (looked in %s; set CPUSETSHIM_LIB, "
+			"as a build tree's run needs)", CPS_PKGLIBDIR);
 		return RUN_FAIL;
 	}
 	struct cps_ctx c;
