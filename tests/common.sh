@@ -275,7 +275,7 @@ fi
 # loads the shim needs in a sanitizer build; nothing in another build
 san_env() {
 	[ -n "$SAN_PRELOAD" ] && echo "LD_PRELOAD=$SAN_PRELOAD" \
-		"ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0" \
+		"ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:handle_sigbus=0" \
 		"UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
 	return 0
 }
