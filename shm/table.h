@@ -63,7 +63,7 @@ struct shm_set {
 	uint32_t nchildren;
 	uint32_t nmembers;  /* registered member processes */
 	uint32_t attached;  /* has ever had a member (AUTOCLEAN) */
-	uint32_t pad;
+	uint32_t created;   /* time(2) it was made, low 32 bits (AUTOCLEAN) */
 	char name[SHM_NAME_MAX];
 	uint64_t masks[];
 };
@@ -112,7 +112,7 @@ struct shm_header {
 	uint64_t repairs;          /* times a dead writer was repaired */
 	uint32_t next_id;
 	uint32_t nsets, nprocs, nthreads;
-	uint32_t pad2;
+	uint32_t unrecorded;       /* thread masks not recorded: thread registry full */
 	_Alignas(64) pthread_mutex_t lock;
 	/* undo journal state: entries live at off_journal */
 	_Alignas(64) uint32_t jcount; /* committed undo entries */

@@ -8,11 +8,15 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "src/allowance.h"
 #include "src/mask.h"
 #include "src/procfs.h"
+#include "src/rawsys.h"
 #include "src/sets.h"
 #include "src/sets_internal.h"
 
@@ -103,69 +107,227 @@ int cps_member_leaves(struct cps_ctx *c, uint32_t set)
 	return e;
 }
 
-/* Dead members out, their threads' records with them.
+/* ---- the sweep ----
+ *
+ * Dead members are looked for without the writers' lock, then removed
+ * inside the transaction when their record is still the one looked at
+ * (the same pid and start time). The lock, and with it the odd sequence
+ * counter that keeps every reader waiting, is held for the removals only,
+ * never for a /proc read per member: under churn every cpuset-run writes,
+ * and a sweep that read /proc for every member inside the lock made each
+ * write cost O(members) while all readers waited, and a stream of them
+ * O(members^2) (issue 10, item 10).
+ *
+ * A quick look (every write of the tools) asks kill(pid, 0) of each member
+ * (a dead pid is gone at once) and reads the start time of a few, a
+ * different few at each write, for pids reused by a process that is no
+ * member; a full look (cpuset sweep, a full registry) reads every start
+ * time.
  *
  * The walk stops once it has met as many live members as the registry
- * counts: the member slots are 128 pages at the default capacity, and
- * each page a process first touches costs it a page fault: the whole walk
- * costs more than the /proc reads of a few members. For the count to be exact
- * every record must be met once: the walk starts after a free slot, which
- * no probe run crosses, so backward-shift deletion only moves records into
- * the slot being looked at or later ones, never back past the walk. */
-int cps_sweep_locked(struct cps_ctx *c)
+ * counts: the member slots are 128 pages at the default capacity, and each
+ * page a process first touches costs it a page fault. The walk starts after
+ * a free slot, which no probe run crosses. Without the lock a concurrent
+ * writer may move records under the walk: a member missed is found by a
+ * later sweep, and nothing is removed that is not checked again under the
+ * lock. */
+#define SWEEP_SAMPLE 4    /* start times read per quick look */
+#define SWEEP_MAX 4096    /* removals per transaction: the journal holds them */
+
+static void dead_add(struct cps_dead_list *d, pid_t pid, uint64_t start)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 64;
+		struct cps_dead_member *v = realloc(d->v, cap * sizeof(*v));
+		if (!v)
+			return; /* the next sweep finds it */
+		d->v = v;
+		d->cap = cap;
+	}
+	d->v[d->n++] = (struct cps_dead_member){ pid, start };
+}
+
+static int cmp_dead(const void *a, const void *b)
+{
+	const struct cps_dead_member *x = a, *y = b;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+void cps_dead_list_free(struct cps_dead_list *d)
+{
+	free(d->v);
+	free(d->t);
+}
+
+/* The thread records of the members in d (sorted by pid), without the
+ * lock: memory reads only, walked as the members are. */
+static void find_dead_threads(struct cps_ctx *c, struct cps_dead_list *d)
+{
+	const struct shm_table *t = &c->t;
+	uint32_t slots = t->thread_slots, from = 0, seen = 0;
+	uint32_t live = __atomic_load_n(&t->h->nthreads, __ATOMIC_RELAXED);
+	d->tn = 0;
+	if (!d->n || !live || !slots)
+		return;
+	while (from < slots && __atomic_load_n(&shm_thread_at(t, from)->tid, __ATOMIC_RELAXED) != 0)
+		from++;
+	bool exact = from < slots;
+	for (uint32_t n = 0; n < slots && (!exact || seen < live); n++) {
+		const struct shm_thread *th = shm_thread_at(t, (from + n) & (slots - 1));
+		pid_t tid = __atomic_load_n(&th->tid, __ATOMIC_RELAXED);
+		if (tid <= 0)
+			continue;
+		seen++;
+		struct cps_dead_member key = { __atomic_load_n(&th->pid, __ATOMIC_RELAXED), 0 };
+		const struct cps_dead_member *dm = bsearch(&key, d->v, d->n, sizeof(*d->v), cmp_dead);
+		uint64_t pstart = __atomic_load_n(&th->pstart, __ATOMIC_RELAXED);
+		if (!dm || dm->start != pstart)
+			continue;
+		if (d->tn == d->tcap) {
+			size_t cap = d->tcap ? d->tcap * 2 : 64;
+			struct cps_dead_thread *v = realloc(d->t, cap * sizeof(*v));
+			if (!v)
+				return;
+			d->t = v;
+			d->tcap = cap;
+		}
+		d->t[d->tn++] = (struct cps_dead_thread){ tid, key.pid, pstart };
+	}
+}
+
+/* full: every member's start time; else a quick look: SWEEP_WINDOW
+ * members in turn from a random place asked with kill(2), SWEEP_SAMPLE of
+ * them also for their start time, and every member of set (not 0: the set
+ * a destroy or an alloc is about) for its start time. */
+#define SWEEP_WINDOW 64
+void cps_find_dead(struct cps_ctx *c, bool full, uint32_t set, struct cps_dead_list *d)
+{
+	const struct shm_table *t = &c->t;
+	uint32_t slots = t->proc_slots, from = 0, seen = 0;
+	uint32_t live = __atomic_load_n(&t->h->nprocs, __ATOMIC_RELAXED);
+	d->n = d->tn = 0;
+	if (live == 0 || slots == 0)
+		return;
+	while (from < slots && __atomic_load_n(&shm_proc_at(t, from)->pid, __ATOMIC_RELAXED) != 0)
+		from++;
+	bool exact = from < slots; /* no free slot: a corrupt registry, walk it all */
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	uint32_t first = (uint32_t)((unsigned long)now.tv_nsec ^ (unsigned long)c->self) % live;
+	uint32_t window = full || live <= SWEEP_WINDOW ? live : SWEEP_WINDOW;
+	uint32_t stride = full || window <= SWEEP_SAMPLE ? 1 : window / SWEEP_SAMPLE;
+	for (uint32_t n = 0; n < slots && (!exact || seen < live) && d->n < SWEEP_MAX; n++) {
+		const struct shm_proc *p = shm_proc_at(t, (from + n) & (slots - 1));
+		pid_t pid = __atomic_load_n(&p->pid, __ATOMIC_RELAXED);
+		if (pid <= 0)
+			continue;
+		/* the place of this member in the window, if it is in it */
+		uint32_t at = (seen++ + live - first) % live;
+		bool ours = set && __atomic_load_n(&p->set, __ATOMIC_RELAXED) == set;
+		if (at >= window && !ours)
+			continue;
+		uint64_t start = __atomic_load_n(&p->start, __ATOMIC_RELAXED);
+		bool alive;
+		if (ours || at % stride == 0)
+			alive = cps_proc_alive(pid, start);
+		else
+			alive = cps_sys3(SYS_kill, pid, 0, 0) != -ESRCH;
+		if (!alive)
+			dead_add(d, pid, start);
+	}
+	if (d->n > 1)
+		qsort(d->v, d->n, sizeof(*d->v), cmp_dead);
+	find_dead_threads(c, d);
+}
+
+/* Inside the transaction: the members of d whose records are unchanged go,
+ * the thread records of the processes that went with them (and of any
+ * process no longer on record); full: also records of threads that ended.
+ * Then AUTOCLEAN sets never attached and older than the grace period.
+ * Returns how many members went. */
+int cps_sweep_apply(struct cps_ctx *c, struct cps_dead_list *d, bool full)
 {
 	struct shm_table *t = &c->t;
-	uint32_t slots = t->proc_slots, from = 0, kept = 0;
 	int removed = 0, e;
-	while (from < slots && shm_proc_at(t, from)->pid != 0)
+	size_t kept = 0;
+	for (size_t k = 0; k < d->n; k++) {
+		long i = shm_proc_find(t, d->v[k].pid);
+		struct shm_proc *p = i >= 0 ? shm_proc_at(t, (uint32_t)i) : NULL;
+		if (!p || p->pid != d->v[k].pid || p->start != d->v[k].start)
+			continue;
+		uint32_t set = p->set;
+		if ((e = shm_proc_remove(t, (uint32_t)i)) < 0 || (e = cps_member_leaves(c, set)) < 0)
+			return e;
+		d->v[kept++] = d->v[k];
+		removed++;
+	}
+	d->n = kept;
+	if (d->n > 1)
+		qsort(d->v, d->n, sizeof(*d->v), cmp_dead);
+	/* the thread records found with the dead members, if still theirs */
+	for (size_t k = 0; k < d->tn; k++) {
+		long i = shm_thread_find(t, d->t[k].tid);
+		struct shm_thread *th = i >= 0 ? shm_thread_at(t, (uint32_t)i) : NULL;
+		if (th && th->pid == d->t[k].pid && th->pstart == d->t[k].pstart &&
+		    (e = shm_thread_remove(t, (uint32_t)i)) < 0)
+			return e;
+	}
+	/* A full sweep, or a full thread registry: every thread record,
+	 * walked as the members are (from a free slot, up to the count),
+	 * those of processes no longer on record and of ended threads out. */
+	uint32_t slots = t->thread_slots, from = 0;
+	bool look = t->h->nthreads > 0 && (full || t->h->nthreads >= t->h->caps.max_threads);
+	while (look && from < slots && shm_thread_at(t, from)->tid != 0)
 		from++;
-	/* no free slot: a corrupt registry, walk it all */
 	bool exact = from < slots;
-	for (uint32_t n = 0; n < slots && (!exact || kept < t->h->nprocs);) {
+	uint32_t seen = 0;
+	for (uint32_t n = 0; look && n < slots && (!exact || seen < t->h->nthreads);) {
 		uint32_t i = (from + n) & (slots - 1);
-		struct shm_proc *p = shm_proc_at(t, i);
-		if (p->pid <= 0 || cps_proc_alive(p->pid, p->start)) {
-			kept += p->pid != 0;
+		struct shm_thread *th = shm_thread_at(t, i);
+		if (th->tid <= 0) {
 			n++;
 			continue;
 		}
-		uint32_t set = p->set;
-		/* the slot is refilled by the shift: look at it again */
-		if ((e = shm_proc_remove(t, i)) < 0 || (e = cps_member_leaves(c, set)) < 0)
-			return e;
-		removed++;
-	}
-	/* (no thread on record: nothing to look at in the thread slots, which
-	 * are 16 bytes plus a mask each, megabytes at the default capacities) */
-	if (t->h->nthreads > 0 && (removed || t->h->nthreads >= t->h->caps.max_threads)) {
-		for (uint32_t i = 0; i < t->thread_slots;) {
-			struct shm_thread *th = shm_thread_at(t, i);
-			if (th->tid <= 0) {
-				i++;
-				continue;
-			}
-			long pi = shm_proc_find(t, th->pid);
-			bool live = pi >= 0 && shm_proc_at(t, (uint32_t)pi)->start == th->pstart &&
-				    cps_thread_alive(th->pid, th->tid);
-			if (live) {
-				i++;
-				continue;
-			}
-			if ((e = shm_thread_remove(t, i)) < 0)
-				return e;
+		long pi = shm_proc_find(t, th->pid);
+		bool gone = pi < 0 ||
+			    shm_proc_at(t, (uint32_t)pi)->start != th->pstart ||
+			    (full && !cps_thread_alive(th->pid, th->tid));
+		if (!gone) {
+			seen++;
+			n++;
+			continue;
 		}
+		/* the slot is refilled by the shift: look at it again */
+		if ((e = shm_thread_remove(t, i)) < 0)
+			return e;
 	}
+	if ((e = cps_reap_unattached(c)) < 0)
+		return e;
 	return removed;
+}
+
+/* The sweep inside a transaction already begun (a full registry): every
+ * start time read with the lock held, rare by construction. */
+int cps_sweep_locked(struct cps_ctx *c)
+{
+	struct cps_dead_list d = { 0 };
+	cps_find_dead(c, true, 0, &d);
+	int r = cps_sweep_apply(c, &d, true);
+	cps_dead_list_free(&d);
+	return r;
 }
 
 int cps_sweep(struct cps_ctx *c)
 {
+	struct cps_dead_list d = { 0 };
+	if (c->t.base && c->t.writable)
+		cps_find_dead(c, true, 0, &d);
 	int r = cps_txn_begin(c, false);
-	if (r < 0)
-		return r;
-	return cps_txn_end(c, cps_sweep_locked(c));
+	if (r >= 0)
+		r = cps_txn_end(c, cps_sweep_apply(c, &d, true));
+	cps_dead_list_free(&d);
+	return r;
 }
-
 
 /* known: pid's /proc facts if the caller has just read them, else NULL. */
 static int register_txn(struct cps_ctx *c, pid_t pid, uint32_t set, bool sweep,
@@ -184,6 +346,14 @@ static int register_txn(struct cps_ctx *c, pid_t pid, uint32_t set, bool sweep,
 		return 0; /* already recorded: no write */
 	if ((r = cps_txn_begin(c, sweep)) < 0)
 		return r;
+	return cps_txn_end(c, cps_register_locked(c, pid, set, &pi));
+}
+
+int cps_register_locked(struct cps_ctx *c, pid_t pid, uint32_t set,
+			const struct cps_procinfo *pip)
+{
+	struct cps_procinfo pi = *pip;
+	int r;
 	long i = shm_proc_find(&c->t, pid);
 	struct shm_proc *p = i >= 0 ? shm_proc_at(&c->t, (uint32_t)i) : NULL;
 	uint32_t old = 0;
@@ -195,35 +365,35 @@ static int register_txn(struct cps_ctx *c, pid_t pid, uint32_t set, bool sweep,
 		/* a dead member with our pid: it leaves its set */
 		uint32_t dead = p->set;
 		if ((r = shm_proc_remove(&c->t, (uint32_t)i)) < 0 || (r = cps_member_leaves(c, dead)) < 0)
-			return cps_txn_end(c, r);
+			return r;
 		p = NULL;
 	}
 	struct shm_set *s = set_get(c, set);
 	if (!s || set == c->t.root_id || cps_mask_empty(shm_set_mask(&c->t, s, SHM_MASK_CPUS), MW(c)))
-		return cps_txn_end(c, 0); /* the root needs no members on record */
+		return 0; /* the root needs no members on record */
 	if (old == set)
-		return cps_txn_end(c, 0);
+		return 0;
 	if (!p) {
 		i = shm_proc_insert(&c->t, pid);
 		if (i == -ENOSPC && (r = cps_sweep_locked(c)) >= 0)
 			i = shm_proc_insert(&c->t, pid);
 		if (i < 0) {
 			c->why = "the member registry is full";
-			return cps_txn_end(c, (int)i);
+			return (int)i;
 		}
 		p = shm_proc_at(&c->t, (uint32_t)i);
 	}
 	struct shm_proc np = { .pid = pid, .set = set, .start = pi.start, .ppid = pi.ppid,
 			       .uid = (uint32_t)pi.uid };
 	if ((r = shm_write(&c->t, p, &np, sizeof(np))) < 0)
-		return cps_txn_end(c, r);
+		return r;
 	s = set_get(c, set);
 	if ((r = shm_write_u32(&c->t, &s->nmembers, s->nmembers + 1)) < 0 ||
 	    (!s->attached && (r = shm_write_u32(&c->t, &s->attached, 1)) < 0))
-		return cps_txn_end(c, r);
+		return r;
 	if (old && (r = cps_member_leaves(c, old)) < 0)
-		return cps_txn_end(c, r);
-	return cps_txn_end(c, 0);
+		return r;
+	return 0;
 }
 
 int cps_register(struct cps_ctx *c, pid_t pid, uint32_t set)
@@ -276,6 +446,12 @@ int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 		c->why = "no such process";
 		return -ESRCH;
 	}
+	/* /proc/TID answers for a thread too: a thread id is no process to
+	 * register (its process is what attach would have to move) */
+	if (!cps_proc_is_process(pid)) {
+		c->why = "a thread id, not a process id";
+		return -EINVAL;
+	}
 	if (c->uid != 0 && pi.uid != c->uid) {
 		c->why = "not allowed to move that process";
 		return -EPERM;
@@ -294,9 +470,21 @@ int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 			return r;
 	}
 	/* the process and its descendants that are in no set of their own */
-	r = cps_migrate_tree(c, pid, id, 0, &pi);
+	return cps_attach_move(c, pid, id, &pi,
+			       "registered in the set, but the kernel refused to move the process");
+}
+
+int cps_attach_move(struct cps_ctx *c, pid_t pid, uint32_t id, const struct cps_procinfo *pi,
+		    const char *unmoved_why)
+{
+	int r = cps_migrate_one(c, pid, id, pi);
 	if (r == -ENOENT)
 		r = cps_migrate_set(c, id);
+	if (r >= 0 && c->unmoved) {
+		/* the table holds the registration; never in silence */
+		c->why = unmoved_why;
+		return -c->unmoved_err;
+	}
 	if (r < 0 && r != -ESRCH) {
 		c->why = "the process is in the set, but moving its threads failed";
 		return r;

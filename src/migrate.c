@@ -19,6 +19,18 @@
 #include "src/sets_internal.h"
 
 
+/* ---- migration ----
+ *
+ * One migration moves a set's members and their descendants that are in
+ * no set of their own, each process once (a member is also a descendant
+ * of its registered ancestors in the same set). For each process it reads
+ * the set's CPUs and the thread list, then the recorded wanted masks of
+ * all its threads in one lock-free read of the table, moves every
+ * thread, and looks again until neither the CPUs nor the thread list
+ * changed (the 2003 proposal's loop). A thread the kernel refuses to move
+ * (another user's process, a setuid one) does not stop the others: the
+ * process is noted in c->unmoved, and the caller reports it. */
+
 /* A list of tids or pids. Most processes have a few threads and few
  * children: those fit in the list itself, with no malloc. */
 struct tidlist {
@@ -90,82 +102,197 @@ static int list_threads(pid_t pid, bool self_single, struct tidlist *l)
 	return r;
 }
 
-/* One thread onto cpus through its wanted mask. */
-static int move_thread(struct cps_ctx *c, pid_t tid, const uint64_t *cpus, bool wrap)
+/* The processes one migration has moved (open addressing, pid 0 free). */
+struct pidset {
+	pid_t *v;
+	size_t n, cap; /* cap: a power of two, or 0 */
+};
+
+static bool pidset_add(struct pidset *s, pid_t pid)
 {
-	size_t mw = MW(c);
-	uint64_t wanted[CPS_MAX_WORDS], phys[CPS_MAX_WORDS];
-	/* a writer of another process inside the table (preempted, say)
-	 * must not pass for "asks for nothing": the tools may wait */
-	struct timespec ts = { 0, 1000000 };
-	int w;
-	for (int i = 0; (w = cps_thread_lookup(&c->t, tid, wanted, mw)) == -EAGAIN && c->patient &&
-			i < 2000;
-	     i++)
-		nanosleep(&ts, NULL);
-	if (w != 1 ||
-	    cps_virt_to_phys(phys, cpus, mw, wanted, mw, wrap) == 0)
-		cps_mask_copy(phys, cpus, mw); /* asked for nothing: the whole set */
-	int e = cps_sys_setaffinity(tid, mw * 8, phys);
-	if (e < 0)
-		return e == -ESRCH ? 0 : e;
-	return 1;
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		pid_t *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return true; /* no memory: move it again rather than never */
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->v[i])
+				continue;
+			size_t j = ((uint32_t)s->v[i] * 2654435769u) & (cap - 1);
+			while (v[j])
+				j = (j + 1) & (cap - 1);
+			v[j] = s->v[i];
+		}
+		free(s->v);
+		s->v = v;
+		s->cap = cap;
+	}
+	size_t j = ((uint32_t)pid * 2654435769u) & (s->cap - 1);
+	while (s->v[j]) {
+		if (s->v[j] == pid)
+			return false;
+		j = (j + 1) & (s->cap - 1);
+	}
+	s->v[j] = pid;
+	s->n++;
+	return true;
 }
 
-/* cps_migrate_process; the last thread list read is left in tids (empty
- * if none could be read), for the caller to look for children.
- * self_single: pid is the caller, with one thread when it read its stat
- * file (see list_threads). */
-static int migrate_threads(struct cps_ctx *c, pid_t pid, uint32_t set, bool self_single,
+struct migration {
+	struct cps_ctx *c;
+	uint32_t set;
+	bool wrap;
+	bool wait;      /* readers wait for a writer inside; else -EAGAIN */
+	uint64_t cpus[CPS_MAX_WORDS]; /* the set's CPUs, read at the start */
+	struct pidset done;
+	struct tidlist later; /* met a writer inside: moved at the end */
+	uint64_t *pool; /* wanted masks of the threads of one process */
+	size_t pool_cap; /* in masks */
+};
+
+static void note_unmoved(struct cps_ctx *c, pid_t pid, int err)
+{
+	if (c->unmoved < (int)CPS_ARRAY_SIZE(c->unmoved_pid))
+		c->unmoved_pid[c->unmoved] = pid;
+	if (!c->unmoved)
+		c->unmoved_err = err;
+	c->unmoved++;
+}
+
+/* The wanted masks of tids (of process pid, started at pstart, 0: not
+ * known) into m->pool, one after the other for those with a record; idx[i]
+ * is the pool index of tids[i], or -1 (asks for nothing). A record is a
+ * thread's only if it names this process (a tid reused by another process
+ * is not the thread that asked). In lock-free reads of up to 64 threads,
+ * each retried when a writer moved the table under it; a writer inside
+ * (preempted, say) is waited for, up to two seconds, and must not pass for
+ * "asks for nothing". */
+static int lookup_wanted(struct migration *m, pid_t pid, uint64_t pstart,
+			 const struct tidlist *tids, long *idx)
+{
+	struct cps_ctx *c = m->c;
+	size_t mw = MW(c), used = 0;
+	if (m->pool_cap < tids->n) {
+		uint64_t *p = realloc(m->pool, tids->n * mw * 8);
+		if (!p)
+			return -ENOMEM;
+		m->pool = p;
+		m->pool_cap = tids->n;
+	}
+	for (size_t from = 0; from < tids->n;) {
+		size_t to = from + 64 < tids->n ? from + 64 : tids->n, u = used;
+		uint64_t seq;
+		int r = shm_read_begin(&c->t, &seq);
+		for (int wait = 0; r < 0 && m->wait && c->patient && wait < 20000; wait++) {
+			struct timespec ts = { 0, 100000 };
+			nanosleep(&ts, NULL);
+			r = shm_read_begin(&c->t, &seq);
+		}
+		if (r < 0)
+			return r;
+		for (size_t i = from; i < to; i++) {
+			idx[i] = -1;
+			long k = shm_thread_find(&c->t, tids->v[i]);
+			if (k < 0)
+				continue;
+			const struct shm_thread *th = shm_thread_at(&c->t, (uint32_t)k);
+			if (th->tid != tids->v[i] || th->pid != pid || (pstart && th->pstart != pstart))
+				continue;
+			memcpy(m->pool + u * mw, th->wanted, mw * 8);
+			idx[i] = (long)u++;
+		}
+		if (shm_read_retry(&c->t, seq))
+			continue;
+		used = u;
+		from = to;
+	}
+	return 0;
+}
+
+/* Every thread of pid onto the set's CPUs, until no new thread appears;
+ * the last thread list read is left in tids (empty if none could be read)
+ * for the caller to look for children. self_single: pid is the caller,
+ * with one thread when it read its stat file (see list_threads). */
+static int migrate_threads(struct migration *m, pid_t pid, uint64_t pstart, bool self_single,
 			   struct tidlist *tids)
 {
+	struct cps_ctx *c = m->c;
 	struct tidlist prev;
 	struct cps_setinfo si;
-	uint64_t last[CPS_MAX_WORDS];
-	bool wrap = cps_wrap_enabled(), have_last = false, latest_in_prev = false;
-	int moved = 0, r = 0;
+	uint64_t last[CPS_MAX_WORDS], phys[CPS_MAX_WORDS];
+	bool have_last = false, latest_in_prev = false;
+	int moved = 0, r = 0, refused = 0;
 	size_t mw = MW(c);
+	long idx_inl[16], *idx = idx_inl;
+	size_t idx_cap = CPS_ARRAY_SIZE(idx_inl);
 
 	tidlist_init(&prev);
 	tids->n = 0;
-	/* As the 2003 CPUSETS proposal's __cpuset_setaffinity: apply, then
-	 * look again until neither the set's CPUs nor the thread list changed
-	 * under us. */
 	for (int pass = 0; pass < 100; pass++) {
-		if ((r = cps_set_get(c, set, &si)) < 0)
+		if (m->wait && (r = cps_set_get(c, m->set, &si)) < 0)
 			break;
+		if (!m->wait) /* read once for the whole migration */
+			cps_mask_copy(si.cpus, m->cpus, mw);
 		if ((r = list_threads(pid, self_single, tids)) < 0)
 			break;
 		latest_in_prev = false;
 		if (have_last && cps_mask_equal(last, si.cpus, mw) && prev.n == tids->n &&
 		    !memcmp(prev.v, tids->v, prev.n * sizeof(pid_t)))
 			break;
-		for (size_t i = 0; i < tids->n; i++) {
-			int m = move_thread(c, tids->v[i], si.cpus, wrap);
-			if (m < 0) {
-				r = m;
-				goto out;
+		if (tids->n > idx_cap) {
+			long *v = malloc(tids->n * sizeof(*v));
+			if (!v) {
+				r = -ENOMEM;
+				break;
 			}
-			moved += m;
+			if (idx != idx_inl)
+				free(idx);
+			idx = v;
+			idx_cap = tids->n;
+		}
+		if ((r = lookup_wanted(m, pid, pstart, tids, idx)) < 0)
+			break;
+		refused = 0;
+		for (size_t i = 0; i < tids->n; i++) {
+			if (idx[i] < 0 ||
+			    cps_virt_to_phys(phys, si.cpus, mw, m->pool + (size_t)idx[i] * mw, mw,
+					     m->wrap) == 0)
+				cps_mask_copy(phys, si.cpus, mw); /* asked for nothing: the whole set */
+			int e = cps_sys_setaffinity(tids->v[i], mw * 8, phys);
+			if (e == 0)
+				moved++;
+			else if (e != -ESRCH && !refused)
+				refused = -e;
 		}
 		cps_mask_copy(last, si.cpus, mw);
 		have_last = true;
 		tidlist_swap(&prev, tids);
 		latest_in_prev = true;
 	}
-out:
 	if (latest_in_prev)
 		tidlist_swap(&prev, tids);
 	tidlist_free(&prev);
+	if (idx != idx_inl)
+		free(idx);
+	if (refused)
+		note_unmoved(c, pid, refused);
+	if (r == -ESRCH)
+		r = 0; /* gone meanwhile: nothing to move */
 	return r < 0 ? r : moved;
 }
 
+static void migration_init(struct migration *m, struct cps_ctx *c, uint32_t set);
+static void migration_free(struct migration *m);
+
 int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set)
 {
+	struct migration m;
 	struct tidlist tids;
+	migration_init(&m, c, set);
 	tidlist_init(&tids);
-	int r = migrate_threads(c, pid, set, false, &tids);
+	int r = migrate_threads(&m, pid, 0, false, &tids);
 	tidlist_free(&tids);
+	migration_free(&m);
 	return r;
 }
 
@@ -187,19 +314,30 @@ static int children_of(pid_t pid, const struct tidlist *tids, struct tidlist *ki
 }
 
 /* pid and every descendant that is not registered in a set of its own,
- * depth first. Returns threads moved, or -ENOENT without children files.
- * known: pid's /proc facts if the caller has just read them, else NULL. */
-int cps_migrate_tree(struct cps_ctx *c, pid_t pid, uint32_t set, int depth,
-		     const struct cps_procinfo *known)
+ * depth first, each once. Returns threads moved, or -ENOENT without
+ * children files. known: pid's /proc facts if the caller has just read
+ * them, else NULL; pstart: its start time (0: not known). */
+static int migrate_tree(struct migration *m, pid_t pid, uint64_t pstart, int depth,
+			const struct cps_procinfo *known)
 {
+	struct cps_ctx *c = m->c;
 	struct tidlist tids, kids;
 	int total = 0;
+	if (!pidset_add(&m->done, pid))
+		return 0; /* moved already, as a member or another's descendant */
 	/* a process moving itself (cpuset-run, just before its exec) knows
 	 * more about itself than /proc would tell */
-	bool self = depth == 0 && pid == getpid();
+	bool self = depth == 0 && pid == c->self;
+	if (known)
+		pstart = known->start;
 	tidlist_init(&tids);
 	tidlist_init(&kids);
-	int r = migrate_threads(c, pid, set, self && known && known->nthreads == 1, &tids);
+	int r = migrate_threads(m, pid, pstart, self && known && known->nthreads == 1, &tids);
+	if (r == -EAGAIN && !m->wait) {
+		/* a writer inside the table: this one at the end, children now */
+		collect_tid(pid, &m->later);
+		r = 0;
+	}
 	if (r > 0)
 		total += r;
 	if (depth > 64 || (self && !cps_self_has_children()))
@@ -210,19 +348,69 @@ int cps_migrate_tree(struct cps_ctx *c, pid_t pid, uint32_t set, int depth,
 	}
 	for (size_t i = 0; i < kids.n; i++) {
 		long k = shm_proc_find(&c->t, kids.v[i]);
-		if (k >= 0 && shm_proc_at(&c->t, (uint32_t)k)->set != set)
+		if (k >= 0 && shm_proc_at(&c->t, (uint32_t)k)->set != m->set)
 			continue; /* a member of another set, with its subtree */
-		r = cps_migrate_tree(c, kids.v[i], set, depth + 1, NULL);
+		struct cps_procinfo ki;
+		if (cps_proc_info(kids.v[i], &ki) < 0)
+			continue; /* gone */
+		r = migrate_tree(m, kids.v[i], ki.start, depth + 1, &ki);
 		if (r == -ENOENT) {
 			total = -ENOENT;
 			break;
 		}
-		total += r;
+		if (r > 0)
+			total += r;
 	}
 out:
 	tidlist_free(&tids);
 	tidlist_free(&kids);
 	return total;
+}
+
+/* The process pid (just read: known) and its descendants onto set. */
+static void migration_init(struct migration *m, struct cps_ctx *c, uint32_t set)
+{
+	memset(m, 0, sizeof(*m));
+	m->c = c;
+	m->set = set;
+	m->wrap = cps_wrap_enabled();
+	m->wait = true;
+	tidlist_init(&m->later);
+	c->unmoved = 0;
+}
+
+static void migration_free(struct migration *m)
+{
+	free(m->done.v);
+	free(m->pool);
+	tidlist_free(&m->later);
+}
+
+/* The processes put off because a writer was inside: now, waiting for it
+ * (their descendants were moved already). */
+static int migrate_later(struct migration *m)
+{
+	int total = 0;
+	m->wait = true;
+	for (size_t i = 0; i < m->later.n; i++) {
+		struct tidlist tids;
+		tidlist_init(&tids);
+		int r = migrate_threads(m, m->later.v[i], 0, false, &tids);
+		tidlist_free(&tids);
+		if (r > 0)
+			total += r;
+	}
+	m->later.n = 0;
+	return total;
+}
+
+int cps_migrate_one(struct cps_ctx *c, pid_t pid, uint32_t set, const struct cps_procinfo *known)
+{
+	struct migration m;
+	migration_init(&m, c, set);
+	int r = migrate_tree(&m, pid, 0, 0, known);
+	migration_free(&m);
+	return r;
 }
 
 struct pmap {
@@ -270,56 +458,108 @@ static pid_t ppid_of(const struct pmap *m, pid_t pid)
 
 static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set);
 
+/* The member records of set: one snapshot, as far as its buffer holds it
+ * (cps_members counts every record it met, the buffer may hold fewer: a
+ * larger one and another snapshot while the count outgrows it). */
+static long members_snapshot(struct cps_ctx *c, uint32_t set, struct cps_member **out)
+{
+	size_t cap = 64;
+	for (int tries = 0;; tries++) {
+		struct cps_member *v = malloc(cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		long n = cps_members(c, set, v, cap);
+		if (n < 0 || (size_t)n <= cap || tries == 8) {
+			if (n < 0) {
+				free(v);
+				return n;
+			}
+			*out = v;
+			return (size_t)n < cap ? n : (long)cap;
+		}
+		free(v);
+		cap = (size_t)n + (size_t)n / 2;
+	}
+}
+
 int cps_migrate_set(struct cps_ctx *c, uint32_t set)
 {
-	long n = cps_members(c, set, NULL, 0);
+	struct cps_member *mem = NULL;
+	long n = members_snapshot(c, set, &mem);
 	if (n < 0)
 		return (int)n;
-	struct cps_member *m = calloc((size_t)n + 1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	n = cps_members(c, set, m, (size_t)n + 1);
-	int total = 0;
-	for (long i = 0; n > 0 && i < n; i++) {
-		int r = cps_migrate_tree(c, m[i].pid, set, 0, NULL);
-		if (r == -ENOENT) {
-			free(m);
-			return migrate_set_by_scan(c, set);
+	struct migration m;
+	struct cps_setinfo si;
+	int total = 0, r = 0;
+	migration_init(&m, c, set);
+	/* Members in turn without waiting for writers: one that meets a
+	 * writer inside the table is moved at the end, when that writer is
+	 * long gone, and the others meanwhile. Under churn writers come all
+	 * the time, and on a loaded machine one preempted inside holds every
+	 * reader for a time slice of every other runnable process. */
+	for (int round = 0; round < 10; round++) {
+		if ((r = cps_set_get(c, set, &si)) < 0)
+			break;
+		cps_mask_copy(m.cpus, si.cpus, MW(c));
+		m.wait = false;
+		m.done.n = 0;
+		if (m.done.v)
+			memset(m.done.v, 0, m.done.cap * sizeof(pid_t));
+		for (long i = 0; i < n; i++) {
+			r = migrate_tree(&m, mem[i].pid, mem[i].start, 0, NULL);
+			if (r == -ENOENT)
+				break;
+			if (r > 0)
+				total += r;
 		}
-		total += r;
+		if (r == -ENOENT)
+			break;
+		total += migrate_later(&m);
+		/* another alloc of this set meanwhile: again, with its CPUs */
+		if ((r = cps_set_get(c, set, &si)) < 0 || cps_mask_equal(si.cpus, m.cpus, MW(c)))
+			break;
 	}
-	free(m);
-	return total;
+	free(mem);
+	migration_free(&m);
+	if (r == -ENOENT)
+		return migrate_set_by_scan(c, set);
+	return r < 0 ? r : total;
 }
 
 /* Without /proc/.../children: every process, by its nearest registered
  * ancestor. */
 static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set)
 {
-	struct pmap m = { 0 };
+	struct pmap pm = { 0 };
+	struct migration m;
 	int total = 0, r;
-	if ((r = cps_proc_each(collect_proc, &m)) < 0)
+	migration_init(&m, c, set);
+	if ((r = cps_proc_each(collect_proc, &pm)) < 0)
 		goto out;
-	for (size_t i = 0; i < m.n; i++) {
+	for (size_t i = 0; i < pm.n; i++) {
 		/* nearest registered ancestor (or itself) decides */
-		pid_t p = m.pid[i];
+		pid_t p = pm.pid[i];
 		uint32_t s = 0;
 		for (int depth = 0; p > 1 && depth < 4096 && !s; depth++) {
 			long k = shm_proc_find(&c->t, p);
 			if (k >= 0 && shm_proc_at(&c->t, (uint32_t)k)->pid == p)
 				s = shm_proc_at(&c->t, (uint32_t)k)->set;
 			else
-				p = ppid_of(&m, p);
+				p = ppid_of(&pm, p);
 		}
 		if (s != set)
 			continue;
-		r = cps_migrate_process(c, m.pid[i], set);
+		struct tidlist tids;
+		tidlist_init(&tids);
+		r = migrate_threads(&m, pm.pid[i], 0, false, &tids);
+		tidlist_free(&tids);
 		if (r > 0)
 			total += r;
 	}
 	r = total;
 out:
-	free(m.pid);
-	free(m.ppid);
+	free(pm.pid);
+	free(pm.ppid);
+	migration_free(&m);
 	return r;
 }

@@ -140,6 +140,36 @@ bool cps_thread_alive(pid_t pid, pid_t tid)
 	return cps_sys_tgkill(pid, tid, 0) != -ESRCH;
 }
 
+bool cps_proc_is_process(pid_t pid)
+{
+	if (pid <= 0)
+		return false;
+	/* tgkill checks that thread pid belongs to thread group pid: only a
+	 * process's first thread does (EPERM: it does, another user's) */
+	if (cps_sys_tgkill(pid, pid, 0) != -ESRCH)
+		return true;
+	/* no thread group pid: a thread of another one if pid exists */
+	long r = cps_sys3(SYS_kill, pid, 0, 0);
+	return !(r == 0 || r == -EPERM);
+}
+
+pid_t cps_proc_tgid(pid_t tid)
+{
+	char path[PROC_PATH_MAX], buf[2048];
+	proc_path(path, tid, 0, "/status");
+	int n = read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n == -ENOENT ? -ESRCH : n;
+	const char *p = strstr(buf, "\nTgid:");
+	if (!p)
+		return -EIO;
+	p += 6;
+	while (*p == '\t' || *p == ' ')
+		p++;
+	unsigned long long v = take_dec(&p);
+	return v > 0 && v < 0x7fffffff ? (pid_t)v : -EIO;
+}
+
 bool cps_self_has_children(void)
 {
 	siginfo_t si;

@@ -32,6 +32,12 @@ bool cps_proc_alive(pid_t pid, uint64_t start);
  * process, alive or not: one system call, where the children files are
  * one open per thread. */
 bool cps_self_has_children(void);
+/* False if pid names a thread that is not its process's first (a tid
+ * that is no process id); true for a process, or if pid is gone. */
+bool cps_proc_is_process(pid_t pid);
+/* The process of thread tid (Tgid in /proc/TID/status), or a negative
+ * errno. */
+pid_t cps_proc_tgid(pid_t tid);
 /* True if thread tid of process pid exists. */
 bool cps_thread_alive(pid_t pid, pid_t tid);
 /* Calls fn for every thread of pid; stops early when fn returns non-zero

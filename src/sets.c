@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/kept_views.h"
@@ -251,9 +252,11 @@ int cps_find(struct cps_ctx *c, const char *what, uint32_t *id)
 	char *end;
 	if (!what || !*what)
 		return -EINVAL;
-	if (what[0] >= '0' && what[0] <= '9') {
+	/* all digits: an id (names are never all digits); else a name, which
+	 * may start with a digit */
+	if (what[strspn(what, "0123456789")] == 0) {
 		unsigned long v = strtoul(what, &end, 10);
-		if (*end || v == 0 || v > UINT32_MAX)
+		if (*end || v == 0 || v > UINT32_MAX || strlen(what) > 10)
 			return -EINVAL;
 		if (!set_get(c, (uint32_t)v))
 			return -ENOENT;
@@ -328,7 +331,7 @@ int cps_remove_set(struct cps_ctx *c, struct shm_set *s)
 	return 0;
 }
 
-int cps_txn_begin(struct cps_ctx *c, bool sweep)
+int cps_txn_begin_for(struct cps_ctx *c, bool sweep, uint32_t set)
 {
 	c->why = NULL; /* a reason is this transaction's or none */
 	if (!c->t.base)
@@ -337,15 +340,69 @@ int cps_txn_begin(struct cps_ctx *c, bool sweep)
 		c->why = "the table is not writable by this user";
 		return -EACCES;
 	}
+	/* the dead are looked for before the lock: the lock (and the odd
+	 * sequence counter every reader waits on) is held for their removal
+	 * only (membership.c, "the sweep") */
+	struct cps_dead_list d = { 0 };
+	if (sweep)
+		cps_find_dead(c, false, set, &d);
 	int r = shm_write_begin(&c->t);
 	if (r < 0) {
 		if (c->t.why[0]) /* the lock's holder, the damage */
 			c->why = c->t.why;
+		cps_dead_list_free(&d);
 		return r;
 	}
-	if (sweep && (r = cps_sweep_locked(c)) < 0) {
+	if (sweep && (r = cps_sweep_apply(c, &d, false)) < 0)
 		shm_write_abort(&c->t);
-		return r;
+	cps_dead_list_free(&d);
+	return r < 0 ? r : 0;
+}
+
+int cps_txn_begin(struct cps_ctx *c, bool sweep)
+{
+	return cps_txn_begin_for(c, sweep, 0);
+}
+
+/* AUTOCLEAN sets are destroyed when their last member leaves; one that
+ * never had a member (made, then its maker killed before it attached
+ * anything, or never used) goes once it is older than the grace period
+ * ($CPUSETSHIM_AUTOCLEAN_GRACE seconds, default 60). */
+static uint32_t autoclean_grace(void)
+{
+	const char *g = getenv("CPUSETSHIM_AUTOCLEAN_GRACE");
+	char *end;
+	if (g && *g >= '0' && *g <= '9') {
+		unsigned long v = strtoul(g, &end, 10);
+		if (!*end && v < UINT32_MAX)
+			return (uint32_t)v;
+	}
+	return 60;
+}
+
+int cps_reap_unattached(struct cps_ctx *c)
+{
+	struct shm_table *t = &c->t;
+	uint32_t nsets = t->h->nsets, seen = 0, grace = 0, now = 0;
+	bool timed = false;
+	for (uint32_t i = 0; i < t->set_slots && seen < nsets; i++) {
+		struct shm_set *s = shm_set_at(t, i);
+		if (!s->id || s->id % t->set_slots != i)
+			continue;
+		seen++;
+		if (!(s->flags & CPS_AUTOCLEAN) || s->attached || s->nmembers || s->nchildren ||
+		    !s->parent || s->id == t->root_id)
+			continue;
+		if (!timed) {
+			grace = autoclean_grace();
+			now = (uint32_t)time(NULL);
+			timed = true;
+		}
+		if ((uint32_t)(now - s->created) <= grace)
+			continue;
+		int e = cps_remove_set(c, s);
+		if (e < 0)
+			return e;
 	}
 	return 0;
 }
@@ -461,9 +518,9 @@ static int alloc_locked(struct cps_ctx *c, struct shm_set *s, const uint64_t *cp
 	return e < 0 ? e : rebuild_reserved(c, p);
 }
 
-int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
-	       const uint64_t *cpus, uint32_t *id)
+static int create_check(struct cps_ctx *c, unsigned flags, const char *name)
 {
+	c->why = NULL;
 	if (flags & ~CPS_FLAGS_ALL) {
 		c->why = "unknown flag";
 		return -EINVAL;
@@ -472,75 +529,102 @@ int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *n
 		c->why = "a set name is 1-47 letters, digits, '.', '_' or '-', not all digits";
 		return -EINVAL;
 	}
-	if (!parent)
-		parent = cps_current(c);
-	int r = cps_txn_begin(c, true);
-	if (r < 0)
-		return r;
+	return 0;
+}
+
+/* cps_create inside a transaction. */
+static int create_locked(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
+			 const uint64_t *cpus, uint32_t *id)
+{
+	int r;
 	struct shm_set *p = set_get(c, parent);
 	if (!p) {
 		c->why = "no such parent set";
-		return cps_txn_end(c, -EINVAL);
+		return -EINVAL;
 	}
 	if ((c->why = cps_nesting_refusal(p->flags, flags)) != NULL)
-		return cps_txn_end(c, -EINVAL);
+		return -EINVAL;
 	if (name && find_name(c, name)) {
 		c->why = "a set with that name exists";
-		return cps_txn_end(c, -EEXIST);
+		return -EEXIST;
 	}
 	uint32_t nid;
 	if (c->t.h->nsets >= c->t.h->caps.max_sets || !(nid = shm_set_new_id(&c->t))) {
 		c->why = "the table is full";
-		return cps_txn_end(c, -ENOSPC);
+		return -ENOSPC;
 	}
 	struct shm_set *s = shm_set_at(&c->t, nid % c->t.set_slots);
 	if ((r = shm_undo(&c->t, s, c->t.set_rsz)) < 0)
-		return cps_txn_end(c, r);
+		return r;
 	memset(s, 0, c->t.set_rsz);
 	s->parent = parent;
 	s->flags = flags;
 	s->uid = (uint32_t)c->uid;
+	s->created = (uint32_t)time(NULL);
 	if (name)
 		strncpy(s->name, name, SHM_NAME_MAX - 1);
 	__atomic_store_n(&s->id, nid, __ATOMIC_RELEASE);
 	if ((r = shm_write_u32(&c->t, &c->t.h->nsets, c->t.h->nsets + 1)) < 0 ||
 	    (r = rebuild_reserved(c, p)) < 0)
-		return cps_txn_end(c, r);
-	if (cpus) {
-		/* creating inside someone else's set is allowed; the new set is ours */
-		if ((r = alloc_locked(c, s, cpus)) < 0)
-			return cps_txn_end(c, r);
-	}
+		return r;
+	/* creating inside someone else's set is allowed; the new set is ours */
+	if (cpus && (r = alloc_locked(c, s, cpus)) < 0)
+		return r;
 	*id = nid;
-	return cps_txn_end(c, 0);
+	return 0;
+}
+
+int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
+	       const uint64_t *cpus, uint32_t *id)
+{
+	int r = create_check(c, flags, name);
+	if (r < 0)
+		return r;
+	if (!parent)
+		parent = cps_current(c);
+	if ((r = cps_txn_begin(c, true)) < 0)
+		return r;
+	return cps_txn_end(c, create_locked(c, parent, flags, name, cpus, id));
+}
+
+/* cps_destroy inside its transaction; d: the dead found before it. */
+static int destroy_locked(struct cps_ctx *c, uint32_t id, struct cps_dead_list *d)
+{
+	int r;
+	struct shm_set *s = set_get(c, id);
+	if (!s || id == c->t.root_id) {
+		c->why = s ? "the root set cannot be destroyed" : "no such set";
+		return -EINVAL;
+	}
+	if (!owner_ok(c, s)) {
+		c->why = "not the owner of the set";
+		return -EPERM;
+	}
+	if ((r = cps_sweep_apply(c, d, false)) < 0)
+		return r;
+	if (!(s = set_get(c, id)))
+		return 0;
+	if (s->nmembers || s->nchildren) {
+		c->why = s->nmembers ? "the set has member processes" : "the set has child sets";
+		return -EBUSY;
+	}
+	return cps_remove_set(c, s);
 }
 
 int cps_destroy(struct cps_ctx *c, uint32_t id)
 {
 	/* the set is looked at before the sweep: an AUTOCLEAN set whose
 	 * members have all died goes in the sweep, and that is the destroy
-	 * asked for, not "no such set" */
+	 * asked for, not "no such set". The dead (every member of this set
+	 * in full) are looked for before the lock, as every sweep's. */
+	struct cps_dead_list d = { 0 };
+	if (c->t.base && c->t.writable)
+		cps_find_dead(c, false, id, &d);
 	int r = cps_txn_begin(c, false);
-	if (r < 0)
-		return r;
-	struct shm_set *s = set_get(c, id);
-	if (!s || id == c->t.root_id) {
-		c->why = s ? "the root set cannot be destroyed" : "no such set";
-		return cps_txn_end(c, -EINVAL);
-	}
-	if (!owner_ok(c, s)) {
-		c->why = "not the owner of the set";
-		return cps_txn_end(c, -EPERM);
-	}
-	if ((r = cps_sweep_locked(c)) < 0)
-		return cps_txn_end(c, r);
-	if (!(s = set_get(c, id)))
-		return cps_txn_end(c, 0);
-	if (s->nmembers || s->nchildren) {
-		c->why = s->nmembers ? "the set has member processes" : "the set has child sets";
-		return cps_txn_end(c, -EBUSY);
-	}
-	return cps_txn_end(c, cps_remove_set(c, s));
+	if (r >= 0)
+		r = cps_txn_end(c, destroy_locked(c, id, &d));
+	cps_dead_list_free(&d);
+	return r;
 }
 
 int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus)
@@ -549,7 +633,7 @@ int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus)
 		c->why = "the root set's CPUs are fixed when the table is made";
 		return -EINVAL;
 	}
-	int r = cps_txn_begin(c, true);
+	int r = cps_txn_begin_for(c, true, id);
 	if (r < 0)
 		return r;
 	struct shm_set *s = set_get(c, id);
@@ -560,10 +644,56 @@ int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus)
 	bool changed = !cps_mask_equal(shm_set_mask(&c->t, s, SHM_MASK_CPUS), cpus, MW(c));
 	bool members = s->nmembers > 0;
 	r = cps_txn_end(c, alloc_locked(c, s, cpus));
+	c->unmoved = 0;
 	if (r == 0 && changed && members && (r = cps_migrate_set(c, id)) < 0)
 		c->why = "the set has its new CPUs, but moving its members' threads failed";
+	if (r >= 0 && c->unmoved) {
+		/* the table holds the new CPUs; never in silence */
+		c->why = "the set has its new CPUs, but the kernel refused to move some member "
+			 "processes";
+		return -c->unmoved_err;
+	}
 	return r < 0 ? r : 0;
 }
+int cps_create_attach(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
+		      const uint64_t *cpus, pid_t pid, uint32_t *id)
+{
+	struct cps_procinfo pi;
+	uint32_t nid = 0;
+	int r = create_check(c, flags, name);
+	if (r < 0)
+		return r;
+	if (!cpus) {
+		c->why = "a set to attach to needs CPUs";
+		return -EINVAL;
+	}
+	if (pid == 0)
+		pid = c->self;
+	if (pid < 0 || cps_proc_info(pid, &pi) < 0) {
+		c->why = "no such process";
+		return -ESRCH;
+	}
+	if (c->uid != 0 && pi.uid != c->uid) {
+		c->why = "not allowed to move that process";
+		return -EPERM;
+	}
+	if (!parent)
+		parent = cps_current(c);
+	/* one transaction: a set made is a set attached, so an AUTOCLEAN set
+	 * goes with its last member even if its maker dies at once */
+	if ((r = cps_txn_begin(c, true)) < 0)
+		return r;
+	r = create_locked(c, parent, flags, name, cpus, &nid);
+	if (r == 0)
+		r = cps_register_locked(c, pid, nid, &pi);
+	if ((r = cps_txn_end(c, r)) < 0)
+		return r;
+	*id = nid;
+	return cps_attach_move(c, pid, nid, &pi,
+			       "made and registered in the set, but the kernel refused to move the "
+			       "process");
+}
+
 int cps_getfreecpus(struct cps_ctx *c, uint32_t parent, unsigned flags, uint64_t *out)
 {
 	struct cps_setinfo si;

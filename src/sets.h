@@ -31,6 +31,13 @@ struct cps_ctx {
 	 * before or after one states its own. */
 	const char *why;
 	bool patient;    /* readers wait for writers (tools); false: never block */
+	/* The last attach or alloc: how many processes the kernel refused to
+	 * move (wholly or in part), the first few, and its error for the
+	 * first. The set rules held; the kernel said no (another user's
+	 * process, a privileged one). */
+	int unmoved;
+	int unmoved_err;
+	pid_t unmoved_pid[8];
 };
 
 #define CPS_OPEN_READ 0
@@ -74,6 +81,11 @@ uint32_t cps_current(struct cps_ctx *c);
  * may be NULL (-EEXIST if taken, -EINVAL if malformed). */
 int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
 	       const uint64_t *cpus, uint32_t *id);
+/* create, then attach pid (0: the caller) to the new set, in one
+ * transaction: nobody sees the set without its member (cpuset-run --cpus:
+ * a kill in between cannot leave an AUTOCLEAN set that never had one). */
+int cps_create_attach(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
+		      const uint64_t *cpus, pid_t pid, uint32_t *id);
 int cps_destroy(struct cps_ctx *c, uint32_t id);
 int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus);
 int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid);
@@ -121,6 +133,9 @@ int cps_register(struct cps_ctx *c, pid_t pid, uint32_t set);
 /* Record a thread's wanted virtual mask (vnw words) and apply it: the
  * thread's kernel mask becomes wanted mapped onto its set. */
 int cps_thread_record(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *wanted, size_t vnw);
+/* The record of thread tid of process pid goes (the thread ends: a tid
+ * reused later is another thread, which asked for nothing). */
+int cps_thread_forget(struct cps_ctx *c, pid_t pid, pid_t tid);
 
 /* Move every thread of pid onto set's CPUs through each thread's wanted
  * mask, repeating until no new thread appears. Returns threads moved. */

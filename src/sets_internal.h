@@ -56,6 +56,11 @@ static inline bool autoclean_due(const struct shm_set *s)
 /* Begin a write transaction (sweep: remove dead members first); end it,
  * committing if r >= 0, else rolling back. cps_txn_end returns r. */
 int cps_txn_begin(struct cps_ctx *c, bool sweep);
+/* The same, the sweep looking at every member of set in full. */
+int cps_txn_begin_for(struct cps_ctx *c, bool sweep, uint32_t set);
+/* AUTOCLEAN sets never attached and older than the grace period go
+ * (inside a transaction). */
+int cps_reap_unattached(struct cps_ctx *c);
 int cps_txn_end(struct cps_ctx *c, int r);
 /* Remove s and every ancestor its removal leaves due for autoclean. */
 int cps_remove_set(struct cps_ctx *c, struct shm_set *s);
@@ -69,16 +74,45 @@ uint32_t cps_registered_set(const struct shm_table *t, pid_t pid, uint64_t start
 uint32_t cps_which_locked(struct cps_ctx *c, pid_t pid);
 /* A member of set left it: its count, and autoclean. */
 int cps_member_leaves(struct cps_ctx *c, uint32_t set);
-/* Dead members out, their threads' records with them (inside a
- * transaction). Returns how many were removed. */
+/* The sweep, in two halves: dead members (and their thread records)
+ * looked for without the lock, then removed inside the transaction if
+ * their records are unchanged. full: every member's start time read;
+ * else a quick look at a window of members, and every member of set (not
+ * 0) in full. */
+struct cps_dead_member {
+	pid_t pid;
+	uint64_t start;
+};
+struct cps_dead_list {
+	struct cps_dead_member *v; /* sorted by pid */
+	size_t n, cap;
+	struct cps_dead_thread {
+		pid_t tid, pid;
+		uint64_t pstart;
+	} *t; /* thread records of those members */
+	size_t tn, tcap;
+};
+void cps_find_dead(struct cps_ctx *c, bool full, uint32_t set, struct cps_dead_list *d);
+/* Inside a transaction: returns how many members went. */
+int cps_sweep_apply(struct cps_ctx *c, struct cps_dead_list *d, bool full);
+void cps_dead_list_free(struct cps_dead_list *d);
+/* Both halves inside a transaction (a full registry). */
 int cps_sweep_locked(struct cps_ctx *c);
+/* Record pid (its /proc facts in pi) as a member of set, inside a
+ * transaction (register_txn's body). */
+int cps_register_locked(struct cps_ctx *c, pid_t pid, uint32_t set,
+			const struct cps_procinfo *pi);
+/* Move pid (just registered in id) and its descendants; unmoved_why is
+ * the reason given when the kernel refused some of it. */
+int cps_attach_move(struct cps_ctx *c, pid_t pid, uint32_t id, const struct cps_procinfo *pi,
+		    const char *unmoved_why);
 
 /* ---- migrate.c ---- */
 
 /* pid and every descendant that is not registered in a set of its own,
- * depth first. Returns threads moved, or -ENOENT without children files.
- * known: pid's /proc facts if the caller has just read them, else NULL. */
-int cps_migrate_tree(struct cps_ctx *c, pid_t pid, uint32_t set, int depth,
-		 const struct cps_procinfo *known);
+ * each once. Returns threads moved, or -ENOENT without children files;
+ * what the kernel refused to move is in c->unmoved. known: pid's /proc
+ * facts if the caller has just read them, else NULL. */
+int cps_migrate_one(struct cps_ctx *c, pid_t pid, uint32_t set, const struct cps_procinfo *known);
 
 #endif

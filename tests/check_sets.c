@@ -245,7 +245,17 @@ START_TEST(find_and_list)
 	snprintf(b, sizeof(b), "%u", id);
 	ck_assert_int_eq(cps_find(&ctx, b, &f), 0);
 	ck_assert_int_eq(cps_find(&ctx, "beta", &f), -ENOENT);
-	ck_assert_int_eq(cps_find(&ctx, "12x", &f), -EINVAL);
+	/* a name may start with a digit: "12x" is a name (none here), and
+	 * names it once made; all digits is an id */
+	ck_assert_int_eq(cps_find(&ctx, "12x", &f), -ENOENT);
+	uint32_t id12;
+	ck_assert_int_eq(cps_create(&ctx, R, 0, "12x", mask("1"), &id12), 0);
+	ck_assert_int_eq(cps_find(&ctx, "12x", &f), 0);
+	ck_assert_uint_eq(f, id12);
+	ck_assert_int_eq(cps_create(&ctx, R, 0, "123", mask("1"), &f), -EINVAL);
+	ck_assert_int_eq(cps_find(&ctx, "0", &f), -EINVAL);
+	ck_assert_int_eq(cps_find(&ctx, "99999999999", &f), -EINVAL);
+	ck_assert_int_eq(cps_destroy(&ctx, id12), 0);
 	uint32_t ids[8];
 	ck_assert_int_eq(cps_set_list(&ctx, ids, 8), 2);
 	ck_assert_uint_eq(ids[0], R);

@@ -16,6 +16,7 @@ enum {
 	CLI_REFUSED = 1, /* the set rules said no */
 	CLI_USAGE = 2,   /* bad command line or input */
 	CLI_TABLE = 3,   /* the table cannot be used (missing, foreign, corrupt) */
+	CLI_UNMOVED = 4, /* done in the table, but the kernel refused to move processes */
 };
 
 extern const char *cli_prog;

@@ -236,17 +236,24 @@ int main(int argc, char **argv)
 		uint64_t m[CPS_MAX_WORDS];
 		if (cli_cpus(cpus, m, c.t.mask_words) != 0)
 			return RUN_FAIL;
-		r = cps_create(&c, 0, CPS_AUTOCLEAN | (strict ? CPS_STRICT : 0), name, m, &id);
-		if (r < 0)
+		/* made and attached in one transaction: killed at any point,
+		 * no set is left without its member */
+		r = cps_create_attach(&c, 0, CPS_AUTOCLEAN | (strict ? CPS_STRICT : 0), name, m, 0,
+				      &id);
+		if (r < 0 && !id)
 			return cli_refused(r, c.why, "new set of CPUs %s", cpus) == CLI_REFUSED
+				       ? RUN_REFUSED
+				       : RUN_FAIL;
+		if (r < 0)
+			return cli_refused(r, c.why, "attach to set %u", id) == CLI_REFUSED
 				       ? RUN_REFUSED
 				       : RUN_FAIL;
 	} else {
 		id = cps_current(&c);
 	}
-	/* With --set or --cpus the program moves (to the root too); with
-	 * neither it stays where the caller is, mask and all. */
-	if ((set || cpus) && (r = cps_attach(&c, id, 0)) < 0)
+	/* With --set the program moves (to the root too); with neither it
+	 * stays where the caller is, mask and all. */
+	if (set && (r = cps_attach(&c, id, 0)) < 0)
 		return cli_refused(r, c.why, "attach to set %u", id) == CLI_REFUSED ? RUN_REFUSED
 										     : RUN_FAIL;
 	if ((set || cpus) && (r = enforced(&c, id)) != 0)

@@ -15,6 +15,7 @@
 #include "src/cpulist.h"
 #include "src/allowance.h"
 #include "src/mask.h"
+#include "src/procfs.h"
 #include "src/sets.h"
 #include "tools/cli.h"
 
@@ -65,7 +66,8 @@ static void usage(FILE *f)
 "  -V, --version  the version\n"
 "\n"
 "Exit status: 0 done, 1 refused by the set rules, 2 bad usage,\n"
-"3 the table cannot be used.\n");
+"3 the table cannot be used, 4 done in the table but the kernel refused\n"
+"to move some processes (named in the message).\n");
 }
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -249,6 +251,29 @@ static int cmd_destroy(struct cps_ctx *c, int argc, char **argv)
 	return CLI_OK;
 }
 
+/* A refusal; or, when the set rules held and the kernel refused to move
+ * some processes (another user's, a privileged one), the change made and
+ * who was not moved: exit status CLI_UNMOVED, never success. */
+static int unmoved_refused(struct cps_ctx *c, int r, const char *fmt, const char *a,
+			   const char *b)
+{
+	if (!c->unmoved)
+		return cli_refused(r, c->why, fmt, a, b);
+	char what[256], pids[160];
+	size_t n = 0;
+	int shown = c->unmoved < (int)CPS_ARRAY_SIZE(c->unmoved_pid) ? c->unmoved
+								       : (int)CPS_ARRAY_SIZE(c->unmoved_pid);
+	pids[0] = 0;
+	for (int i = 0; i < shown && n < sizeof(pids); i++)
+		n += (size_t)snprintf(pids + n, sizeof(pids) - n, "%s%d", i ? " " : "",
+				      (int)c->unmoved_pid[i]);
+	snprintf(what, sizeof(what), fmt, a, b);
+	cli_err("%s: %s; %d process%s not moved, the kernel said: %s (%s): %s%s", what, c->why,
+		c->unmoved, c->unmoved == 1 ? "" : "es", strerror(c->unmoved_err),
+		cli_errname(c->unmoved_err), pids, c->unmoved > shown ? " ..." : "");
+	return CLI_UNMOVED;
+}
+
 static int cmd_alloc(struct cps_ctx *c, int argc, char **argv)
 {
 	uint32_t id;
@@ -259,7 +284,7 @@ static int cmd_alloc(struct cps_ctx *c, int argc, char **argv)
 	if ((r = cli_set(c, argv[1], &id)) || (r = cli_cpus(argv[2], m, c->t.mask_words)))
 		return r;
 	if ((r = cps_alloc(c, id, m)) < 0)
-		return cli_refused(r, c->why, "alloc %s %s", argv[1], argv[2]);
+		return unmoved_refused(c, r, "alloc %s %s", argv[1], argv[2]);
 	return CLI_OK;
 }
 
@@ -279,8 +304,16 @@ static int cmd_attach(struct cps_ctx *c, int argc, char **argv)
 		return r;
 	for (int i = 2; i < argc; i++) {
 		cli_pid(argv[i], &pid);
-		if ((r = cps_attach(c, id, pid)) < 0)
-			ret = cli_refused(r, c->why, "attach %s %s", argv[1], argv[i]);
+		if ((r = cps_attach(c, id, pid)) == -EINVAL && !cps_proc_is_process(pid)) {
+			pid_t tg = cps_proc_tgid(pid);
+			char why[128];
+			snprintf(why, sizeof(why),
+				 "%d is a thread of process %d, not a process (attach %d to move "
+				 "it with all its threads)", (int)pid, (int)tg, (int)tg);
+			ret = cli_refused(r, why, "attach %s %s", argv[1], argv[i]);
+		} else if (r < 0) {
+			ret = unmoved_refused(c, r, "attach %s %s", argv[1], argv[i]);
+		}
 	}
 	return ret;
 }
