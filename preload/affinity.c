@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -56,6 +57,50 @@ __attribute__((noinline)) static bool is_null(const void *p)
 	return p == NULL;
 }
 
+/* A thread whose wish is on record takes it with it when it ends: a
+ * thread made later with its tid (tids are reused, within 32,768 on many
+ * machines) is another thread, which asked for nothing, and must not be
+ * pinned by the next resize. The key's value is the tid it was armed for
+ * (a forked child's thread has another). */
+static pthread_key_t forget_key;
+static pthread_once_t forget_once = PTHREAD_ONCE_INIT;
+static bool forget_ok;
+
+static void forget_at_exit(void *arg)
+{
+	pid_t tid = (pid_t)(intptr_t)arg;
+	SHIM_KEEP_ERRNO;
+	if (__atomic_load_n(&shim_state, __ATOMIC_ACQUIRE) == ST_READY && tid == shim_gettid())
+		cps_thread_forget(&shim_ctx, shim_self_pid, tid);
+}
+
+static void forget_key_make(void)
+{
+	forget_ok = pthread_key_create(&forget_key, forget_at_exit) == 0;
+}
+
+static void arm_forget(pid_t tid)
+{
+	pthread_once(&forget_once, forget_key_make);
+	if (forget_ok && pthread_getspecific(forget_key) != (void *)(intptr_t)tid)
+		pthread_setspecific(forget_key, (void *)(intptr_t)tid);
+}
+
+/* cps_thread_record, and what its failure means said under
+ * CPUSETSHIM_DEBUG (once): a full thread registry loses the wish at the
+ * next resize. */
+static void record(pid_t pid, pid_t tid, const uint64_t *virt, size_t vw)
+{
+	static bool told;
+	int r = cps_thread_record(&shim_ctx, pid, tid, virt, vw);
+	if (r == -ENOSPC && !__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
+		shim_debug("thread %d: its CPUs are not recorded: the thread registry of table %s "
+			   "is full (%u threads); a resize gives it the whole set",
+			   (int)tid, shim_ctx.t.name, shim_ctx.t.h->caps.max_threads);
+	if (r == 0 && pid == shim_self_pid && tid == shim_gettid())
+		arm_forget(tid);
+}
+
 /* Remember what a thread asked for, so a resize keeps it (best effort:
  * a read-only table or a full registry changes nothing the caller sees). */
 void shim_record_wanted(pid_t pid, pid_t tid, const uint64_t *virt)
@@ -63,7 +108,7 @@ void shim_record_wanted(pid_t pid, pid_t tid, const uint64_t *virt)
 	if (!shim_ctx.t.writable || tid <= 0 || !shim_setcopy.valid ||
 	    shim_setcopy.s.set == shim_ctx.t.root_id)
 		return;
-	cps_thread_record(&shim_ctx, pid, tid, virt, CPS_MAX_WORDS);
+	record(pid, tid, virt, CPS_MAX_WORDS);
 }
 
 /* Is virt (vw words, zero beyond) what the calling thread's record holds,
@@ -96,7 +141,7 @@ static void record_own_wanted(const uint64_t *virt, size_t vw)
 	own_want.nw = 0;
 	own_want.size = 0; /* what it remembers was for the old want */
 	if (tid > 0)
-		cps_thread_record(&shim_ctx, shim_self_pid, tid, virt, vw);
+		record(shim_self_pid, tid, virt, vw);
 	uint64_t w[OWN_WANT_WORDS], seq;
 	if (tid <= 0 || mw > OWN_WANT_WORDS || shm_read_begin(&shim_ctx.t, &seq) < 0)
 		return;

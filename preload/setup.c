@@ -6,6 +6,7 @@
 #include "config.h"
 #endif
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -204,10 +205,36 @@ static bool adopt_checked(uint32_t set, bool confine)
 	return false;
 }
 
+/* Two copies of the shim in one process (under two file names, say one
+ * in LD_PRELOAD and one a program loads) would translate twice: the copy
+ * found first in the global search order translates, every other one
+ * stands aside and passes each call to the next definition. Each copy
+ * exports cpusetshim_copy, whose value is the address of an object of its
+ * own (hidden, so this copy's reference to it is its own): the value found
+ * by a global look-up says which copy comes first. */
+static const char copy_self = 0;
+EXPORT const void *const cpusetshim_copy = &copy_self;
+
+static bool another_copy_first(void)
+{
+	const void *const *first = dlsym(RTLD_DEFAULT, "cpusetshim_copy");
+	return first && *first != &copy_self;
+}
+
 static void setup(void)
 {
 	const char *e = getenv("CPUSETSHIM_DEBUG");
 	debug = e && *e == '1';
+	if (another_copy_first()) {
+		Dl_info self = { 0 }, other = { 0 };
+		dladdr(&copy_self, &self);
+		dladdr(*(const void *const *)dlsym(RTLD_DEFAULT, "cpusetshim_copy"), &other);
+		shim_debug("another copy of the shim (%s) comes first: this one (%s) stands aside",
+			   other.dli_fname ? other.dli_fname : "?",
+			   self.dli_fname ? self.dli_fname : "?");
+		shim_state = ST_PASS;
+		return;
+	}
 	shim_wrap = cps_wrap_enabled();
 	int r = cps_open(&shim_ctx, NULL, CPS_OPEN_WRITE);
 	if (r == -EACCES || r == -EROFS)

@@ -95,6 +95,15 @@ int cps_thread_record(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *w
 		i = shm_thread_insert(&c->t, tid);
 		if (i == -ENOSPC && cps_sweep_locked(c) >= 0)
 			i = shm_thread_insert(&c->t, tid);
+		if (i == -ENOSPC) {
+			/* full: the thread's wish is lost at the next resize; never
+			 * in silence (cpuset-inspect --check counts these) */
+			c->why = "the thread registry is full";
+			if ((r = shm_write_u32(&c->t, &c->t.h->unrecorded, c->t.h->unrecorded + 1)) < 0)
+				return cps_txn_end(c, r);
+			cps_txn_end(c, 0);
+			return -ENOSPC;
+		}
 		if (i < 0)
 			return cps_txn_end(c, (int)i);
 	}
@@ -107,3 +116,18 @@ int cps_thread_record(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *w
 	return cps_txn_end(c, 0);
 }
 
+
+int cps_thread_forget(struct cps_ctx *c, pid_t pid, pid_t tid)
+{
+	long i = shm_thread_find(&c->t, tid);
+	if (i < 0)
+		return 0; /* nothing on record: no write */
+	int r = cps_txn_begin(c, false);
+	if (r < 0)
+		return r;
+	i = shm_thread_find(&c->t, tid);
+	const struct shm_thread *th = i >= 0 ? shm_thread_at(&c->t, (uint32_t)i) : NULL;
+	if (th && th->tid == tid && th->pid == pid)
+		r = shm_thread_remove(&c->t, (uint32_t)i);
+	return cps_txn_end(c, r);
+}

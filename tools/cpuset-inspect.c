@@ -217,8 +217,9 @@ static void show_json(bool checked)
 	       (unsigned long long)h->writes, (unsigned long long)h->repairs);
 	printf("\"capacity\":{\"sets\":%u,\"members\":%u,\"threads\":%u},", h->caps.max_sets,
 	       h->caps.max_procs, h->caps.max_threads);
-	printf("\"usage\":{\"sets\":%u,\"members\":%u,\"threads\":%u},\"sets\":[", h->nsets,
-	       h->nprocs, h->nthreads);
+	printf("\"usage\":{\"sets\":%u,\"members\":%u,\"threads\":%u,\"unrecorded_threads\":%u},"
+	       "\"sets\":[",
+	       h->nsets, h->nprocs, h->nthreads, h->unrecorded);
 	int first = 1;
 	for (uint32_t i = 0; i < tbl.set_slots; i++) {
 		struct shm_set *s;
@@ -320,6 +321,16 @@ int main(int argc, char **argv)
 	} else if (!do_check) {
 		show_text();
 	}
+	if (do_check && !json &&
+	    (tbl.h->unrecorded || tbl.h->nthreads >= tbl.h->caps.max_threads))
+		/* not a violation of the table: a loss its users must hear of */
+		printf("WARNING: the thread registry is %s (%u of %u threads); %u thread CPU "
+		       "mask%s could not be recorded since the table was made: such threads get "
+		       "the whole set at the next resize (make the table with a larger "
+		       "--max-threads)\n",
+		       tbl.h->nthreads >= tbl.h->caps.max_threads ? "full" : "not full now",
+		       tbl.h->nthreads, tbl.h->caps.max_threads, tbl.h->unrecorded,
+		       tbl.h->unrecorded == 1 ? "" : "s");
 	if (do_check && !json) {
 		int dead = dead_members();
 		if (nviol == 0)

@@ -1,0 +1,60 @@
+#!/bin/sh
+# Two copies of the shim in one process, under different file names
+# (issue 10, item 17): one translates, the other stands aside. Seen where
+# a call goes from one copy to the next definition: syscall(2) of
+# sched_setaffinity, and pthread_setaffinity_np. In a set of one CPU with
+# CPUSETSHIM_WRAP=0, virtual CPU 0 is that CPU; translated twice, the
+# physical number is taken for a virtual one beyond the set, and the call
+# fails with EINVAL.
+. "$(dirname "$0")/common.sh"
+PY=/usr/bin/python3
+[ -x $PY ] || { echo "SKIP: /usr/bin/python3 is needed"; exit 77; }
+[ "$(nproc --all)" -ge 2 ] || { echo "SKIP: two CPUs are needed"; exit 77; }
+
+last=$(($(nproc --all) - 1))
+"$CPUSET" create --cpus $last --name one >/dev/null
+cp "$SHIM" "$TMP/libcpusetshim-copy.so"
+cat >"$TMP/set0.py" <<'PYEOF'
+import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+mask = (ctypes.c_ubyte * 128)()
+mask[0] = 1  # virtual CPU 0
+r = libc.syscall(203, 0, ctypes.c_size_t(128), mask)  # SYS_sched_setaffinity, x86-64
+print("syscall", r, errno.errorcode.get(ctypes.get_errno(), 0) if r else "ok")
+th = libc.pthread_self()
+libc.pthread_self.restype = ctypes.c_ulong
+r = libc.pthread_setaffinity_np(ctypes.c_ulong(libc.pthread_self()), ctypes.c_size_t(128), mask)
+print("pthread", r, errno.errorcode.get(r, r) if r else "ok")
+print("cpus", sorted(os.sched_getaffinity(0)))
+sys.stdout.flush()
+# the kernel's mask, read from outside (the shim shows this process its
+# own status in virtual numbers)
+d = sys.argv[1]
+open(d + "/pid", "w").write(str(os.getpid()))
+import time
+while not os.path.exists(d + "/go"):
+    time.sleep(0.01)
+PYEOF
+[ "$(uname -m)" = x86_64 ] || { echo "SKIP: the syscall number is x86-64's"; exit 77; }
+
+# the copy is in LD_PRELOAD already; cpuset-run puts its own first
+LD_PRELOAD="$TMP/libcpusetshim-copy.so" CPUSETSHIM_WRAP=0 CPUSETSHIM_DEBUG=1 \
+	cpuset_run --set one $PY "$TMP/set0.py" "$TMP" >"$TMP/out" 2>"$TMP/err" &
+for i in $(seq 200); do [ -s "$TMP/pid" ] && break; sleep 0.05; done
+real=$(real_cpus "$(cat "$TMP/pid")")
+touch "$TMP/go"
+wait
+rm -f "$TMP/go" "$TMP/pid"
+sed 's/^/    | /' "$TMP/out" "$TMP/err"
+expect "syscall(sched_setaffinity) with two copies: translated once" "$(grep '^syscall' "$TMP/out")" "syscall 0 ok"
+expect "pthread_setaffinity_np with two copies: translated once" "$(grep '^pthread' "$TMP/out")" "pthread 0 ok"
+expect "the program sees virtual CPU 0" "$(grep '^cpus' "$TMP/out")" "cpus [0]"
+expect "the kernel has the set's CPU" "$real" "$last"
+grep -q "another copy of the shim .* stands aside" "$TMP/err" && ok ||
+	bad "CPUSETSHIM_DEBUG does not say which copy stands aside: $(cat "$TMP/err")"
+# one copy alone: no such word
+touch "$TMP/go"
+CPUSETSHIM_WRAP=0 CPUSETSHIM_DEBUG=1 cpuset_run --set one $PY "$TMP/set0.py" "$TMP" >"$TMP/out" 2>"$TMP/err"
+expect "one copy: syscall" "$(grep '^syscall' "$TMP/out")" "syscall 0 ok"
+expect "one copy: says nothing of another" "$(grep -c 'stands aside' "$TMP/err")" 0
+finish
