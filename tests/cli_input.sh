@@ -9,54 +9,54 @@
 "$CPUSET" create --cpus 0 --name s >/dev/null
 sleep 600 &
 p=$!
-cleanup_hook='kill $p $tp 2>/dev/null'
+at_exit 'kill $p $tp 2>/dev/null'
 
 # decimal: a leading zero does not make octal (and 8 or 9 would make no
 # octal number at all)
-expect_rc "attach 0PID" 0 "$CPUSET" attach s "0$p"
-expect "0PID is PID, in decimal" "$("$CPUSET" which $p)" "2 s"
-expect "0PID moved PID" "$(real_cpus $p)" "0"
-expect_rc "attach 0xPID" 2 "$CPUSET" attach s "0x$p"
-expect_err "0x is no process id" "is not a process id"
-expect_rc "attach +PID" 2 "$CPUSET" attach s "+$p"
-expect_rc "which 0PID" 0 "$CPUSET" which "00$p"
-expect "which 00PID" "$(cat "$TMP/out")" "2 s"
-expect_rc "init --max-sets 0x10" 2 "$CPUSET" init --force --max-sets 0x10
-expect_rc "init --mode 0640 stays octal" 0 "$CPUSET" --table "$CPUSETSHIM_TABLE.m" init --mode 0640
-expect "mode 0640" "$(stat -c %a /dev/shm/$CPUSETSHIM_TABLE.m)" "640"
+expect_status "attach 0PID" 0 "$CPUSET" attach s "0$p"
+expect_eq "0PID is PID, in decimal" "$("$CPUSET" which $p)" "2 s"
+expect_eq "0PID moved PID" "$(real_cpus $p)" "0"
+expect_status "attach 0xPID" 2 "$CPUSET" attach s "0x$p"
+expect_stderr "0x is no process id" "is not a process id"
+expect_status "attach +PID" 2 "$CPUSET" attach s "+$p"
+expect_status "which 0PID" 0 "$CPUSET" which "00$p"
+expect_eq "which 00PID" "$(cat "$T/out")" "2 s"
+expect_status "init --max-sets 0x10" 2 "$CPUSET" init --force --max-sets 0x10
+expect_status "init --mode 0640 stays octal" 0 "$CPUSET" --table "$CPUSETSHIM_TABLE.m" init --mode 0640
+expect_eq "mode 0640" "$(stat -c %a /dev/shm/$CPUSETSHIM_TABLE.m)" "640"
 rm -f /dev/shm/$CPUSETSHIM_TABLE.m
-expect_rc "init --mode 0680" 2 "$CPUSET" --table "$CPUSETSHIM_TABLE.m" init --mode 0680
+expect_status "init --mode 0680" 2 "$CPUSET" --table "$CPUSETSHIM_TABLE.m" init --mode 0680
 
 # 0 would be the tool itself, gone when it returns
-expect_rc "attach s 0" 2 "$CPUSET" attach s 0
-expect_err "attach 0 says why" "'0' is not a process id"
-expect_rc "which 0" 2 "$CPUSET" which 0
+expect_status "attach s 0" 2 "$CPUSET" attach s 0
+expect_stderr "attach 0 says why" "'0' is not a process id"
+expect_status "which 0" 2 "$CPUSET" which 0
 
 # a thread id: refused, naming the process to attach instead
-"$B/tests/bench/bench_threads" 3 "$TMP/ready" &
+"$B/tests/bench/bench_threads" 3 "$T/ready" &
 tp=$!
-for i in $(seq 100); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
+for i in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
 tid=$(ls /proc/$tp/task | grep -vx "$tp" | head -1)
-[ -n "$tid" ] && [ "$tid" != "$tp" ] && ok || bad "no second thread in $tp"
+expect_ne "a second thread in $tp" "${tid:-$tp}" "$tp"
 before=$(real_cpus $tid)
-expect_rc "attach a thread id" 1 "$CPUSET" attach s "$tid"
-expect_err "thread id refused, naming its process" "thread of process $tp"
-expect "the thread was not moved" "$(real_cpus $tid)" "$before"
-expect "no record of the thread id" "$("$CPUSET" --json show s | /usr/bin/python3 -c 'import json,sys; print(sorted(m["pid"] for m in json.load(sys.stdin)["members"]))')" "[$p]"
-expect_rc "its process attaches" 0 "$CPUSET" attach s "$tp"
-expect "every thread moved" "$(cat /proc/$tp/task/*/status | sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' | sort -u)" "0"
+expect_status "attach a thread id" 1 "$CPUSET" attach s "$tid"
+expect_stderr "thread id refused, naming its process" "thread of process $tp"
+expect_eq "the thread was not moved" "$(real_cpus $tid)" "$before"
+expect_eq "no record of the thread id" "$("$CPUSET" --json show s | $PYTHON3 -c 'import json,sys; print(sorted(m["pid"] for m in json.load(sys.stdin)["members"]))')" "[$p]"
+expect_status "its process attaches" 0 "$CPUSET" attach s "$tp"
+expect_eq "every thread moved" "$(cat /proc/$tp/task/*/status | sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' | sort -u)" "0"
 
 # a name with a leading digit: made, then named again by every command
-expect_rc "create 1abc" 0 "$CPUSET" create --cpus 0 --name 1abc
-id=$(cat "$TMP/out")
-expect_rc "show 1abc" 0 "$CPUSET" show 1abc
-expect "show 1abc is that set" "$(sed -n 's/^id: *//p' "$TMP/out")" "$id"
-expect_rc "alloc 1abc" 0 "$CPUSET" alloc 1abc 0
-expect_rc "create --parent 1abc" 0 "$CPUSET" create --parent 1abc --cpus 0 --name 2nd
-expect_rc "destroy 2nd" 0 "$CPUSET" destroy 2nd
-expect_rc "destroy 1abc" 0 "$CPUSET" destroy 1abc
-expect_rc "an all-digit name is refused" 1 "$CPUSET" create --cpus 0 --name 123
-expect_rc "an id still names its set" 0 "$CPUSET" show 2
-expect_rc "no set 99" 1 "$CPUSET" show 99
-expect_rc "no set named a-b" 1 "$CPUSET" show a-b
+expect_status "create 1abc" 0 "$CPUSET" create --cpus 0 --name 1abc
+id=$(cat "$T/out")
+expect_status "show 1abc" 0 "$CPUSET" show 1abc
+expect_eq "show 1abc is that set" "$(sed -n 's/^id: *//p' "$T/out")" "$id"
+expect_status "alloc 1abc" 0 "$CPUSET" alloc 1abc 0
+expect_status "create --parent 1abc" 0 "$CPUSET" create --parent 1abc --cpus 0 --name 2nd
+expect_status "destroy 2nd" 0 "$CPUSET" destroy 2nd
+expect_status "destroy 1abc" 0 "$CPUSET" destroy 1abc
+expect_status "an all-digit name is refused" 1 "$CPUSET" create --cpus 0 --name 123
+expect_status "an id still names its set" 0 "$CPUSET" show 2
+expect_status "no set 99" 1 "$CPUSET" show 99
+expect_status "no set named a-b" 1 "$CPUSET" show a-b
 finish

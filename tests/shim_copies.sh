@@ -7,14 +7,14 @@
 # physical number is taken for a virtual one beyond the set, and the call
 # fails with EINVAL.
 . "$(dirname "$0")/common.sh"
-PY=/usr/bin/python3
-[ -x $PY ] || { echo "SKIP: /usr/bin/python3 is needed"; exit 77; }
-[ "$(nproc --all)" -ge 2 ] || { echo "SKIP: two CPUs are needed"; exit 77; }
+need "$PYTHON3" python3
+PY=$PYTHON3
+[ "$(nproc --all)" -ge 2 ] || skip_all "needs two CPUs"
 
 last=$(($(nproc --all) - 1))
 "$CPUSET" create --cpus $last --name one >/dev/null
-cp "$SHIM" "$TMP/libcpusetshim-copy.so"
-cat >"$TMP/set0.py" <<'PYEOF'
+cp "$SHIM" "$T/libcpusetshim-copy.so"
+cat >"$T/set0.py" <<'PYEOF'
 import ctypes, errno, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 mask = (ctypes.c_ubyte * 128)()
@@ -35,26 +35,27 @@ import time
 while not os.path.exists(d + "/go"):
     time.sleep(0.01)
 PYEOF
-[ "$(uname -m)" = x86_64 ] || { echo "SKIP: the syscall number is x86-64's"; exit 77; }
+[ "$(uname -m)" = x86_64 ] || skip_all "the syscall number is x86-64's"
 
 # the copy is in LD_PRELOAD already; cpuset-run puts its own first
-LD_PRELOAD="$TMP/libcpusetshim-copy.so" CPUSETSHIM_WRAP=0 CPUSETSHIM_DEBUG=1 \
-	cpuset_run --set one $PY "$TMP/set0.py" "$TMP" >"$TMP/out" 2>"$TMP/err" &
-for i in $(seq 200); do [ -s "$TMP/pid" ] && break; sleep 0.05; done
-real=$(real_cpus "$(cat "$TMP/pid")")
-touch "$TMP/go"
+env $(san_env) LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD:}$T/libcpusetshim-copy.so" CPUSETSHIM_WRAP=0 \
+	CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set one $PY "$T/set0.py" "$T" >"$T/out" 2>"$T/err" &
+for i in $(seq 200); do [ -s "$T/pid" ] && break; sleep 0.05; done
+real=$(real_cpus "$(cat "$T/pid")")
+touch "$T/go"
 wait
-rm -f "$TMP/go" "$TMP/pid"
-sed 's/^/    | /' "$TMP/out" "$TMP/err"
-expect "syscall(sched_setaffinity) with two copies: translated once" "$(grep '^syscall' "$TMP/out")" "syscall 0 ok"
-expect "pthread_setaffinity_np with two copies: translated once" "$(grep '^pthread' "$TMP/out")" "pthread 0 ok"
-expect "the program sees virtual CPU 0" "$(grep '^cpus' "$TMP/out")" "cpus [0]"
-expect "the kernel has the set's CPU" "$real" "$last"
-grep -q "another copy of the shim .* stands aside" "$TMP/err" && ok ||
-	bad "CPUSETSHIM_DEBUG does not say which copy stands aside: $(cat "$TMP/err")"
+rm -f "$T/go" "$T/pid"
+show "$T/out"
+show "$T/err"
+expect_eq "syscall(sched_setaffinity) with two copies: translated once" "$(grep '^syscall' "$T/out")" "syscall 0 ok"
+expect_eq "pthread_setaffinity_np with two copies: translated once" "$(grep '^pthread' "$T/out")" "pthread 0 ok"
+expect_eq "the program sees virtual CPU 0" "$(grep '^cpus' "$T/out")" "cpus [0]"
+expect_eq "the kernel has the set's CPU" "$real" "$last"
+expect_match "CPUSETSHIM_DEBUG says which copy stands aside" "$(cat "$T/err")" "another copy of the shim .* stands aside"
 # one copy alone: no such word
-touch "$TMP/go"
-CPUSETSHIM_WRAP=0 CPUSETSHIM_DEBUG=1 cpuset_run --set one $PY "$TMP/set0.py" "$TMP" >"$TMP/out" 2>"$TMP/err"
-expect "one copy: syscall" "$(grep '^syscall' "$TMP/out")" "syscall 0 ok"
-expect "one copy: says nothing of another" "$(grep -c 'stands aside' "$TMP/err")" 0
+touch "$T/go"
+with_san env CPUSETSHIM_WRAP=0 CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set one $PY "$T/set0.py" "$T" \
+	>"$T/out" 2>"$T/err"
+expect_eq "one copy: syscall" "$(grep '^syscall' "$T/out")" "syscall 0 ok"
+expect_eq "one copy: says nothing of another" "$(grep -c 'stands aside' "$T/err")" 0
 finish
