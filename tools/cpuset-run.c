@@ -244,7 +244,8 @@ int main(int argc, char **argv)
 			return cli_refused(r, c.why, "new set of CPUs %s", cpus) == CLI_REFUSED
 				       ? RUN_REFUSED
 				       : RUN_FAIL;
-		if (r < 0)
+		/* the kernel refusing to move us is said by enforced() below */
+		if (r < 0 && !c.unmoved)
 			return cli_refused(r, c.why, "attach to set %u", id) == CLI_REFUSED
 				       ? RUN_REFUSED
 				       : RUN_FAIL;
@@ -253,7 +254,7 @@ int main(int argc, char **argv)
 	}
 	/* With --set the program moves (to the root too); with neither it
 	 * stays where the caller is, mask and all. */
-	if (set && (r = cps_attach(&c, id, 0)) < 0)
+	if (set && (r = cps_attach(&c, id, 0)) < 0 && !c.unmoved)
 		return cli_refused(r, c.why, "attach to set %u", id) == CLI_REFUSED ? RUN_REFUSED
 										     : RUN_FAIL;
 	if ((set || cpus) && (r = enforced(&c, id)) != 0)
