@@ -167,6 +167,9 @@ cg_checks()
 			expect_eq "$_label, $t: cd to the cgroup, cat $f" \
 				"$(in_cg "$_dir" "$s" sh -c "cd '$_dir' && cat $f")" "$want"
 		done
+		expect_eq "$_label, $t: CPUSETSHIM_VIEW_CGROUP=0 leaves them real" \
+			"$(CPUSETSHIM_VIEW_CGROUP=0 in_cg "$_dir" "$s" cat "$_dir/cpuset.cpus")" \
+			"$(cat "$_dir/cpuset.cpus")"
 		# another cgroup's file is not the caller's: real
 		expect_eq "$_label, $t: the parent's cpuset.cpus is real" \
 			"$(in_cg "$_dir" "$s" cat "$(dirname "$_dir")/cpuset.cpus")" \
