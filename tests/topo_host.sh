@@ -73,6 +73,11 @@ for S in $sets; do
 	expect_eq "{$S} hwloc-calc PUs" "$(run hwloc-calc -N pu all)" $n
 	expect_eq "{$S} hwloc-calc cores" "$(run hwloc-calc -N core all)" $n
 	expect_eq "{$S} hwloc-calc pu:0 core" "$(run hwloc-calc -I core pu:0)" 0
+	# a PU of its own topology (the views' and field 39 of /proc/self/stat)
+	loc=$(run hwloc-bind --get-last-cpu-location)
+	expect_eq "{$S} hwloc-bind --get-last-cpu-location is a PU of the set" \
+		"$(run hwloc-calc -N pu "$loc" 2>&1) $(run hwloc-calc --intersect pu "$loc" 2>&1 | awk -F, -v n=$n '{ for (i = 1; i <= NF; i++) if ($i >= n) bad = 1 } END { print bad ? "beyond" : "within" }')" \
+		"1 within"
 	expect_eq "{$S} numactl --hardware" "$(run numactl --hardware | sed -n 's/^node 0 cpus: *//p')" "$(seq 0 $last | tr '\n' ' ' | sed 's/ $//')"
 	expect_eq "{$S} numa_node_of_cpu" "$(run $PY -c "import ctypes; l = ctypes.CDLL('libnuma.so.1'); l.numa_available(); print([l.numa_node_of_cpu(v) for v in range($n + 1)])")" "[$(yes 0 | head -n $n | tr '\n' ' ' | sed 's/ $//; s/ /, /g'), -1]"
 	expect_eq "{$S} psutil cores" "$(run $PY -c 'import psutil; print(psutil.cpu_count(logical=False), psutil.cpu_count())')" "$n $n"
