@@ -83,7 +83,8 @@ check_clean "left-behind process, swept by the next step"
 if command -v script >/dev/null 2>&1; then
 	printf '%s\nexit\n' "$REPORT" |
 		env $(san_env) SHELL=/bin/sh timeout 60 script -qec "salloc -n1" /dev/null >"$T/ia.out" 2>&1
-	l=$(grep "^task 0 " "$T/ia.out" | tr -d '\r')
+	# (the shell's prompt may come first on the line)
+	l=$(tr -d '\r' <"$T/ia.out" | sed -n 's/.*\(task 0 job \)/\1/p' | head -n 1)
 	expect_eq "interactive step: its step id" "$(field step "$l")" 4294967290
 	expect_eq "interactive step: in the table" "$(field table "$l")" "$UT"
 	expect_eq "interactive step: sees its CPU as 0" "$(field seen "$l") $(field ncpus "$l")" "0 1"
