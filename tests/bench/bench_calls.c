@@ -319,6 +319,13 @@ static long c_read_self_status(void)
 	return read_file("/proc/self/status");
 }
 
+/* The last CPU, field 39 (ps -o psr), is a view in a set that is not CPUs
+ * 0..n-1 of an n-CPU machine: made at each open, as the status is. */
+static long c_read_self_stat(void)
+{
+	return read_file("/proc/self/stat");
+}
+
 /* The topology views: a CPU list of a CPU (a view kept beside the table),
  * a cache's CPU mask, a node's CPU mask, and a file that names no CPU (the
  * physical CPU's own file, opened by its virtual name). */
@@ -649,6 +656,7 @@ static const struct {
 	{ "read_proc_stat", c_read_stat, c_read_stat, open_select },
 	{ "read_sys_cpu_online", c_read_online, NULL, NULL },
 	{ "read_proc_self_status", c_read_self_status, c_read_self_status, open_select },
+	{ "read_proc_self_stat", c_read_self_stat, c_read_self_stat, open_select },
 	{ "read_sys_cpu_core_cpus_list", c_read_core_cpus_list, NULL, NULL },
 	{ "read_sys_cpu_shared_cpu_map", c_read_shared_cpu_map, NULL, NULL },
 	{ "read_sys_node_cpumap", c_read_node_cpumap, NULL, NULL },

@@ -193,7 +193,7 @@ target_of() {
 	sysconf_nprocessors_* | get_nprocs | get_nprocs_conf) echo ratio:0.01 ;;
 	sched_getcpu) echo diff:3 ;;
 	read_proc_cpuinfo) echo ratio:1.0 ;;
-	read_proc_stat | read_proc_self_status) echo ratio:1.2 ;;
+	read_proc_stat | read_proc_self_status | read_proc_self_stat) echo ratio:1.2 ;;
 	read_* | list_*) echo ratio:1.0 ;;
 	*) echo diff:2 ;;
 	esac
@@ -212,7 +212,7 @@ AB_AFF_CASES="sched_setaffinity_same sched_getcpu"
 AB_SIZED_CASES="sched_getaffinity_8 sched_getaffinity_16 sched_getaffinity_128 sched_getaffinity_1024
 pthread_getaffinity_np_8 pthread_getaffinity_np_16 pthread_getaffinity_np_128 pthread_getaffinity_np_1024"
 # the views made at each open, through one call site (open)
-AB_VIEW_CASES="read_proc_stat read_proc_self_status"
+AB_VIEW_CASES="read_proc_stat read_proc_self_status read_proc_self_stat"
 calls_shim() { "$RUN" --set bench1 "$BB/bench_calls" "$1" $MS $BATCHES; }
 # the kept views made at each open instead, as on a first open
 MADE_CASES="read_proc_cpuinfo read_sys_cpu_online"
