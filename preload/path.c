@@ -61,27 +61,40 @@ static int far_or_near(const char *p)
 	return (p[0] == '/' && p[1] == 0) || cps_path_in_views(p) ? CWD_NEAR : CWD_FAR;
 }
 
-/* Below /sys/devices/system the kernel's working directory may be the
- * physical directory of a virtual one (chdir("cpu0") in a set {1} went to
- * cpu1): the virtual name is the one relative paths are read against. A
- * process that did that chdir remembers the name (chdir below); one that
- * inherited the directory finds it in $PWD, which shells keep as the
- * logical path, when it leads to the same physical directory. */
-static void virtual_cwd(char *buf, size_t len)
+/* A directory the kernel names (the working directory, a directory fd's
+ * link) is physical; canonical names are virtual. Below
+ * /sys/devices/system/cpu, physical cpuP of the set is virtual cpu<rank>
+ * (chdir("cpu0") in a set {1} went to cpu1: relative paths from there are
+ * cpu0's); a cpuP outside the set has no virtual name: false, and the
+ * path is taken for no view. Under the test root, p is below it. */
+static bool kernel_dir_virtual(char *buf, size_t len)
 {
-	char canon[PATH_MAX], phys[PATH_MAX];
-	bool d;
-	const char *pwd;
+	const char *root = shim_test_root();
+	size_t rl = root && cps_vpath_below(buf, root) ? strlen(root) : 0;
+	char *p = buf + rl;
+	static const char cpudir[] = "/sys/devices/system/cpu/cpu";
+	const size_t cl = sizeof(cpudir) - 1;
 
-	(void)d;
-	if (strncmp(buf, "/sys/devices/system/", 20) || !(pwd = getenv("PWD")) || pwd[0] != '/' ||
-	    !shim_ready())
-		return;
-	if (cps_path_canon(canon, sizeof(canon), NULL, pwd, 0, 0, 0, NULL) != CPS_CANON_OK ||
-	    !shim_view_physical(canon, phys, sizeof(phys)) || strcmp(phys, buf) ||
-	    strlen(canon) >= len)
-		return;
-	strcpy(buf, canon);
+	if (CPS_LIKELY(strncmp(p, cpudir, cl) != 0))
+		return true;
+	char *e = p + cl;
+	unsigned long cpu = 0;
+	while (*e >= '0' && *e <= '9' && cpu < 1000000)
+		cpu = cpu * 10 + (unsigned long)(*e++ - '0');
+	if (e == p + cl || (*e && *e != '/'))
+		return true; /* cpufreq, cpuidle...: no CPU's directory */
+	struct shim_cpus v;
+	if (!shim_ready() || !shim_sys_cpus(&v) || cpu >= CPS_MAX_CPUS ||
+	    !cps_mask_test(v.cpus, v.nw, (unsigned)cpu))
+		return false;
+	char num[16];
+	int nl = snprintf(num, sizeof(num), "%u", cps_mask_rank(v.cpus, v.nw, (unsigned)cpu));
+	size_t old = (size_t)(e - (p + cl)), rest = strlen(e);
+	if ((size_t)nl > old || (size_t)(p + cl - buf) + (size_t)nl + rest + 1 > len)
+		return false; /* never longer: rank <= P */
+	memcpy(p + cl, num, (size_t)nl);
+	memmove(p + cl + nl, e, rest + 1);
+	return true;
 }
 
 /* The working directory into buf; false if it cannot be had (then no
@@ -106,7 +119,8 @@ static bool cwd_get(char *buf, size_t len)
 	n = syscall(SYS_getcwd, buf, len);
 	if (n <= 0 || buf[0] != '/')
 		return false;
-	virtual_cwd(buf, len);
+	if (!kernel_dir_virtual(buf, len))
+		return false;
 	if (pthread_mutex_trylock(&cwd_lock) == 0) {
 		if (__atomic_load_n(&cwd.gen, __ATOMIC_SEQ_CST) == g && strlen(buf) < sizeof(cwd.path)) {
 			strcpy(cwd.path, buf);
@@ -144,7 +158,7 @@ static bool dirfd_get(int fd, char *buf, size_t len)
 	if (n <= 0 || buf[0] != '/')
 		return false;
 	buf[n] = '\0';
-	return true;
+	return kernel_dir_virtual(buf, len);
 }
 
 /* path[0..plen) resolved by the kernel (relative to base, or to dirfd when

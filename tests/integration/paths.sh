@@ -107,6 +107,29 @@ s = at("/proc", "self/stat")
 print(int(s[s.rindex(")") + 2:].split()[36]) < '"$n"')
 ' 2>&1)
 	expect_eq "$t: relative to a directory fd" "$(echo $got)" "$n $n $n $range $range $range True"
+	# a virtual CPU's directory: its descriptor, and the working directory
+	# there (of the shell and of a child that inherits it), are cpu0's;
+	# its files named by the physical CPU's
+	want_core=$(cat /sys/devices/system/cpu/cpu$([ $n = 1 ] && echo 1 || echo 0)/topology/core_id)
+	# the one CPU's own siblings in {1}; the whole machine's as they are
+	want_sib=$([ $n = 1 ] && echo 0 || cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)
+	got=$(in_set "$s" $PY -c '
+import os
+fd = os.open("/sys/devices/system/cpu/cpu0", os.O_RDONLY | os.O_DIRECTORY)
+def at(p):
+    with os.fdopen(os.open(p, os.O_RDONLY, dir_fd=fd)) as f:
+        return f.read().strip()
+print(at("topology/core_id"), at("topology/thread_siblings_list"), at("../online"))
+' 2>&1)
+	expect_eq "$t: relative to a descriptor of cpu0: core_id, thread_siblings_list, ../online" \
+		"$got" "$want_core $want_sib $range"
+	expect_eq "$t: cd /sys/devices/system/cpu/cpu0, cat ../online, a child's ../online" \
+		"$(in_set "$s" sh -c 'cd /sys/devices/system/cpu/cpu0 && cat ../online && sh -c "cat ../online"' | tr '\n' ' ')" \
+		"$range $range "
+	if [ $n = 1 ]; then
+		expect_status "$t: cd into cpu1 (no such virtual CPU) fails" 2 \
+			in_set "$s" sh -c 'cd /sys/devices/system/cpu/cpu1'
+	fi
 	# not views: the real files, whatever the spelling
 	expect_eq "$t: /proc//meminfo is the real file" \
 		"$(in_set "$s" sh -c 'cat //proc/./meminfo' | head -n 1 | cut -d: -f1)" MemTotal
