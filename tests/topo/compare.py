@@ -12,6 +12,7 @@ restriction of the captured machine reports (tests/topo/).
                                            made in the set FULLCPUS, if given)
   compare.py shapes ROOT                   the sets to try on ROOT ("all": every
                                            online CPU)
+  compare.py cpu-node ROOT CPULIST         "v,node" of each virtual CPU
   compare.py node-of-cpu ROOT CPULIST      under the shim: libnuma's node of each
                                            virtual CPU is its physical CPU's
 
@@ -415,6 +416,19 @@ def cmd_shapes(root):
         print(name, ",".join(str(x) for x in cs))
 
 
+def cmd_cpu_node(root, cpus):
+    """"v,K" for each virtual CPU v: K the node whose cpumap holds p(v)
+    (what lscpu -p=cpu,node prints for the set's machine)."""
+    node_of = {}
+    nd = os.path.join(root, "sys/devices/system/node")
+    for e in os.listdir(nd):
+        if e.startswith("node") and e[4:].isdigit():
+            for c in mask_cpus(read(root, "sys/devices/system/node/%s/cpumap" % e)):
+                node_of[c] = int(e[4:])
+    for v, p in enumerate(cpus):
+        print("%d,%d" % (v, node_of[p]))
+
+
 def cmd_node_of_cpu(root, cpus):
     """Run under the shim: libnuma's numa_node_of_cpu(v) for each virtual
     CPU v is the node whose cpumap holds physical CPU p(v)."""
@@ -444,6 +458,8 @@ def cmd_node_of_cpu(root, cpus):
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "shapes":
         return cmd_shapes(sys.argv[2])
+    if len(sys.argv) == 4 and sys.argv[1] == "cpu-node":
+        return cmd_cpu_node(sys.argv[2], cpulist(sys.argv[3]))
     if len(sys.argv) == 4 and sys.argv[1] == "node-of-cpu":
         return cmd_node_of_cpu(sys.argv[2], cpulist(sys.argv[3]))
     if len(sys.argv) == 6 and sys.argv[1] == "numactl":
