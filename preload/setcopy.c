@@ -55,9 +55,12 @@ bool shim_refresh(bool patient)
 		return shim_setcopy.valid; /* another thread is at it: the old one will do */
 	int r = patient ? shim_placement_wait(shim_self_pid, shim_self_start, shim_fallback_set, &tmp)
 			: cps_placement_read(&shim_ctx.t, shim_self_pid, shim_self_start, shim_fallback_set, &tmp);
-	if (r == -EOWNERDEAD && !patient && shim_repair_dead_writer())
-		r = cps_placement_read(&shim_ctx.t, shim_self_pid, shim_self_start, shim_fallback_set,
-				       &tmp);
+	if (r == -EOWNERDEAD && !patient)
+		r = shim_repair_dead_writer()
+			    ? cps_placement_read(&shim_ctx.t, shim_self_pid, shim_self_start,
+						 shim_fallback_set, &tmp)
+			    : cps_placement_read_committed(&shim_ctx.t, shim_self_pid, shim_self_start,
+							   shim_fallback_set, &tmp);
 	if ((r == -EAGAIN || r == -EOWNERDEAD) && shim_setcopy.valid) {
 		/* A writer inside, alive or dead: keep answering from the last
 		 * copy, taken as fresh until the counter moves again (the

@@ -116,12 +116,13 @@ bool shim_repair_dead_writer(void)
 	return false;
 }
 
-/* cps_placement_read for set-up, which may wait: a writer of another process
- * inside the table (preempted on a busy machine, say) makes it fail with
- * -EAGAIN after a bounded spin, and set-up must not take that for "no
- * set" and pass through for the rest of the process's life. Up to about
- * two seconds, as the tools' readers wait. A dead writer is seen at once:
- * repaired (then read again), or reported, never waited for. */
+/* cps_placement_read for set-up. A live writer inside the table does not
+ * make it wait: what that writer has not committed is read through the
+ * undo journal (so a process started in a set by $CPUSETSHIM_SET is
+ * confined to it even while a writer is stopped inside). A dead writer
+ * is seen at once: repaired (then read again) when we may write the
+ * table, else read through the same way, and reported. -EAGAIN (a journal
+ * that keeps moving) is retried for up to about two seconds. */
 int shim_placement_wait(pid_t pid, uint64_t start, uint32_t fallback, struct cps_placement *s)
 {
 	struct timespec ts = { 0, 1000000 };
@@ -134,6 +135,8 @@ int shim_placement_wait(pid_t pid, uint64_t start, uint32_t fallback, struct cps
 			if (shim_repair_dead_writer())
 				continue;
 		}
+		if (r == -EOWNERDEAD) /* may not repair: what was committed */
+			r = cps_placement_read_committed(&shim_ctx.t, pid, start, fallback, s);
 		if (r != -EAGAIN)
 			break;
 		nanosleep(&ts, NULL);

@@ -180,6 +180,48 @@ int shm_rollback(struct shm_table *t, char *why, size_t len)
 	return 0;
 }
 
+int shm_read_committed(const struct shm_table *t, const void *p, size_t len, void *out)
+{
+	const struct shm_header *h = t->h;
+	const unsigned char *b = p;
+	if (b < t->base || b > t->base + t->size || len > (size_t)(t->base + t->size - b))
+		return -EINVAL;
+	uint64_t off = (uint64_t)(b - t->base);
+	for (int tries = 0; tries < 8; tries++) {
+		uint64_t s1 = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
+		uint32_t n = __atomic_load_n(&h->jcount, __ATOMIC_ACQUIRE);
+		uint64_t used = __atomic_load_n(&h->jused, __ATOMIC_ACQUIRE), at;
+		memcpy(out, b, len);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		char why[8];
+		if (journal_walk(t, n, used, &at, why, sizeof(why)) < 0)
+			return -EUCLEAN;
+		/* newest first, so the oldest saved bytes (the committed ones)
+		 * are laid last */
+		for (uint32_t i = 0; i < n; i++) {
+			struct jview v;
+			if (!jread(t, at, used, &v))
+				break;
+			uint64_t lo = v.off > off ? v.off : off;
+			uint64_t hi = v.off + v.len < off + len ? v.off + v.len : off + len;
+			if (lo < hi)
+				memcpy((unsigned char *)out + (lo - off),
+				       t->journal + at + sizeof(struct jentry) + (lo - v.off), hi - lo);
+			if (i + 1 < n) {
+				if (v.prev >= at)
+					break;
+				at = v.prev;
+			}
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&h->jcount, __ATOMIC_ACQUIRE) == n &&
+		    __atomic_load_n(&h->jused, __ATOMIC_ACQUIRE) == used &&
+		    __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) == s1)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
 int shm_undo(struct shm_table *t, const void *p, size_t len)
 {
 	struct shm_header *h = t->h;
@@ -207,6 +249,9 @@ int shm_undo(struct shm_table *t, const void *p, size_t len)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	h->jlast = (uint32_t)used;
 	__atomic_store_n(&h->jcount, h->jcount + 1, __ATOMIC_RELEASE);
+	/* the bytes saved are changed only after the entry counts: a reader
+	 * of the committed state that sees a change sees its entry */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return 0;
 }
 

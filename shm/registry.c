@@ -122,6 +122,25 @@ static struct htab threads(const struct shm_table *t)
 			      t->h->caps.max_threads };
 }
 
+long shm_proc_find_committed(const struct shm_table *t, pid_t pid)
+{
+	struct htab h = procs(t);
+	if (pid <= 0 || h.slots == 0)
+		return -1;
+	uint32_t i = hash32((uint32_t)pid, h.slots);
+	for (uint32_t n = 0; n < h.slots; n++) {
+		int32_t k;
+		if (shm_read_committed(t, h.recs + (size_t)i * h.rsz, sizeof(k), &k) < 0)
+			return -1;
+		if (k == pid)
+			return i;
+		if (k == 0)
+			return -1;
+		i = (i + 1) & (h.slots - 1);
+	}
+	return -1;
+}
+
 long shm_proc_find(const struct shm_table *t, pid_t pid)
 {
 	struct htab h = procs(t);

@@ -25,6 +25,9 @@ static inline struct shm_thread *shm_thread_at(const struct shm_table *t, uint32
 /* Slot index of the key, or -1. */
 long shm_proc_find(const struct shm_table *t, pid_t pid);
 long shm_thread_find(const struct shm_table *t, pid_t tid);
+/* shm_proc_find on the table as it was committed (shm_read_committed):
+ * through a writer inside, dead or stopped. */
+long shm_proc_find_committed(const struct shm_table *t, pid_t pid);
 
 /* Insert a record for a new key (writer). Returns the slot index, or
  * -EEXIST (already there: index not given, use find), -ENOSPC (at

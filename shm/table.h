@@ -238,6 +238,13 @@ static inline int shm_read_begin(const struct shm_table *t, uint64_t *seq)
  * that; -EOWNERDEAD at once when the writer inside is dead. */
 int shm_read_wait(const struct shm_table *t, uint64_t *seq, unsigned max_ms);
 
+/* len bytes at p (inside the table) as they were committed: copied, then
+ * overlaid with the bytes the undo journal saved for them (oldest last),
+ * which is what a rollback would restore. Lets a reader read through a
+ * writer that is inside the table, dead or stopped, without waiting.
+ * -EUCLEAN if the journal does not check out, -EAGAIN if it kept moving. */
+int shm_read_committed(const struct shm_table *t, const void *p, size_t len, void *out);
+
 /* The writers' lock as its word says: SHM_LOCK_FREE; SHM_LOCK_HELD by a
  * live thread (*tid); SHM_LOCK_DEAD, naming a thread that does not exist;
  * SHM_LOCK_OWNER_DIED, left by a holder that died (the next writer

@@ -21,8 +21,10 @@ int cps_placement_read(const struct shm_table *t, pid_t pid, uint64_t start, uin
 	for (int tries = 0; tries < 64; tries++) {
 		uint64_t seq;
 		int r = shm_read_begin(t, &seq);
+		if (r == -EAGAIN) /* a live writer inside: what it has not committed */
+			return cps_placement_read_committed(t, pid, start, fallback, s);
 		if (r < 0)
-			return r; /* -EAGAIN, or -EOWNERDEAD: the writer inside is dead */
+			return r; /* -EOWNERDEAD: the writer inside is dead */
 		uint32_t set = 0;
 		long i = shm_proc_find(t, pid);
 		if (i >= 0) {
@@ -52,6 +54,41 @@ int cps_placement_read(const struct shm_table *t, pid_t pid, uint64_t start, uin
 		return 0;
 	}
 	return -EAGAIN;
+}
+
+int cps_placement_read_committed(const struct shm_table *t, pid_t pid, uint64_t start,
+				 uint32_t fallback, struct cps_placement *s)
+{
+	size_t nw = t->mask_words < CPS_MAX_WORDS ? t->mask_words : CPS_MAX_WORDS;
+	uint64_t seq = shm_seq(t);
+	uint32_t set = 0;
+	long i = shm_proc_find_committed(t, pid);
+	if (i >= 0) {
+		struct shm_proc p;
+		if (shm_read_committed(t, shm_proc_at(t, (uint32_t)i), sizeof(p), &p) == 0 &&
+		    p.pid == pid && (!start || p.start == start))
+			set = p.set;
+	}
+	uint32_t want[3] = { set, fallback, t->root_id };
+	for (int k = 0; k < 3; k++) {
+		uint32_t id = want[k], got;
+		if (!id || !t->set_slots)
+			continue;
+		struct shm_set *ss = shm_set_at(t, id % t->set_slots);
+		int r = shm_read_committed(t, &ss->id, sizeof(got), &got);
+		if (r < 0)
+			return r;
+		if (got != id)
+			continue;
+		if ((r = shm_read_committed(t, shm_set_mask(t, ss, SHM_MASK_CPUS), nw * 8, s->cpus)) < 0)
+			return r;
+		s->seq = seq;
+		s->set = id;
+		s->nw = (uint32_t)nw;
+		s->n = cps_mask_count(s->cpus, nw);
+		return s->n ? 0 : -ENXIO;
+	}
+	return -EUCLEAN;
 }
 
 int cps_thread_lookup(const struct shm_table *t, pid_t tid, uint64_t *wanted, size_t vnw)

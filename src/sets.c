@@ -158,13 +158,49 @@ void cps_close(struct cps_ctx *c)
 
 /* ---- reading ---- */
 
+/* cps_set_get on the table as it was committed: a writer stays inside
+ * (stopped, or dead and we may not repair); its undo journal holds what it
+ * changed. */
+static int set_get_committed(struct cps_ctx *c, uint32_t id, struct cps_setinfo *out)
+{
+	size_t mw = MW(c) < CPS_MAX_WORDS ? MW(c) : CPS_MAX_WORDS;
+	union {
+		struct shm_set s;
+		unsigned char b[sizeof(struct shm_set) + 3 * 8 * CPS_MAX_WORDS];
+	} u;
+	if (!id || !c->t.set_slots || c->t.set_rsz < sizeof(struct shm_set) + 3 * 8 * mw)
+		return -EINVAL;
+	size_t len = sizeof(struct shm_set) + 3 * 8 * (size_t)c->t.mask_words;
+	if (len > sizeof(u))
+		len = sizeof(u);
+	int r = shm_read_committed(&c->t, shm_set_at(&c->t, id % c->t.set_slots), len, u.b);
+	if (r < 0)
+		return r == -EUCLEAN ? r : -EAGAIN;
+	if (u.s.id != id)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->id = u.s.id;
+	out->parent = u.s.parent;
+	out->flags = u.s.flags;
+	out->uid = u.s.uid;
+	out->nchildren = u.s.nchildren;
+	out->nmembers = u.s.nmembers;
+	out->attached = u.s.attached;
+	memcpy(out->name, u.s.name, sizeof(out->name));
+	out->name[sizeof(out->name) - 1] = 0;
+	memcpy(out->cpus, u.s.masks, mw * 8);
+	memcpy(out->reserved, u.s.masks + c->t.mask_words, mw * 8);
+	memcpy(out->sreserved, u.s.masks + 2 * (size_t)c->t.mask_words, mw * 8);
+	return 0;
+}
+
 int cps_set_get(struct cps_ctx *c, uint32_t id, struct cps_setinfo *out)
 {
 	size_t mw = MW(c) < CPS_MAX_WORDS ? MW(c) : CPS_MAX_WORDS;
 	for (int tries = 0; tries < 1000; tries++) {
 		uint64_t seq;
 		if (read_begin(c, &seq) < 0)
-			return -EAGAIN;
+			return set_get_committed(c, id, out);
 		struct shm_set *s = set_get(c, id);
 		if (!s) {
 			if (shm_read_retry(&c->t, seq))
@@ -247,6 +283,26 @@ static uint32_t find_name(struct cps_ctx *c, const char *name)
 	return 0;
 }
 
+/* find_name on the table as it was committed: a writer stays inside it
+ * (stopped, or dead and we may not repair). */
+static int find_name_committed(struct cps_ctx *c, const char *name, uint32_t *id)
+{
+	const struct shm_table *t = &c->t;
+	for (uint32_t i = 0; i < t->set_slots; i++) {
+		struct shm_set *s = shm_set_at(t, i);
+		uint32_t sid;
+		char n[SHM_NAME_MAX];
+		if (shm_read_committed(t, &s->id, sizeof(sid), &sid) < 0 ||
+		    (sid && shm_read_committed(t, s->name, sizeof(n), n) < 0))
+			return -EAGAIN;
+		if (sid && sid % t->set_slots == i && !strncmp(n, name, SHM_NAME_MAX)) {
+			*id = sid;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int cps_find(struct cps_ctx *c, const char *what, uint32_t *id)
 {
 	char *end;
@@ -266,7 +322,7 @@ int cps_find(struct cps_ctx *c, const char *what, uint32_t *id)
 	for (int tries = 0; tries < 1000; tries++) {
 		uint64_t seq;
 		if (read_begin(c, &seq) < 0)
-			return -EAGAIN;
+			return find_name_committed(c, what, id);
 		uint32_t v = find_name(c, what);
 		if (shm_read_retry(&c->t, seq))
 			continue;

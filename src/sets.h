@@ -158,6 +158,12 @@ struct cps_placement {
  * busy, -EOWNERDEAD if the writer inside it is dead (a writer repairs). */
 int cps_placement_read(const struct shm_table *t, pid_t pid, uint64_t start, uint32_t fallback,
 		 struct cps_placement *s);
+/* The same read of the table as it was committed (through a writer inside
+ * it, live, stopped or dead: the undo journal holds what it changed); the
+ * placement's seq is the table's counter then, odd. cps_placement_read
+ * falls back to it for a live writer; -EUCLEAN for a damaged journal. */
+int cps_placement_read_committed(const struct shm_table *t, pid_t pid, uint64_t start,
+				 uint32_t fallback, struct cps_placement *s);
 /* Lock-free: a thread's wanted mask, if recorded (1), else 0. */
 int cps_thread_lookup(const struct shm_table *t, pid_t tid, uint64_t *wanted, size_t vnw);
 

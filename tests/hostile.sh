@@ -119,6 +119,35 @@ expect_eq "it sees its set, and the kernel confines it" "$(cut -d' ' -f2,3,8 "$T
 expect_eq "its shim repaired the table" "$(poke get repairs u64)" 1
 # (a reader who may not repair: tests/multiuser.sh)
 
+# a writer stopped inside, halfway through moving s0 from CPU 0 to CPU 1:
+# its undo entry holds s0's committed CPUs
+dead_writer
+mask=$(poke off set:2+80)
+used=$(poke get jused u64)
+at=$(($(poke off journal) + used))
+"$POKE" "$TBL" set journal+$used u64 "$mask"
+"$POKE" "$TBL" set journal+$((used + 8)) u32 8
+"$POKE" "$TBL" set journal+$((used + 12)) u32 "$(poke get jlast u32)"
+"$POKE" "$TBL" set journal+$((used + 16)) u64 1
+poke set jused u64 $((used + 24))
+poke set jlast u32 "$used"
+poke set jcount u32 $(($(poke get jcount u32) + 1))
+poke set set:2+80 u64 2
+kill -STOP $sleeper
+poke set lockword u32 $sleeper
+t0=$(now_ms)
+timeout 30 env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 \
+	"$QUERY" 0.1 >"$T/q" 2>&1
+rc=$?
+t1=$(now_ms)
+expect_eq "a program started in s0 under a stopped writer runs" "$rc" 0
+check "without waiting for it ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 3000 ]
+expect_eq "confined to s0's committed CPU (0), not the half-written one" \
+	"$(cut -d' ' -f2,3,8,10 "$T/q")" "1 1 1 0"
+expect_eq "the stopped writer's work is left alone" "$(poke get set:2+80 u64)" 2
+kill -CONT $sleeper
+poke set lockword u32 0
+
 # ---- 9: the table truncated under running programs ----
 fresh
 rm -f "$T/ready"

@@ -3,7 +3,8 @@
  * after its first answers; with "fork", forks a child that asks too, and
  * waits for it. Prints "start N M end N M real K": the online count
  * (sysconf) and the size of its affinity mask (sched_getaffinity), first
- * and last, and the number of CPUs the kernel really lets it run on (asked
+ * and last, and the number of CPUs the kernel really lets it run on and
+ * the first of them ("... real K first F"; asked
  * with the system call instruction: the shim interposes everything else).
  * The hostile-table tests run it under the shim while they damage the
  * table. */
@@ -28,14 +29,19 @@ static int mask_count(void)
 	return CPU_COUNT(&cs);
 }
 
-static int real_count(void)
+/* How many CPUs the kernel lets us run on, and the first of them. */
+static int real_count(int *first)
 {
+	*first = -1;
 #ifdef RAW_SYSCALL_INLINE
 	unsigned long m[16] = { 0 };
 	long r = raw_syscall3(NR_SCHED_GETAFFINITY, 0, sizeof(m), (long)m);
 	int n = 0;
-	for (long i = 0; i < r / 8; i++)
+	for (long i = 0; i < r / 8; i++) {
+		if (m[i] && *first < 0)
+			*first = (int)i * 64 + __builtin_ctzl(m[i]);
 		n += __builtin_popcountl(m[i]);
+	}
 	return r < 0 ? -1 : n;
 #else
 	return -1;
@@ -82,6 +88,7 @@ int main(int argc, char **argv)
 		}
 		nanosleep(&nap, NULL);
 	}
-	printf("start %ld %d end %ld %d real %d\n", n0, m0, n, m, real_count());
+	int first, k = real_count(&first);
+	printf("start %ld %d end %ld %d real %d first %d\n", n0, m0, n, m, k, first);
 	return 0;
 }
