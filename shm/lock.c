@@ -175,10 +175,18 @@ static int lock_bounded(struct shm_table *t)
 		if (r != EBUSY && r != EDEADLK)
 			return -r;
 		int st = shm_lock_state(t, &holder);
-		/* the word naming this very thread, which holds no lock (writers
-		 * never nest), is forged, as a dead holder's is stale */
-		bool mine = r == EDEADLK || holder == (pid_t)syscall(SYS_gettid);
-		if ((st == SHM_LOCK_DEAD || mine) && takeovers < 100) {
+		/* the word naming this very thread: another handle of ours is
+		 * inside (a nested write), or the word is forged. Never taken
+		 * over (that would undo our own transaction), never waited for */
+		if (r == EDEADLK || holder == (pid_t)syscall(SYS_gettid)) {
+			t->holder = holder;
+			snprintf(t->why, sizeof(t->why),
+				 "the table's lock names this very thread (pid %d): a write inside "
+				 "another, or a forged lock word",
+				 (int)holder);
+			return -EDEADLK;
+		}
+		if (st == SHM_LOCK_DEAD && takeovers < 100) {
 			take_over(t, holder);
 			takeovers++;
 			continue;

@@ -463,11 +463,15 @@ START_TEST(forged_lock)
 	shm_write_commit(&c.t);
 	ck_assert_int_eq(shm_lock_state(&c.t, &tid), SHM_LOCK_FREE);
 
-	/* the word naming this very thread, which holds nothing */
-	int32_t me = (int32_t)syscall(SYS_gettid);
+	/* the word naming this very thread: refused at once, never taken over
+	 * (it may be a write of ours inside another) */
+	int32_t me = (int32_t)syscall(SYS_gettid), zero = 0;
 	poke(n, word, &me, 4);
-	ck_assert_int_ge(shm_write_begin(&c.t), 0);
-	shm_write_commit(&c.t);
+	t0 = now_ms();
+	ck_assert_int_eq(shm_write_begin(&c.t), -EDEADLK);
+	ck_assert_int_lt(now_ms() - t0, 1000);
+	ck_assert_ptr_nonnull(strstr(c.t.why, "this very thread"));
+	poke(n, word, &zero, 4);
 
 	/* the mutex's type overwritten: refused, not trusted */
 	int32_t kind = 0;
