@@ -98,7 +98,7 @@ if [ -n "$cg_made" ]; then
 	fi
 	check "the cgroup is removed" rmdir "$CG"
 else
-	echo "# no writable cpuset cgroup (v1 or v2) here: the cgroup cases are not run"
+	skip "the cgroup cases" "no writable cpuset cgroup (v1 or v2) here"
 fi
 # --- members that died: cpuset destroy of an AUTOCLEAN set they leave,
 # and a zombie (ended, not reaped) member ---

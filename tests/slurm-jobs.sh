@@ -85,12 +85,13 @@ if command -v script >/dev/null 2>&1; then
 		env $(san_env) SHELL=/bin/sh timeout 60 script -qec "salloc -n1" /dev/null >"$T/ia.out" 2>&1
 	# (the shell's prompt may come first on the line)
 	l=$(tr -d '\r' <"$T/ia.out" | sed -n 's/.*\(task 0 job \)/\1/p' | head -n 1)
+	[ -n "$l" ] || show "$T/ia.out"
 	expect_eq "interactive step: its step id" "$(field step "$l")" 4294967290
 	expect_eq "interactive step: in the table" "$(field table "$l")" "$UT"
 	expect_eq "interactive step: sees its CPU as 0" "$(field seen "$l") $(field ncpus "$l")" "0 1"
 	check_clean "interactive step"
 else
-	note "no script(1) (util-linux) for a terminal: the interactive step is not run"
+	skip "interactive step" "needs script (Debian package util-linux)"
 fi
 
 # --- the sets of a crashed step (its slurmstepd gone: no clean-up ran),

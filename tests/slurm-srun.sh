@@ -179,7 +179,7 @@ if id nobody >/dev/null 2>&1; then
 	done
 	expect_eq "other user: only the root left" "$("$CPUSET" --table "$NT" --table-owner "$NB" list 2>&1 | awk 'NR > 1 { print $3 }')" root
 else
-	echo "# no user nobody: the other user's job is not run"
+	skip "the other user's job" "no user nobody"
 fi
 
 finish
