@@ -28,11 +28,13 @@ case ${BENCH_QUICK:-} in 1 | yes | true) QUICK=1 ;; esac
 if [ $QUICK = 1 ]; then
 	ROUNDS=2 MS=2 BATCHES=3 COUNT_N=100 SPAWN_N=10 SPAWN_ROUNDS=2 AB_ROUNDS=1 AB_MS=0.1 AB_PAIRS=11
 	RESIZE_SIZES="0 100 1000" ALLOCS=4 OMP_SECONDS=0.05 OMP_ROUNDS=2
+	CHURN_MEMBERS=60 CHURN_LIFE="300 900" CHURN_ALLOCS=3 CHURN_GAP=50
 	SCALE_SETS=10000 SCALE_PROCS=10000 SCALE_THREADS=100000
 else
 	ROUNDS=${BENCH_ROUNDS:-11} MS=20 BATCHES=5 COUNT_N=1000 SPAWN_N=100 SPAWN_ROUNDS=11
 	AB_ROUNDS=5 AB_MS=0.25 AB_PAIRS=601
 	RESIZE_SIZES="0 100 1000 10000" ALLOCS=10 OMP_SECONDS=1.0 OMP_ROUNDS=7
+	CHURN_MEMBERS=${BENCH_CHURN_MEMBERS:-1000} CHURN_LIFE="2000 8000" CHURN_ALLOCS=40 CHURN_GAP=200
 	SCALE_SETS=10000 SCALE_PROCS=10000 SCALE_THREADS=100000
 fi
 
@@ -46,7 +48,7 @@ die() {
 	exit 1
 }
 
-for p in bench_calls bench_spawn bench_threads bench_table bench_omp bench_syscount; do
+for p in bench_calls bench_spawn bench_threads bench_table bench_omp bench_syscount bench_churn; do
 	[ -x "$BB/$p" ] || die "no $BB/$p (make bench builds it)"
 done
 EMPTY=$BB/.libs/libbench_empty.so
@@ -643,6 +645,40 @@ for size in $RESIZE_SIZES; do
 	prevmed=$med
 	echo "| $size | $(fmt $(awk -v x=$med 'BEGIN{print x/1000}')) ($(fmt $(awk -v x=$lo 'BEGIN{print x/1000}'))-$(fmt $(awk -v x=$hi 'BEGIN{print x/1000}'))) | $per | $growth | $tt | $v |"
 done
+echo
+
+# ---- 4b. resize under churn ----
+
+# One set whose CHURN_MEMBERS members start and exit all the time (each
+# lives CHURN_LIFE ms at random, replaced when it exits; three threads,
+# one pinned to virtual CPU 0), resized CHURN_ALLOCS times ($A, then $Z:
+# every thread moves), and show/list readers running meanwhile. Then
+# every thread of every member alive must be inside the set.
+echo "== resize under churn: $CHURN_MEMBERS members, $CHURN_ALLOCS allocs" >&3
+"$CPUSET" create --cpus "$A,$Z" --name churn >/dev/null || die "create churn"
+if "$BB/bench_churn" drive "$RUN" "$CPUSET" churn $CHURN_MEMBERS $CHURN_LIFE 3 \
+	$CHURN_ALLOCS $CHURN_GAP "$A" "$Z" 2 >"$TMP/churn" 2>"$TMP/churn.err"; then
+	:
+else
+	fail "churn: bench_churn drive: $(tail -3 "$TMP/churn.err" | tr '\n' ' ')"
+fi
+churn_sum=$(tail -1 "$TMP/churn")
+churn_get() { echo "$churn_sum" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+printf '.\n' >&3
+echo "## Resize under churn: \`cpuset alloc\` while $CHURN_MEMBERS members start and exit"
+echo
+echo "Command: \`make bench\` (section churn): \`bench_churn drive cpuset-run cpuset churn $CHURN_MEMBERS $CHURN_LIFE 3 $CHURN_ALLOCS $CHURN_GAP $A $Z 2\`:"
+echo "$CHURN_MEMBERS members of set churn alive at once (\`cpuset-run --set churn bench_churn member 3 LIFE\`, LIFE drawn from"
+echo "$(echo $CHURN_LIFE | tr ' ' '-') ms, each replaced when it exits, started at most at twice the rate that keeps them alive),"
+echo "$CHURN_ALLOCS × \`cpuset alloc churn $A\` / \`$Z\` in turn, $CHURN_GAP ms apart, timed start to exit; two readers run"
+echo "\`cpuset show churn\` and \`cpuset list\` meanwhile. Afterwards every thread of every member alive is checked."
+echo
+echo "| allocs | median ms | p90 ms | p99 ms | max ms | target | verdict | members started | threads checked | outside the set |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+p99=$(churn_get p99_ms) mx=$(churn_get max_ms) outside=$(churn_get outside)
+v=$(awk -v a="${p99:-1e9}" -v b="${mx:-1e9}" -v q=$QUICK 'BEGIN { if (q) print "-"; else print (a < 1000 && b < 2000) ? "met" : "MISSED" }')
+[ "${outside:-1}" = 0 ] || fail "churn: $outside threads ended outside the set"
+echo "| $(churn_get allocs) | $(churn_get median_ms) | $(churn_get p90_ms) | $p99 | $mx | p99 < 1000, max < 2000 | $v | $(churn_get started) | $(churn_get checked_threads) | ${outside:-?} (want 0) |"
 echo
 
 # ---- 5. table scale ----
