@@ -148,9 +148,17 @@ static int enforced(struct cps_ctx *c, uint32_t id)
 	struct cps_setinfo si;
 	uint64_t k[CPS_MAX_WORDS];
 	size_t nw = c->t.mask_words;
-	int r = cps_set_get(c, id, &si);
-	if (r == 0)
-		r = cps_kernel_affinity(0, k, nw);
+	int r = 0;
+	/* An alloc of the set between our move and this look changed its
+	 * CPUs before its migration reached us: move again, onto the CPUs it
+	 * has now; only a mask the kernel keeps different is refused. */
+	for (int tries = 0; tries < 4; tries++) {
+		if ((r = cps_set_get(c, id, &si)) == 0)
+			r = cps_kernel_affinity(0, k, nw);
+		if (r < 0 || cps_mask_equal(k, si.cpus, nw))
+			break;
+		cps_migrate_process(c, c->self, id);
+	}
 	if (r == 0 && cps_mask_equal(k, si.cpus, nw))
 		return 0;
 	if (r < 0) {
