@@ -37,6 +37,10 @@ build fuzz_table "$SRC/tests/fuzz/fuzz_table.c" $core "$T/inspect.o" \
 	"$SRC/tools/cli.c" "$SRC/tools/cli-user.c"
 build fuzz_cpulist "$SRC/tests/fuzz/fuzz_cpulist.c" "$SRC/src/cpulist.c" "$SRC/src/mask.c"
 
+# the fuzzed table's name, removed at exit (libFuzzer ends without atexit)
+CPUSETSHIM_FUZZ_TABLE=cpusetshim-fuzz.$$
+export CPUSETSHIM_FUZZ_TABLE
+at_exit 'rm -f "/dev/shm/$CPUSETSHIM_FUZZ_TABLE"; rm -rf "/dev/shm/$CPUSETSHIM_FUZZ_TABLE.views."*'
 for t in table cpulist; do
 	mkdir -p "$T/corpus-$t"
 	note "fuzz_$t: $SECONDS_EACH s from $(ls "$SRC/tests/fuzz/corpus/$t" | wc -l) seeds"

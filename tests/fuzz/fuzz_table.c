@@ -53,7 +53,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	snprintf(name, sizeof(name), "cpusetshim-fuzz.%d", (int)getpid());
+	/* tests/fuzz.sh names it, and removes it: libFuzzer ends without
+	 * running atexit handlers when its time is up */
+	const char *given = getenv("CPUSETSHIM_FUZZ_TABLE");
+	if (given && *given && strlen(given) < sizeof(name))
+		snprintf(name, sizeof(name), "%s", given);
+	else
+		snprintf(name, sizeof(name), "cpusetshim-fuzz.%d", (int)getpid());
 	setenv("CPUSETSHIM_TABLE", name, 1);
 	setenv("CPUSETSHIM_LOCK_TIMEOUT", "0", 1);
 	atexit(cleanup);
