@@ -40,6 +40,9 @@ check "nobody makes a table" $AS_NOBODY "$CPUSET" --table "$T2" init
 check "nobody makes a set" $AS_NOBODY "$CPUSET" --table "$T2" create --cpus 0-1 --name fixed
 $AS_NOBODY sleep 600 &
 np=$!
+# setpriv changes its user before it execs sleep: wait for that
+nobody_uid=$(id -u nobody)
+for i in $(seq 100); do [ "$(stat -c %u /proc/$np 2>/dev/null)" = "$nobody_uid" ] && break; sleep 0.05; done
 sleep 600 &
 rp=$!
 check "nobody attaches its process" $AS_NOBODY "$CPUSET" --table "$T2" attach fixed $np
