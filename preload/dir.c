@@ -186,9 +186,8 @@ EXPORT DIR *opendir(const char *name)
 	}
 	DIR *d = real_dir.opendir(at);
 	if (d && k == CPS_VSYS_DIR) {
-		int saved = errno;
+		SHIM_KEEP_ERRNO;
 		shim_dir_remember(dirfd(d), d, &v);
-		errno = saved;
 	}
 	return d;
 }
@@ -205,14 +204,13 @@ EXPORT DIR *fdopendir(int fd)
 	if (CPS_UNLIKELY(tab != NULL) && d && (unsigned)fd < VDIR_MAX) {
 		struct vdir *t = __atomic_load_n(&tab[fd], __ATOMIC_ACQUIRE);
 		struct stat sb;
-		int saved = errno;
+		SHIM_KEEP_ERRNO;
 		/* opened by us as such a directory, and still that file */
 		if (t && !t->dir && fstat(fd, &sb) == 0 && sb.st_dev == t->dev &&
 		    sb.st_ino == t->ino)
 			t->dir = d;
 		else if (t && !t->dir)
 			forget(fd);
-		errno = saved;
 	}
 	return d;
 }

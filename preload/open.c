@@ -151,9 +151,8 @@ static FILE *view_fopen(const char *path, const char *mode, bool *done)
 	*done = true;
 	FILE *f = fdopen(fd, mode);
 	if (!f) {
-		int e = errno;
+		SHIM_KEEP_ERRNO;
 		close(fd);
-		errno = e;
 	}
 	return f;
 }
@@ -207,9 +206,10 @@ static FILE *view_freopen(FILE *(*real)(const char *, const char *, FILE *), con
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
 	FILE *f = real(p, mode, stream);
-	int e = errno;
-	close(fd);
-	errno = e;
+	{
+		SHIM_KEEP_ERRNO;
+		close(fd);
+	}
 	return f;
 }
 

@@ -214,7 +214,7 @@ const char *shim_path_resolve(int dirfd, const char *path, int cflags, char *buf
 {
 	char base[PATH_MAX], kbase[PATH_MAX];
 	const char *b = NULL;
-	int saved = errno;
+	SHIM_KEEP_ERRNO;
 	const char *res = NULL;
 
 	if (!path || !path[0])
@@ -260,7 +260,6 @@ const char *shim_path_resolve(int dirfd, const char *path, int cflags, char *buf
 		path += consumed;
 	}
 out:
-	errno = saved;
 	return res;
 }
 

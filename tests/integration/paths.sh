@@ -17,7 +17,7 @@ need $PY python3
 $PY -c 'import psutil' 2>/dev/null || skip_all "needs psutil for $PY (Debian package python3-psutil)"
 
 # Measured: procps ps hangs with libasan preloaded, shim or not (as top
-# does, tests/integration/shim.sh); psutil and stat make the same checks.
+# does, tests/integration/rewind.sh); psutil and stat make the same checks.
 ps_runs=yes
 if [ -n "$SAN_PRELOAD" ] &&
 	! env LD_PRELOAD="$SAN_PRELOAD" timeout 10 ps -o pid= -p $$ </dev/null >/dev/null 2>&1; then
