@@ -99,6 +99,10 @@ extern uint64_t shim_self_start;
 extern uint32_t shim_fallback_set; /* parent's or $CPUSETSHIM_SET */
 extern long shim_tid_offset;       /* of the tid inside struct pthread, or -1 */
 
+/* libc's fstatat, behind the shim's own (preload/stat.c). */
+struct stat;
+int shim_real_fstatat(int dirfd, const char *path, struct stat *st, int flags);
+
 /* Set up (idempotent, cheap after the first call). False: pass through. */
 bool shim_ready(void);
 /* The name of the table in use, once shim_ready() said yes. */

@@ -29,7 +29,8 @@ static inline bool no_view(const char *p)
 static int (*fstatat_next)(int, const char *, struct stat *, int);
 static int (*statx_next)(int, const char *, int, unsigned, struct statx *);
 
-static int real_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+/* libc's fstatat, also for preload/view_sys.c */
+int shim_real_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	if (CPS_UNLIKELY(!fstatat_next)) {
 		shim_resolving++;
@@ -77,14 +78,14 @@ __attribute__((noinline)) static int stat_view(int dirfd, const char *path, stru
 		if (NO_VIEW(path) && fstatat_next)                                       \
 			return fstatat_next(dirfd, path, (struct stat *)st, flags);      \
 		int r = stat_view(dirfd, path, (struct stat *)st, flags);                \
-		return r != -2 ? r : real_fstatat(dirfd, path, (struct stat *)st, flags); \
+		return r != -2 ? r : shim_real_fstatat(dirfd, path, (struct stat *)st, flags); \
 	}                                                                                \
 	EXPORT int stat##SUFFIX(const char *path, struct STRUCT *st)                     \
 	{                                                                                \
 		if (NO_VIEW(path) && fstatat_next)                                       \
 			return fstatat_next(AT_FDCWD, path, (struct stat *)st, 0);       \
 		int r = stat_view(AT_FDCWD, path, (struct stat *)st, 0);                 \
-		return r != -2 ? r : real_fstatat(AT_FDCWD, path, (struct stat *)st, 0); \
+		return r != -2 ? r : shim_real_fstatat(AT_FDCWD, path, (struct stat *)st, 0); \
 	}                                                                                \
 	EXPORT int lstat##SUFFIX(const char *path, struct STRUCT *st)                    \
 	{                                                                                \
@@ -93,7 +94,7 @@ __attribute__((noinline)) static int stat_view(int dirfd, const char *path, stru
 					    AT_SYMLINK_NOFOLLOW);                        \
 		int r = stat_view(AT_FDCWD, path, (struct stat *)st, AT_SYMLINK_NOFOLLOW); \
 		return r != -2 ? r                                                       \
-			       : real_fstatat(AT_FDCWD, path, (struct stat *)st,           \
+			       : shim_real_fstatat(AT_FDCWD, path, (struct stat *)st,           \
 					      AT_SYMLINK_NOFOLLOW);                        \
 	}
 _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat64 is stat here");

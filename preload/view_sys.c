@@ -336,22 +336,6 @@ int shim_sys_open(int dirfd, const char *path, int flags, int mode)
 
 static int real_faccessat(int dirfd, const char *path, int mode, int flags);
 static int phys_of(const char *canon, char *rp, size_t len);
-static int (*fstatat_next)(int, const char *, struct stat *, int);
-
-/* libc's fstatat (preload/stat.c interposes it) */
-static int real_fstatat(int dirfd, const char *path, struct stat *st, int flags)
-{
-	if (CPS_UNLIKELY(!fstatat_next)) {
-		shim_resolving++;
-		*(void **)&fstatat_next = dlsym(RTLD_NEXT, "fstatat");
-		shim_resolving--;
-		if (!fstatat_next) {
-			errno = ENOSYS;
-			return -1;
-		}
-	}
-	return fstatat_next(dirfd, path, st, flags);
-}
 
 bool shim_view_physical(const char *canon, char *phys, size_t len)
 {
@@ -407,7 +391,7 @@ int shim_view_stat_hook(const char *canon, struct stat *st, int flags)
 
 	if (r <= 0)
 		return r < 0 ? -2 : -1;
-	if (real_fstatat(AT_FDCWD, rp, st, flags & AT_SYMLINK_NOFOLLOW) < 0)
+	if (shim_real_fstatat(AT_FDCWD, rp, st, flags & AT_SYMLINK_NOFOLLOW) < 0)
 		return -2;
 	return 0;
 }
