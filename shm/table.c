@@ -566,6 +566,8 @@ int shm_table_create(struct shm_table *t, const char *name, const struct shm_cap
 	}
 	unlink(tmp);
 	close(fd);
+	/* its maker writes through it as an opener would: with the same wait */
+	t->lock_wait_ms = lock_wait_default();
 	return 0;
 out_unmap:
 	guard_remove(base);

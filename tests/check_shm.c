@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -175,8 +177,12 @@ START_TEST(concurrent_create)
 			if (cps_open(&c, name, CPS_OPEN_CREATE) < 0)
 				_exit(1);
 			uint32_t id;
-			if (cps_create(&c, 0, 0, NULL, NULL, &id) < 0)
+			int e = cps_create(&c, 0, 0, NULL, NULL, &id);
+			if (e < 0) { /* say why: the errno and the table's reason */
+				fprintf(stderr, "concurrent_create: child: %s (%s)\n", strerror(-e),
+					c.why ? c.why : c.t.why);
 				_exit(2);
+			}
 			_exit(0);
 		}
 	}
