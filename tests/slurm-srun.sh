@@ -30,14 +30,14 @@ run_held() {
 		done
 		[ "$(grep -c '^task' "$T/held.out")" -ge "$_n" ] && return 0
 		touch "$T/go"
-		wait "$held_pid"
+		sl_wait "$held_pid"
 		note "srun $* (try $_try): exit status $?, output:" "$(cat "$T/held.out" "$T/held.err")" \
 			"slurmctld:" "$(tail -n 15 "$SL/ctld.log")" "slurmd:" "$(tail -n 15 "$SL/slurmd.log")"
 	done
 }
 release() {
 	touch "$T/go"
-	wait "$held_pid"
+	sl_wait "$held_pid"
 	held_rc=$?
 }
 # field NAME LINE: the word after NAME in a reporter line
@@ -113,12 +113,12 @@ check_clean "off"
 # --- srun started inside a set of CPU 1 (cpuset-run --cpus 1 -- srun):
 # the task inherits LD_PRELOAD, CPUSETSHIM_TABLE and CPUSETSHIM_RUN_SET of
 # that set, yet runs in its own set on the CPU Slurm gave it ---
-out=$(env -u CPUSETSHIM_TABLE $(san_env) CPUSETSHIM_TABLE="$CPUSETSHIM_TABLE" \
+out=$(timeout --foreground -k 10 "$SL_TIMEOUT" env -u CPUSETSHIM_TABLE $(san_env) CPUSETSHIM_TABLE="$CPUSETSHIM_TABLE" \
 	"$CPUSET_RUN" --cpus 1 -- srun -n1 -c2 --cpu-bind=map_cpu:0 "$REPORT" 2>"$T/err")
 expect_eq "under cpuset-run --cpus 1: the task's own table" "$(field table "$out")" "$UT"
 expect_eq "under cpuset-run --cpus 1: the task runs on Slurm's CPU 0" "$(field real "$out")" 0
 expect_eq "under cpuset-run --cpus 1: and sees it as CPU 0" "$(field seen "$out")" 0
-out=$(env -u CPUSETSHIM_TABLE $(san_env) CPUSETSHIM_TABLE="$CPUSETSHIM_TABLE" \
+out=$(timeout --foreground -k 10 "$SL_TIMEOUT" env -u CPUSETSHIM_TABLE $(san_env) CPUSETSHIM_TABLE="$CPUSETSHIM_TABLE" \
 	"$CPUSET_RUN" --cpus 1 -- srun -n1 -c2 --cpu-bind=map_cpu:0 --cpusetshim=off "$REPORT" 2>"$T/err")
 expect_eq "under cpuset-run --cpus 1, --cpusetshim=off: the native view" \
 	"$(field seen "$out") $(field real "$out")" "0 0"
@@ -136,7 +136,7 @@ check_clean "salloc and sbatch --cpusetshim=off"
 
 # --- the shim is first in LD_PRELOAD, once ---
 # (a submitter that preloads the shim already; a sanitizer runtime stays first)
-out=$(env -u CPUSETSHIM_TABLE $(san_env) LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD:}$SHIM" \
+out=$(timeout --foreground -k 10 "$SL_TIMEOUT" env -u CPUSETSHIM_TABLE $(san_env) LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD:}$SHIM" \
 	srun -n1 sh -c 'echo "$LD_PRELOAD"')
 n=$(echo "$out" | tr ': ' '\n\n' | grep -c libcpusetshim)
 expect_eq "shim in LD_PRELOAD once" "$n" 1

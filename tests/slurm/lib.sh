@@ -5,7 +5,8 @@
 #   slurm_need                  exit 77 naming what is missing
 #   slurm_start [PLUGSTACK]     write the configuration and start both
 #                               daemons; PLUGSTACK is plugstack.conf's text
-#   slurm_stop                  stop them (also done at exit)
+#   slurm_stop                  stop them (also done at exit, after
+#                               slurm_diagnose if a check failed)
 #
 # After slurm_start, SLURM_CONF is exported for srun, sbatch, squeue... and
 # $SL is the cluster's directory (logs: $SL/ctld.log, $SL/slurmd.log).
@@ -70,6 +71,15 @@ slurm_wait_gone() {
 		_i=$((_i + 1))
 	done
 	[ ! -d "/proc/$1" ]
+}
+
+# what Slurm says of its node and queue, and the daemons' last words, under
+# any failed check of a Slurm test
+slurm_diagnose() {
+	[ "${cps_failed:-0}" -gt 0 ] && [ -n "$SL" ] || return 0
+	note "Slurm at the end of a failed test:" "$(sinfo -N -o '%N %T %E' 2>&1)" \
+		"$(squeue -o '%i %T %r %j' 2>&1)" "slurmctld:" "$(tail -n 25 "$SL/ctld.log" 2>&1)" \
+		"slurmd:" "$(tail -n 25 "$SL/slurmd.log" 2>&1)"
 }
 
 slurm_stop() {
@@ -139,7 +149,7 @@ EOF
 	env -u LD_PRELOAD -u CPUSETSHIM_SET -u CPUSETSHIM_RUN_SET ${SLURM_DAEMON_ENV:-} \
 		slurmd -f "$SLURM_CONF" >"$SL/slurmd.out" 2>&1 || {
 		echo "slurmd failed:"; cat "$SL/slurmd.out" "$SL/slurmd.log" 2>/dev/null; return 1; }
-	at_exit slurm_stop
+	at_exit "slurm_diagnose; slurm_stop"
 	# up when the node is idle: 10 s at most (about 0.1 s here)
 	_i=0
 	while [ "$_i" -lt 200 ]; do

@@ -5,7 +5,11 @@
 #   $UT          the user's table the plugin uses ("<table>.<uid>")
 #   $REPORT      the reporter program (tests/slurm/prog_report)
 #   sl CMD...    a Slurm command (in a sanitizer build with the runtimes
-#                the plugin, loaded by srun, sbatch and salloc, needs)
+#                the plugin, loaded by srun, sbatch and salloc, needs),
+#                stopped after $SL_TIMEOUT s (180): a job that can never
+#                start (a drained node) fails its check, not the whole run
+#   sl_wait PID  wait for a Slurm command started in the background, as
+#                long at most; its exit status
 #   set_of LINE  the plugin's name of the set of a reporter line's task
 #   check_clean  DESC: no set but the root in $UT, cpuset-inspect --check clean
 PLUGIN=$B/slurm/.libs/cpusetshim.so
@@ -14,8 +18,23 @@ TBASE="cpst-slurm.$$"
 UT="$TBASE.$(id -u)"
 # the job's tasks get the environment of srun: nothing of a set of ours
 unset CPUSETSHIM_SET CPUSETSHIM_RUN_SET LD_PRELOAD
+SL_TIMEOUT=${SL_TIMEOUT:-180}
 sl() {
-	env -u CPUSETSHIM_TABLE $(san_env) "$@"
+	timeout --foreground -k 10 "$SL_TIMEOUT" env -u CPUSETSHIM_TABLE $(san_env) "$@"
+}
+sl_wait() {
+	_w=0
+	while kill -0 "$1" 2>/dev/null && [ "$_w" -lt $((SL_TIMEOUT * 10)) ]; do
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		note "a Slurm command (pid $1) still runs after $SL_TIMEOUT s: stopped"
+		kill "$1" 2>/dev/null
+		sleep 2
+		kill -9 "$1" 2>/dev/null
+	fi
+	wait "$1"
 }
 # slurmd (and the slurmstepd it starts) load the plugin too
 SLURM_DAEMON_ENV=$(san_env)
