@@ -7,9 +7,11 @@
  *     is rejected before anything else (by the x86-64 stubs already);
  *   - a path relative to the working directory is rejected on a cached
  *     fact: the working directory is "far" (neither "/" nor in /proc or
- *     /sys) and the path has no ".." component. chdir and fchdir forget
- *     the fact; it is learnt again with one getcwd at the next relative
- *     path that needs it;
+ *     /sys) and the path has no ".." (on x86-64 in the open family's
+ *     frameless stubs already, which read shim_cwd_state). chdir and
+ *     fchdir, also through syscall(2), forget the fact; it is learnt again
+ *     with one getcwd at the next relative path (one system call per
+ *     change of directory, none per path);
  *   - a path relative to a directory fd is rejected on its names
  *     (cps_path_rel_may_view) before anything asks where the fd points.
  * Every interposer that takes a path (the open family, stdio, access,
@@ -38,22 +40,23 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum { CWD_UNKNOWN = 0, CWD_FAR, CWD_NEAR };
-
-/* What is known of the working directory: state (atomic) and, under lock,
- * its path. gen moves at every chdir, so that a getcwd that raced with one
- * is not kept. A forked child keeps them: it has its parent's directory. */
+/* What is known of the working directory: shim_cwd_state (atomic; the
+ * x86-64 stubs read it: SHIM_CWD_FAR lets a relative path without ".."
+ * through) and, under lock, its path. gen moves at every chdir, so that a
+ * getcwd that raced with one is not kept. A forked child keeps them: it
+ * has its parent's directory. */
+enum { CWD_UNKNOWN = 0, CWD_FAR = SHIM_CWD_FAR, CWD_NEAR };
+int shim_cwd_state;
 static struct {
-	int state;
 	unsigned gen;
 	char path[PATH_MAX];
 } cwd;
 static pthread_mutex_t cwd_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void cwd_forget(void)
+void shim_cwd_forget(void)
 {
 	__atomic_add_fetch(&cwd.gen, 1, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&cwd.state, CWD_UNKNOWN, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&shim_cwd_state, CWD_UNKNOWN, __ATOMIC_SEQ_CST);
 }
 
 static int far_or_near(const char *p)
@@ -103,9 +106,9 @@ static bool cwd_get(char *buf, size_t len)
 {
 	long n;
 
-	if (__atomic_load_n(&cwd.state, __ATOMIC_ACQUIRE) != CWD_UNKNOWN &&
+	if (__atomic_load_n(&shim_cwd_state, __ATOMIC_ACQUIRE) != CWD_UNKNOWN &&
 	    pthread_mutex_trylock(&cwd_lock) == 0) {
-		bool ok = cwd.state != CWD_UNKNOWN && strlen(cwd.path) < len;
+		bool ok = shim_cwd_state != CWD_UNKNOWN && strlen(cwd.path) < len;
 
 		if (ok)
 			strcpy(buf, cwd.path);
@@ -124,11 +127,26 @@ static bool cwd_get(char *buf, size_t len)
 	if (pthread_mutex_trylock(&cwd_lock) == 0) {
 		if (__atomic_load_n(&cwd.gen, __ATOMIC_SEQ_CST) == g && strlen(buf) < sizeof(cwd.path)) {
 			strcpy(cwd.path, buf);
-			__atomic_store_n(&cwd.state, far_or_near(buf), __ATOMIC_SEQ_CST);
+			/* under the test root nothing is far: its views are below it */
+			__atomic_store_n(&shim_cwd_state, shim_test_root() ? CWD_NEAR : far_or_near(buf),
+					 __ATOMIC_SEQ_CST);
 		}
 		pthread_mutex_unlock(&cwd_lock);
 	}
 	return true;
+}
+
+/* The state of the working directory, learnt with one getcwd (kept for the
+ * next relative paths); CWD_UNKNOWN if it cannot be had. Out of line: the
+ * buffer stays off the stack of the common path. */
+static __attribute__((noinline, cold)) int cwd_learn(void)
+{
+	char buf[PATH_MAX];
+	SHIM_KEEP_ERRNO;
+
+	if (!cwd_get(buf, sizeof(buf)))
+		return CWD_UNKNOWN;
+	return __atomic_load_n(&shim_cwd_state, __ATOMIC_ACQUIRE);
 }
 
 /* p below the test root, as the same path below / (p itself without one). */
@@ -199,8 +217,10 @@ bool shim_path_may_view(int dirfd, const char *path)
 		return c == 'p' || c == 's' || c == '/' || c == '.';
 	}
 	if (dirfd == AT_FDCWD) {
-		int st = __atomic_load_n(&cwd.state, __ATOMIC_ACQUIRE);
+		int st = __atomic_load_n(&shim_cwd_state, __ATOMIC_ACQUIRE);
 
+		if (CPS_UNLIKELY(st == CWD_UNKNOWN))
+			st = cwd_learn();
 		if (st == CWD_FAR)
 			return cps_path_has_dotdot(path);
 		if (st == CWD_NEAR)
@@ -283,10 +303,10 @@ EXPORT int chdir(const char *path)
 		if (strcmp(phys, c)) {
 			int r = shim_real.chdir(phys);
 			if (r == 0) {
-				cwd_forget();
+				shim_cwd_forget();
 				if (pthread_mutex_trylock(&cwd_lock) == 0) {
 					strcpy(cwd.path, c);
-					__atomic_store_n(&cwd.state, CWD_NEAR, __ATOMIC_SEQ_CST);
+					__atomic_store_n(&shim_cwd_state, CWD_NEAR, __ATOMIC_SEQ_CST);
 					pthread_mutex_unlock(&cwd_lock);
 				}
 			}
@@ -295,7 +315,7 @@ EXPORT int chdir(const char *path)
 	}
 	int r = shim_real.chdir(path);
 	if (r == 0)
-		cwd_forget();
+		shim_cwd_forget();
 	return r;
 }
 
@@ -305,6 +325,6 @@ EXPORT int fchdir(int fd)
 		return -1;
 	int r = shim_real.fchdir(fd);
 	if (r == 0)
-		cwd_forget();
+		shim_cwd_forget();
 	return r;
 }

@@ -193,6 +193,13 @@ static inline bool shim_view_path_candidate(const char *p)
  * with no system call from the path's bytes and what is cached of the
  * working directory. */
 bool shim_path_may_view(int dirfd, const char *path);
+/* What is known of the working directory (preload/path.c): SHIM_CWD_FAR
+ * when it is neither "/" nor in /proc or /sys, so that a relative path
+ * without ".." can be no view; read by the x86-64 stubs. */
+#define SHIM_CWD_FAR 1
+extern int shim_cwd_state;
+/* The working directory may have moved (chdir, fchdir, syscall(2)). */
+void shim_cwd_forget(void);
 /* The canonical path (src/path.h) of path relative to dirfd, in buf (len
  * bytes), or NULL when it can be no view (pass the call through). cflags:
  * CPS_CANON_NOFOLLOW for calls that do not follow a last link. *dironly:

@@ -20,7 +20,7 @@
 #endif
 
 /* The pass-through of syscall(2) with no frame at all: every number but
- * the three we translate jumps to libc's syscall with the caller's
+ * the three we translate and the two that move the working directory jumps to libc's syscall with the caller's
  * registers and stack as they were (libc takes its seventh argument from
  * the stack). The rest, and the case where libc's is not resolved yet, go
  * to shim_syscall_slow (preload/syscall.c), also with everything as the
@@ -35,6 +35,10 @@ __asm__(".text\n"
 	"cmpq $" SHIM_STR(SYS_sched_setaffinity) ", %rdi\n"
 	"je 1f\n"
 	"cmpq $" SHIM_STR(SYS_getcpu) ", %rdi\n"
+	"je 1f\n"
+	"cmpq $" SHIM_STR(SYS_chdir) ", %rdi\n"
+	"je 1f\n"
+	"cmpq $" SHIM_STR(SYS_fchdir) ", %rdi\n"
 	"je 1f\n"
 	"movq shim_syscall_next(%rip), %r11\n"
 	"testq %r11, %r11\n"
@@ -59,7 +63,13 @@ void shim_open_resolved(void)
 	__atomic_store_n(&shim_open_next[3], (void *)shim_real.openat64, __ATOMIC_RELEASE);
 }
 
-#define OPEN_STUB(name, pathreg, slot, slow)                                          \
+/* A relative path (to the working directory: open, or openat with
+ * AT_FDCWD) passes too when the working directory is known to be far from
+ * /proc and /sys (shim_cwd_state, preload/path.c) and the path holds no
+ * "..": the bytes are scanned with the scratch registers r10 and r11, the
+ * caller's left as they were. dirfd is the register of openat's first
+ * argument, or none for open. */
+#define OPEN_STUB(name, pathreg, dirfd_test, slot, slow)                               \
 	__asm__(".text\n"                                                             \
 		".globl " name "\n"                                                   \
 		".type " name ", @function\n"                                         \
@@ -67,7 +77,7 @@ void shim_open_resolved(void)
 		"testq " pathreg ", " pathreg "\n"                                    \
 		"je 1f\n"                                                             \
 		"cmpb $0x2f, (" pathreg ")\n"     /* '/' */                           \
-		"jne 1f\n"                                                            \
+		"jne 3f\n"                                                            \
 		"movzbl 1(" pathreg "), %r11d\n"                                      \
 		"cmpl $0x70, %r11d\n"             /* 'p' */                           \
 		"je 1f\n"                                                             \
@@ -77,15 +87,30 @@ void shim_open_resolved(void)
 		"je 1f\n"                                                             \
 		"cmpl $0x2e, %r11d\n"             /* '.' */                           \
 		"je 1f\n"                                                             \
+		"2:\n"                                                                \
 		"movq shim_open_next+" slot "(%rip), %r11\n"                          \
 		"testq %r11, %r11\n"                                                  \
 		"je 1f\n"                                                             \
 		"jmp *%r11\n"                                                         \
+		"3:\n" dirfd_test                                                     \
+		"cmpl $" SHIM_STR(SHIM_CWD_FAR) ", shim_cwd_state(%rip)\n"            \
+		"jne 1f\n"                                                            \
+		"movq " pathreg ", %r10\n"                                            \
+		"4:\n"                                                                \
+		"movzbl (%r10), %r11d\n"                                              \
+		"testl %r11d, %r11d\n"                                                \
+		"je 2b\n"                                                             \
+		"incq %r10\n"                                                         \
+		"cmpl $0x2e, %r11d\n"             /* '.' */                           \
+		"jne 4b\n"                                                            \
+		"cmpb $0x2e, (%r10)\n"            /* ".." */                          \
+		"jne 4b\n"                                                            \
 		"1:\n"                                                                \
 		"jmp " slow "\n"                                                      \
 		".size " name ", .-" name "\n")
-OPEN_STUB("open", "%rdi", "0", "shim_open_slow");
-OPEN_STUB("open64", "%rdi", "8", "shim_open64_slow");
-OPEN_STUB("openat", "%rsi", "16", "shim_openat_slow");
-OPEN_STUB("openat64", "%rsi", "24", "shim_openat64_slow");
+#define AT_FDCWD_TEST "cmpl $-100, %edi\n" "jne 1f\n"
+OPEN_STUB("open", "%rdi", "", "0", "shim_open_slow");
+OPEN_STUB("open64", "%rdi", "", "8", "shim_open64_slow");
+OPEN_STUB("openat", "%rsi", AT_FDCWD_TEST, "16", "shim_openat_slow");
+OPEN_STUB("openat64", "%rsi", AT_FDCWD_TEST, "24", "shim_openat64_slow");
 #endif

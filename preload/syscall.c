@@ -1,6 +1,8 @@
 /* syscall(2): the three numbers the shim translates
  * (SYS_sched_getaffinity, SYS_sched_setaffinity, SYS_getcpu), raw return
- * values kept; every other number passes through. On x86-64 the entry
+ * values kept, and the two that move the working directory (SYS_chdir,
+ * SYS_fchdir: preload/path.c forgets it); every other number passes
+ * through. On x86-64 the entry
  * point is a frameless stub (preload/stubs-x86_64.c) and this is its slow
  * path. */
 #ifdef HAVE_CONFIG_H
@@ -34,6 +36,13 @@ EXPORT long syscall(long nr, ...)
 			errno = ENOSYS;
 			return -1;
 		}
+	}
+	if (CPS_UNLIKELY(nr == SYS_chdir || nr == SYS_fchdir)) {
+		/* the working directory moves: what path.c knows of it goes */
+		long r = shim_real.syscall(nr, a[0]);
+		if (r == 0)
+			shim_cwd_forget();
+		return r;
 	}
 	if (CPS_LIKELY(nr != SYS_sched_getaffinity && nr != SYS_sched_setaffinity &&
 		       nr != SYS_getcpu))
