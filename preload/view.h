@@ -122,8 +122,9 @@ int shim_pool_deliver(enum vkind k, const char *real, pid_t tid, const char *dat
 /* The file sb describes is read again from the start: if it is one of
  * the pool's, it is made again (0); -1: not one of them. */
 int shim_pool_rewound(const struct stat *sb);
-/* The real /proc/stat (V_STAT) or the process's status (V_STATUS_PROC),
- * fresh, from a descriptor kept open: 0 and a malloc'd *out, or a
+/* The real /proc/stat (V_STAT), the process's status (V_STATUS_PROC) or
+ * its own stat (V_PIDSTAT: the caller makes sure it is /proc/<our
+ * pid>/stat), fresh, from a descriptor kept open: 0 and a malloc'd *out, or a
  * negative errno (-EAGAIN: not now, read it the usual way). */
 int shim_real_read(enum vkind k, char **out, size_t *len);
 

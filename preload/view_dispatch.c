@@ -156,6 +156,19 @@ static int slurp(const char *path, char **out, size_t *len)
 }
 
 
+/* real is "/proc/<our pid>/stat" */
+static bool own_pidstat(const char *real)
+{
+	pid_t self = shim_self_pid;
+	if (self <= 0 || strncmp(real, "/proc/", 6) != 0)
+		return false;
+	const char *p = real + 6;
+	long n = 0;
+	while (*p >= '0' && *p <= '9' && n <= INT_MAX / 10)
+		n = n * 10 + (*p++ - '0');
+	return n == self && strcmp(p, "/stat") == 0;
+}
+
 int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
 		      struct cps_buf *out)
 {
@@ -164,8 +177,10 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 	char *in = NULL;
 	size_t inlen = 0;
 	int r = 0;
-	/* stat and status: from the descriptor kept open if it can be had */
-	if (k != V_RANGE && (k != V_STAT && k != V_STATUS_PROC ? -1 : shim_real_read(k, &in, &inlen)) < 0 &&
+	/* /proc/stat, our status and our stat: from the descriptor kept open
+	 * if it can be had */
+	bool kept = k == V_STAT || k == V_STATUS_PROC || (k == V_PIDSTAT && own_pidstat(real));
+	if (k != V_RANGE && (kept ? shim_real_read(k, &in, &inlen) : -1) < 0 &&
 	    (r = slurp(real, &in, &inlen)) < 0)
 		return r;
 	switch (k) {

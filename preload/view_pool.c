@@ -15,7 +15,7 @@
  * program's descriptions is held, so nothing of ours sits in its
  * descriptor table.
  *
- * The real files: /proc/stat and the process's own status are kept open
+ * The real files: /proc/stat and the process's own status and stat are kept open
  * (one descriptor each, close-on-exec, placed high) and read with pread at
  * offset 0, which makes procfs produce them again, fresh, as a new open
  * would. Before each use the descriptor is checked with fstat (the program
@@ -362,7 +362,7 @@ static struct real_kept {
 	dev_t dev;
 	ino_t ino;
 	size_t last; /* the length read last time */
-} real_kept[2] = { { .fd = -1 }, { .fd = -1 } };
+} real_kept[3] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
 
 /* Opens path for f. Under f->busy. */
 static bool real_open(struct real_kept *f, const char *path)
@@ -389,9 +389,12 @@ static bool real_open(struct real_kept *f, const char *path)
 
 int shim_real_read(enum vkind k, char **out, size_t *len)
 {
-	struct real_kept *f = &real_kept[k == V_STAT ? 0 : 1];
-	const char *path = k == V_STAT ? "/proc/stat" : "/proc/self/status";
-	if ((k != V_STAT && k != V_STATUS_PROC) || !shim_real.pread ||
+	/* V_PIDSTAT: the process's own stat only (the caller checks) */
+	unsigned i = k == V_STAT ? 0 : k == V_STATUS_PROC ? 1 : 2;
+	struct real_kept *f = &real_kept[i];
+	static const char *const paths[3] = { "/proc/stat", "/proc/self/status", "/proc/self/stat" };
+	const char *path = paths[i];
+	if ((k != V_STAT && k != V_STATUS_PROC && k != V_PIDSTAT) || !shim_real.pread ||
 	    __atomic_exchange_n(&f->busy, 1, __ATOMIC_ACQUIRE))
 		return -EAGAIN;
 	struct stat sb;

@@ -78,6 +78,20 @@ for S in $sets; do
 	expect_eq "{$S} hwloc-bind --get-last-cpu-location is a PU of the set" \
 		"$(run hwloc-calc -N pu "$loc" 2>&1) $(run hwloc-calc --intersect pu "$loc" 2>&1 | awk -F, -v n=$n '{ for (i = 1; i <= NF; i++) if ($i >= n) bad = 1 } END { print bad ? "beyond" : "within" }')" \
 		"1 within"
+	# /proc/self/stat read again and again (the real file kept open), in
+	# a forked child too: each its own pid, field 39 a CPU of the set
+	expect_eq "{$S} /proc/self/stat, parent and forked child" "$(run $PY -c "
+import os
+def me():
+    f = open('/proc/self/stat').read().rsplit(')', 1)[1].split()
+    return (int(open('/proc/self/stat').read().split()[0]) == os.getpid(), int(f[36]) < $n)
+a = [me(), me()]
+c = os.fork()
+if c == 0:
+    os.write(1, ('child %s\\n' % (me(),)).encode()); os._exit(0)
+os.waitpid(c, 0)
+print('parent', a[0], a[1], me())")" "child (True, True)
+parent (True, True) (True, True) (True, True)"
 	expect_eq "{$S} numactl --hardware" "$(run numactl --hardware | sed -n 's/^node 0 cpus: *//p')" "$(seq 0 $last | tr '\n' ' ' | sed 's/ $//')"
 	expect_eq "{$S} numa_node_of_cpu" "$(run $PY -c "import ctypes; l = ctypes.CDLL('libnuma.so.1'); l.numa_available(); print([l.numa_node_of_cpu(v) for v in range($n + 1)])")" "[$(yes 0 | head -n $n | tr '\n' ' ' | sed 's/ $//; s/ /, /g'), -1]"
 	expect_eq "{$S} psutil cores" "$(run $PY -c 'import psutil; print(psutil.cpu_count(logical=False), psutil.cpu_count())')" "$n $n"
