@@ -72,9 +72,10 @@ bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t le
 /* Whether canonical path canon is of the /sys families (or the test
  * root's cpuinfo): the test made before the shim is set up. */
 bool shim_sys_family(const char *canon);
-/* Open of a /sys family path: an fd; -2 with errno (the answer is a
- * failure: cpuN beyond the set); -1 not one of ours (errno untouched). */
-int shim_sys_open(int dirfd, const char *path, int flags, int mode);
+/* Open of a /sys family path, canon as shim_path_resolve gave it: an fd;
+ * -2 with errno (the answer is a failure: cpuN beyond the set); -1 not
+ * one of ours (errno untouched). */
+int shim_sys_open(const char *canon, int flags, int mode);
 /* The real path the kernel must be given for canonical path canon (the
  * physical cpu<p(V)> for a virtual cpuV, below the test root if any);
  * false with errno ENOENT for cpuN beyond the set. */

@@ -155,7 +155,7 @@ int shim_view_open(int dirfd, const char *path, int flags)
 	/* the /sys families (and the test root) first: they take any flags;
 	 * none of the /proc kinds is theirs */
 	if (k != V_STAT && k != V_STATUS_PROC && k != V_STATUS_THREAD && k != V_PIDSTAT) {
-		int sfd = shim_sys_open(AT_FDCWD, c, flags, 0);
+		int sfd = shim_sys_open(c, flags, 0);
 		if (sfd != -1)
 			return sfd;
 	}

@@ -261,13 +261,11 @@ static int test_cpuinfo(int flags)
 	return fd >= 0 ? fd : -2;
 }
 
-int shim_sys_open(int dirfd, const char *path, int flags, int mode)
+int shim_sys_open(const char *canon, int flags, int mode)
 {
-	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX], name[SHIM_KEPT_NAME_MAX + 40];
+	char phys[PATH_MAX], rp[PATH_MAX], name[SHIM_KEPT_NAME_MAX + 40];
 	struct shim_cpus v;
 
-	if (!shim_sys_canon(dirfd, path, flags, canon, sizeof(canon)))
-		return -1;
 	enum cps_vfamily fam = cps_vpath_family(canon);
 	if (fam == CPS_VF_CPUINFO && shim_test_root() && (flags & O_ACCMODE) == O_RDONLY)
 		return test_cpuinfo(flags);

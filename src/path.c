@@ -208,8 +208,62 @@ bool cps_path_in_views(const char *canon)
 	       (strncmp(canon, "/sys", 4) == 0 && (canon[4] == '/' || canon[4] == 0));
 }
 
+/* The length of an absolute path that is its own canonical form, or 0:
+ * no empty, "." or ".." component, no trailing '/', and none of the links
+ * comp_kind expands on the way (/proc/self, /proc/thread-self, /sys/bus,
+ * and below /sys/devices/system/{cpu/cpuN,node/nodeK} a name that starts
+ * with "node", "cpu" or "subsystem"). Without "..", a name that may be a
+ * link of the kernel's changes nothing: the walk would copy it too. One
+ * pass over the bytes, no comparison of directories; the walk stays for
+ * the rest (and for the tests, as cps_path_canon_walk). */
+static size_t already_canonical(const char *p, size_t outlen)
+{
+	size_t i = 0;
+	unsigned comp = 0;
+	const char *c5 = NULL;
+
+	if (p[0] != '/')
+		return 0;
+	if (strncmp(p, "/proc/", 6) == 0) {
+		if (strncmp(p + 6, "self", 4) == 0 || strncmp(p + 6, "thread-self", 11) == 0)
+			return 0;
+	} else if (strncmp(p, "/sys/", 5) == 0) {
+		if (strncmp(p + 5, "bus", 3) == 0)
+			return 0;
+	} else {
+		return 0; /* outside both: the walk says VIEWLESS */
+	}
+	for (; p[i]; i++) {
+		if (p[i] != '/')
+			continue;
+		if (p[i + 1] == '/' || p[i + 1] == '.' || p[i + 1] == 0)
+			return 0;
+		if (++comp == 6)
+			c5 = p + i + 1;
+	}
+	if (i >= outlen)
+		return 0;
+	/* /sys/devices/system/{cpu,node}/X/<c5> */
+	if (c5 && strncmp(p, "/sys/devices/system/", 20) == 0 &&
+	    (c5[0] == 'n' || c5[0] == 'c' || c5[0] == 's'))
+		return 0;
+	return i;
+}
+
 enum cps_canon cps_path_canon(char *out, size_t outlen, const char *base, const char *path,
 			      pid_t pid, pid_t tid, int flags, size_t *consumed)
+{
+	size_t n = path && outlen >= 2 ? already_canonical(path, outlen) : 0;
+
+	if (n) {
+		memcpy(out, path, n + 1);
+		return cps_path_in_views(out) ? CPS_CANON_OK : CPS_CANON_VIEWLESS;
+	}
+	return cps_path_canon_walk(out, outlen, base, path, pid, tid, flags, consumed);
+}
+
+enum cps_canon cps_path_canon_walk(char *out, size_t outlen, const char *base, const char *path,
+				   pid_t pid, pid_t tid, int flags, size_t *consumed)
 {
 	size_t ol = 0, i = 0;
 	unsigned depth = 0, first_untrusted = 0; /* depths count from 1 */

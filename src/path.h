@@ -58,6 +58,11 @@ enum cps_canon {
  */
 enum cps_canon cps_path_canon(char *out, size_t outlen, const char *base, const char *path,
 			      pid_t pid, pid_t tid, int flags, size_t *consumed);
+/* The same by the general walk alone, component by component: what
+ * cps_path_canon does for any path that is not already its own canonical
+ * form. For the tests, which check that the two agree. */
+enum cps_canon cps_path_canon_walk(char *out, size_t outlen, const char *base, const char *path,
+				   pid_t pid, pid_t tid, int flags, size_t *consumed);
 
 /*
  * First test of a path relative to a directory fd, before anything asks

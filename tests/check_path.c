@@ -262,6 +262,50 @@ START_TEST(relative_fast_reject)
 }
 END_TEST
 
+/* The one-pass test for a path already canonical agrees with the general
+ * walk on every path made of the names that matter to either: 200,000
+ * random absolute spellings (fixed seed; a failure prints the path). */
+START_TEST(fast_path_agrees_with_walk)
+{
+	static const char *const names[] = {
+		"proc", "sys", "self", "thread-self", "4242", "4250", "task", "stat", "status",
+		"cpuinfo", "devices", "system", "cpu", "cpu0", "cpu12", "cpu01", "node", "node1",
+		"topology", "core_id", "cache", "index0", "subsystem", "bus", "fs", "cgroup", "x",
+		".", "..", "", "cpufreq", "online", "selfish", "busy", "n", "s", "c", ".hidden",
+	};
+	const size_t nn = sizeof(names) / sizeof(names[0]);
+	unsigned seed = 12345;
+
+	for (int it = 0; it < 200000; it++) {
+		char path[512], a[4096], b[4096];
+		size_t len = 0, ca = 777, cb = 777;
+		unsigned depth = 1 + (unsigned)(rand_r(&seed) % 8);
+
+		/* mostly below /proc or /sys, as the views are */
+		if (rand_r(&seed) % 4) {
+			const char *top = rand_r(&seed) % 2 ? "/proc" : "/sys/devices/system";
+			len = (size_t)snprintf(path, sizeof(path), "%s", top);
+		}
+		for (unsigned d = 0; d < depth; d++)
+			len += (size_t)snprintf(path + len, sizeof(path) - len, "/%s",
+						names[rand_r(&seed) % nn]);
+		if (rand_r(&seed) % 8 == 0)
+			len += (size_t)snprintf(path + len, sizeof(path) - len, "/");
+		int fl = rand_r(&seed) % 2 ? CPS_CANON_NOFOLLOW : 0;
+		size_t outlen = rand_r(&seed) % 16 == 0 ? 1 + (size_t)(rand_r(&seed) % 40) : sizeof(a);
+		enum cps_canon ra = cps_path_canon(a, outlen, NULL, path, PID, TID, fl, &ca);
+		enum cps_canon rb = cps_path_canon_walk(b, outlen, NULL, path, PID, TID, fl, &cb);
+
+		ck_assert_msg(ra == rb, "%s (outlen %zu): %d, the walk says %d", path, outlen, (int)ra,
+			      (int)rb);
+		if (ra == CPS_CANON_OK || ra == CPS_CANON_DIR)
+			ck_assert_msg(strcmp(a, b) == 0, "%s: %s, the walk says %s", path, a, b);
+		if (ra == CPS_CANON_KERNEL)
+			ck_assert_msg(ca == cb, "%s: consumed %zu, the walk says %zu", path, ca, cb);
+	}
+}
+END_TEST
+
 static Suite *path_suite(void)
 {
 	Suite *s = suite_create("path");
@@ -274,6 +318,8 @@ static Suite *path_suite(void)
 	tcase_add_test(tc, outside_is_viewless);
 	tcase_add_test(tc, leading_zeros_are_not_pids);
 	tcase_add_test(tc, relative_fast_reject);
+	tcase_add_test(tc, fast_path_agrees_with_walk);
+	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
 }

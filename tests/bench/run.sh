@@ -213,8 +213,9 @@ AB_AFF_CASES="sched_setaffinity_same sched_getcpu"
 # the affinity reads at four buffer sizes, in both sets, through one call site
 AB_SIZED_CASES="sched_getaffinity_8 sched_getaffinity_16 sched_getaffinity_128 sched_getaffinity_1024
 pthread_getaffinity_np_8 pthread_getaffinity_np_16 pthread_getaffinity_np_128 pthread_getaffinity_np_1024"
-# the views made at each open, through one call site (open)
-AB_VIEW_CASES="read_proc_stat read_proc_self_status read_proc_self_stat"
+# the views made at each open, through one call site (open; opendir,
+# readdir and closedir for the listing; libc reads the physical CPU's core_id)
+AB_VIEW_CASES="read_proc_stat read_proc_self_status read_proc_self_stat read_sys_cpu_core_id list_sys_cpu"
 calls_shim() { "$RUN" --set bench1 "$BB/bench_calls" "$1" $MS $BATCHES; }
 # the kept views made at each open instead, as on a first open
 MADE_CASES="read_proc_cpuinfo read_sys_cpu_online"
