@@ -108,7 +108,37 @@ void shim_open_resolved(void)
 		"1:\n"                                                                \
 		"jmp " slow "\n"                                                      \
 		".size " name ", .-" name "\n")
-#define AT_FDCWD_TEST "cmpl $-100, %edi\n" "jne 1f\n"
+/* openat's relative path to a directory fd: one name with no '/' or '.'
+ * whose first two bytes begin no view's name (cps_path_second, src/path.c:
+ * cps_path_rel_quick_pass in C) passes too. The path is in %rsi. */
+#define AT_FDCWD_TEST                                                                 \
+	"cmpl $-100, %edi\n"                                                          \
+	"je 6f\n"                                                                     \
+	"movq %rsi, %r10\n"                                                           \
+	"5:\n"                                                                        \
+	"movzbl (%r10), %r11d\n"                                                      \
+	"incq %r10\n"                                                                 \
+	"cmpl $0x2f, %r11d\n"             /* '/' */                                   \
+	"je 1f\n"                                                                     \
+	"cmpl $0x2e, %r11d\n"             /* '.' */                                   \
+	"je 1f\n"                                                                     \
+	"testl %r11d, %r11d\n"                                                        \
+	"jne 5b\n"                                                                    \
+	"movzbl (%rsi), %r11d\n"                                                      \
+	"cmpl $0x80, %r11d\n"                                                         \
+	"jae 1f\n"                                                                    \
+	"leaq cps_path_second(%rip), %r10\n"                                          \
+	"movq (%r10,%r11,8), %r10\n"                                                  \
+	"testq %r10, %r10\n"                                                          \
+	"je 2b\n"                                                                     \
+	"movzbl 1(%rsi), %r11d\n"                                                     \
+	"subl $0x40, %r11d\n"                                                         \
+	"cmpl $0x3f, %r11d\n"                                                         \
+	"ja 1f\n"                                                                     \
+	"btq %r11, %r10\n"                                                            \
+	"jc 1f\n"                                                                     \
+	"jmp 2b\n"                                                                    \
+	"6:\n"
 OPEN_STUB("open", "%rdi", "", "0", "shim_open_slow");
 OPEN_STUB("open64", "%rdi", "", "8", "shim_open64_slow");
 OPEN_STUB("openat", "%rsi", AT_FDCWD_TEST, "16", "shim_openat_slow");

@@ -431,6 +431,36 @@ bool cps_path_has_dotdot(const char *rel)
 	return false;
 }
 
+#define ALL_LETTERS 0xffffffffffffffffULL /* every byte '@'..DEL */
+#define B(c) (1ULL << ((c) - 0x40))
+const uint64_t cps_path_second[128] = {
+	/* the CPU lists go by their endings (cpu_list_name): any second byte */
+	['b'] = ALL_LETTERS, ['c'] = ALL_LETTERS, ['d'] = ALL_LETTERS,
+	['p'] = ALL_LETTERS, ['s'] = ALL_LETTERS, ['t'] = ALL_LETTERS,
+	['h'] = B('a'),                  /* has_cpu */
+	['i'] = B('s') | B('n'),         /* isolated, indexN */
+	['k'] = B('e'),                  /* kernel_max */
+	['n'] = B('o'),                  /* node, nodeN */
+	['o'] = B('n') | B('f'),         /* online, offline */
+};
+
+bool cps_path_rel_quick_pass(const char *rel)
+{
+	const unsigned char *p = (const unsigned char *)rel;
+
+	for (size_t i = 0; p[i]; i++)
+		if (p[i] == '/' || p[i] == '.')
+			return false;
+	if (p[0] >= 128)
+		return false;
+	uint64_t m = cps_path_second[p[0]];
+	if (!m)
+		return true;
+	if (p[1] < 0x40 || p[1] >= 0x80)
+		return false;
+	return !(m & (1ULL << (p[1] - 0x40)));
+}
+
 bool cps_path_rel_may_view(const char *rel)
 {
 	size_t i = 0;

@@ -33,6 +33,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* flags */
@@ -72,6 +73,19 @@ enum cps_canon cps_path_canon_walk(char *out, size_t outlen, const char *base, c
  * view (cps_path_view_name).
  */
 bool cps_path_rel_may_view(const char *rel);
+
+/*
+ * A cheaper first test of the same, for one name with no '/' and no '.'
+ * (what most openat(dirfd, name) calls give): true when its first two
+ * bytes begin no name that cps_path_rel_may_view could take. The names a
+ * view has start with few letters (cps_path_second[c]: a bit per second
+ * byte '@'..DEL that may follow first byte c; all of them after a first
+ * letter of the CPU-list names, which go by their endings). The x86-64
+ * open stubs test the same table, with no frame; check_path checks that
+ * it never passes a name the full test takes.
+ */
+extern const uint64_t cps_path_second[128];
+bool cps_path_rel_quick_pass(const char *rel);
 
 /* Whether name (len bytes, no '/') is the name of a file or directory of
  * /proc or /sys that has a view somewhere. */

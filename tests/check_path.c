@@ -306,6 +306,50 @@ START_TEST(fast_path_agrees_with_walk)
 }
 END_TEST
 
+/* The quick first test never passes a name the full test takes: every
+ * name of a view, and 500,000 random names of bytes that matter (letters
+ * of those names, digits, '_', '-', '@', DEL, bytes >= 128). And it does
+ * pass ordinary names. */
+START_TEST(quick_pass_is_safe)
+{
+	static const char *const views[] = {
+		"cpu", "cpu0", "cpu17", "cpuinfo", "cpulist", "cpumap", "cache", "cpuset.cpus",
+		"cpuset.cpus.effective", "cpuset.effective_cpus", "devices", "has_cpu",
+		"isolated", "index0", "index3", "kernel_max", "node", "node0", "node12", "online",
+		"offline", "possible", "present", "stat", "status", "self", "thread-self",
+		"topology", "proc", "sys", "core_siblings", "core_siblings_list", "thread_siblings",
+		"book_siblings_list", "drawer_siblings", "die_cpus", "die_cpus_list",
+		"package_cpus", "cluster_cpus_list", "core_cpus", "shared_cpu_map",
+		"shared_cpu_list", "s_cpus", "t_siblings", "b_list_cpus",
+	};
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz_-0123456789@\x7f\x80\xff";
+	unsigned seed = 777;
+
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		ck_assert_msg(cps_path_rel_may_view(views[i]), "%s: no view?", views[i]);
+		ck_assert_msg(!cps_path_rel_quick_pass(views[i]), "%s passed", views[i]);
+	}
+	for (int it = 0; it < 500000; it++) {
+		char name[24];
+		size_t n = 1 + (size_t)(rand_r(&seed) % 20);
+
+		for (size_t j = 0; j < n; j++)
+			name[j] = alphabet[rand_r(&seed) % (sizeof(alphabet) - 1)];
+		name[n] = 0;
+		if (rand_r(&seed) % 3 == 0) /* a view's ending, on any start */
+			snprintf(name + n / 2, sizeof(name) - n / 2, "%s",
+				 rand_r(&seed) % 2 ? "_cpus" : "_siblings_list");
+		if (cps_path_rel_may_view(name))
+			ck_assert_msg(!cps_path_rel_quick_pass(name), "%s passed", name);
+	}
+	ck_assert(cps_path_rel_quick_pass("null"));
+	ck_assert(cps_path_rel_quick_pass("libfoo"));
+	ck_assert(cps_path_rel_quick_pass("a"));
+	ck_assert(!cps_path_rel_quick_pass("a/b"));
+	ck_assert(!cps_path_rel_quick_pass("data.json"));
+}
+END_TEST
+
 static Suite *path_suite(void)
 {
 	Suite *s = suite_create("path");
@@ -319,6 +363,7 @@ static Suite *path_suite(void)
 	tcase_add_test(tc, leading_zeros_are_not_pids);
 	tcase_add_test(tc, relative_fast_reject);
 	tcase_add_test(tc, fast_path_agrees_with_walk);
+	tcase_add_test(tc, quick_pass_is_safe);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
