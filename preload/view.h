@@ -129,6 +129,17 @@ int shim_pool_rewound(const struct stat *sb);
  * negative errno (-EAGAIN: not now, read it the usual way). */
 int shim_real_read(enum vkind k, char **out, size_t *len);
 
+/* ---- redirect.c: the redirects kept ---- */
+
+/* Open of path (absolute, as the caller spelt it) through a kept redirect:
+ * an fd of the physical file, -2 with errno if its open failed, -1 if no
+ * redirect is kept for it or the set no longer maps it so (errno
+ * untouched). */
+int shim_redirect_open(const char *path, int flags);
+/* Keep the redirect of canonical path canon (a virtual CPU's file that is
+ * the physical CPU's own) to phys. */
+void shim_redirect_keep(const char *canon, const char *phys);
+
 /* ---- rewind.c ---- */
 
 /* Remember fd as a view of kind k made at its open from the real file

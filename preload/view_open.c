@@ -144,6 +144,12 @@ int shim_view_open(int dirfd, const char *path, int flags)
 {
 	char canon[PATH_MAX];
 	bool dironly = false;
+	/* a virtual CPU's file opened before by this spelling (redirect.c) */
+	if (dirfd == AT_FDCWD && path[0] == '/') {
+		int rfd = shim_redirect_open(path, flags);
+		if (rfd != -1)
+			return rfd;
+	}
 	/* any spelling, one canonical path (preload/path.c) */
 	const char *c = shim_path_resolve(dirfd, path, flags & O_NOFOLLOW ? CPS_CANON_NOFOLLOW : 0,
 					  canon, sizeof(canon), &dironly);

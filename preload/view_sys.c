@@ -302,6 +302,8 @@ int shim_sys_open(const char *canon, int flags, int mode)
 			return -2;
 		if (k == CPS_VSYS_DIR)
 			shim_dir_remember(fd, NULL, &v);
+		else if (!content)
+			shim_redirect_keep(canon, phys); /* the next open of it: redirect.c */
 		return fd;
 	}
 	int saved = errno, fd = -1;

@@ -5,6 +5,21 @@
 #include "base/util.h"
 #include "src/mask.h"
 
+/* Bits set in w. Without the POPCNT instruction (the x86-64 baseline) the
+ * compiler's builtin is a call into libgcc; this is a few inline
+ * operations. */
+static inline unsigned pop64(uint64_t w)
+{
+#ifdef __POPCNT__
+	return (unsigned)__builtin_popcountll(w);
+#else
+	w -= (w >> 1) & 0x5555555555555555ULL;
+	w = (w & 0x3333333333333333ULL) + ((w >> 2) & 0x3333333333333333ULL);
+	w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned)((w * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
 #include <limits.h>
 #include <string.h>
 
@@ -54,7 +69,7 @@ unsigned cps_mask_count(const uint64_t *m, size_t nw)
 {
 	unsigned n = 0;
 	for (size_t i = 0; i < nw; i++)
-		n += (unsigned)__builtin_popcountll(m[i]);
+		n += pop64(m[i]);
 	return n;
 }
 
@@ -139,7 +154,7 @@ static unsigned word_nth(uint64_t w, unsigned k)
 	/* halve the search while the low half holds too few bits */
 	unsigned base = 0;
 	for (unsigned half = 32; half; half /= 2) {
-		unsigned c = (unsigned)__builtin_popcountll(w & cps_low_bits(half));
+		unsigned c = pop64(w & cps_low_bits(half));
 		if (k >= c) {
 			k -= c;
 			w >>= half;
@@ -152,7 +167,7 @@ static unsigned word_nth(uint64_t w, unsigned k)
 int cps_mask_nth(const uint64_t *m, size_t nw, unsigned k)
 {
 	for (size_t i = 0; i < nw; i++) {
-		unsigned c = (unsigned)__builtin_popcountll(m[i]);
+		unsigned c = pop64(m[i]);
 		if (k < c)
 			return (int)(i * CPS_WORD_BITS + word_nth(m[i], k));
 		k -= c;
@@ -165,9 +180,9 @@ unsigned cps_mask_rank(const uint64_t *m, size_t nw, unsigned cpu)
 	size_t top = cpu / CPS_WORD_BITS;
 	unsigned n = 0;
 	for (size_t i = 0; i < nw && i < top; i++)
-		n += (unsigned)__builtin_popcountll(m[i]);
+		n += pop64(m[i]);
 	if (top < nw)
-		n += (unsigned)__builtin_popcountll(m[top] & cps_low_bits(cpu % CPS_WORD_BITS));
+		n += pop64(m[top] & cps_low_bits(cpu % CPS_WORD_BITS));
 	return n;
 }
 
@@ -212,7 +227,7 @@ bool cps_mask_to_cpuset(void *set, size_t setsize, const uint64_t *m, size_t nw)
 		/* which bits of the long the n bytes hold, whatever the byte order */
 		memset(&keep, 0xff, n);
 		w &= keep;
-		stored += (unsigned)__builtin_popcountll(w);
+		stored += pop64(w);
 		memcpy(p + off, &w, n);
 	}
 	/* each CPU has at most one place in the buffer: fewer stored, some lost */
@@ -311,13 +326,13 @@ unsigned cps_phys_to_virt(uint64_t *virt, size_t vnw, const uint64_t *set, size_
 		while (w) {
 			unsigned b = (unsigned)__builtin_ctzll(w);
 			w &= w - 1;
-			size_t v = base + (unsigned)__builtin_popcountll(set[i] & cps_low_bits(b));
+			size_t v = base + pop64(set[i] & cps_low_bits(b));
 			if (v >= vbits)
 				return got; /* ranks only grow from here */
 			virt[v / CPS_WORD_BITS] |= (uint64_t)1 << (v % CPS_WORD_BITS);
 			got++;
 		}
-		base += (unsigned)__builtin_popcountll(set[i]);
+		base += pop64(set[i]);
 	}
 	return got;
 }

@@ -160,7 +160,8 @@ int cps_vsys_dirent(const char *name, const struct cps_view_input *s, char *out)
 		return 0;
 	if (!cps_mask_test(s->set, s->nw, p))
 		return -1;
-	sprintf(out, "cpu%u", cps_mask_rank(s->set, s->nw, p));
+	memcpy(out, "cpu", 3);
+	cps_fmt_dec(out + 3, cps_mask_rank(s->set, s->nw, p));
 	return 1;
 }
 

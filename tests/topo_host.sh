@@ -121,5 +121,25 @@ if [ "$sets" = "1 0-1" ]; then
 	expect_eq "resize held: node after" "$(h after-node)" 0
 	expect_eq "resize held: cpu0 is physical 1" "$(h after-cpu0)" "$(cat $SYS/cpu1/topology/core_id)"
 	expect_eq "resize held: cpu1 is gone" "$(h after-cpu1)" False
+
+	# The same spelling before and after a resize that moves virtual CPU 0
+	# from physical 1 to physical 0, then takes in CPU 1 as virtual 1: the
+	# redirects the shim keeps follow the set.
+	"$CPUSET" create --cpus 1 --name moved >/dev/null || die "cpuset create"
+	rm -f "$T/ready" "$T/go"
+	with_san "$CPUSET_RUN" --set moved $PY "$SRC/tests/topo/reread.py" "$T" > "$T/reread" 2>&1 &
+	pid=$!
+	for i in $(seq 1200); do [ -e "$T/ready" ] && break; sleep 0.05; done
+	expect_eq "moved: the program is ready" "$(test -e "$T/ready" && echo yes)" yes
+	"$CPUSET" alloc moved 0
+	touch "$T/go"
+	wait $pid
+	expect_eq "moved: exit status" $? 0
+	r() { sed -n "s/^$1 //p" "$T/reread"; }
+	expect_eq "moved: cpu0 core_id before is physical 1's" "$(r before-core)" "$(cat $SYS/cpu1/topology/core_id)"
+	expect_eq "moved: cpu0 directory before is physical 1's" "$(r before-ino)" "$(stat -c %i $SYS/cpu1)"
+	expect_eq "moved: cpu0 core_id after is physical 0's" "$(r after-core)" "$(cat $SYS/cpu0/topology/core_id)"
+	expect_eq "moved: cpu0 directory after is physical 0's" "$(r after-ino)" "$(stat -c %i $SYS/cpu0)"
+	expect_eq "moved: cpu1 absent in a set of one" "$(r after-cpu1)" ENOENT
 fi
 finish
