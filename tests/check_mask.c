@@ -1,5 +1,4 @@
 /* Masks of any width, cpu_set_t conversions, the virtual<->physical map. */
-#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
