@@ -13,9 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "src/cpulist.h"
 #include "src/mask.h"
 #include "src/vcpuinfo.h"
+#include "src/redirects.h"
 #include "src/vpath.h"
 #include "src/vsys.h"
 
@@ -512,6 +515,99 @@ START_TEST(test_machine_cpuinfo_identity)
 }
 END_TEST
 
+/* ---- the kept redirects (src/redirects.c) ---- */
+
+/* Spelling i and its physical path: all of one length, so that only the
+ * bytes tell two apart in a slot. */
+static void rd_paths(unsigned i, char *virt, char *phys)
+{
+	sprintf(virt, "/sys/devices/system/cpu/cpu%04u/topology/core_id", i);
+	sprintf(phys, "/sys/devices/system/cpu/cpu%04u/topology/core_id", (i * 7 + 3) % 10000);
+}
+
+/* A hit is of the spelling asked for: its own physical path, V and p(V). */
+static bool rd_check(const struct cps_redirects *t, unsigned i, bool *hit)
+{
+	char virt[128], phys[128], got[CPS_REDIRECT_PATH];
+	uint32_t v, p;
+
+	rd_paths(i, virt, phys);
+	*hit = cps_redirect_find(t, virt, strlen(virt), got, &v, &p);
+	return !*hit || (strcmp(got, phys) == 0 && v == i && p == (i * 7 + 3) % 10000);
+}
+
+START_TEST(test_redirects_kept)
+{
+	static struct cps_redirects t;
+	char virt[128], phys[128], got[CPS_REDIRECT_PATH];
+	unsigned hits = 0;
+	uint32_t v, p;
+	bool hit;
+
+	memset(&t, 0, sizeof(t));
+	ck_assert(!cps_redirect_find(&t, "/sys/x", 6, got, &v, &p));
+	for (unsigned i = 0; i < 2000; i++) {
+		rd_paths(i, virt, phys);
+		cps_redirect_keep(&t, virt, strlen(virt), phys, i, (i * 7 + 3) % 10000);
+		ck_assert_msg(rd_check(&t, i, &hit) && hit, "spelling %u not found after keeping it", i);
+	}
+	/* 2000 spellings in 64 slots: each found is its own */
+	for (unsigned i = 0; i < 2000; i++) {
+		ck_assert_msg(rd_check(&t, i, &hit), "spelling %u: another's redirect", i);
+		hits += hit;
+	}
+	ck_assert_uint_ge(hits, 30);
+	ck_assert_uint_le(hits, CPS_REDIRECT_SLOTS);
+	/* too long: not kept */
+	char lng[CPS_REDIRECT_PATH + 8];
+	memset(lng, 'a', sizeof(lng) - 1);
+	lng[sizeof(lng) - 1] = 0;
+	cps_redirect_keep(&t, lng, strlen(lng), "/x", 1, 1);
+	ck_assert(!cps_redirect_find(&t, lng, strlen(lng), got, &v, &p));
+}
+END_TEST
+
+static struct cps_redirects rd_shared;
+static int rd_bad;
+
+static void *rd_writer(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	char virt[128], phys[128];
+
+	for (int k = 0; k < 200000; k++) {
+		unsigned i = (unsigned)rand_r(&seed) % 500;
+		rd_paths(i, virt, phys);
+		cps_redirect_keep(&rd_shared, virt, strlen(virt), phys, i, (i * 7 + 3) % 10000);
+	}
+	return NULL;
+}
+
+static void *rd_reader(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	bool hit;
+
+	for (int k = 0; k < 200000; k++)
+		if (!rd_check(&rd_shared, (unsigned)rand_r(&seed) % 500, &hit))
+			__atomic_add_fetch(&rd_bad, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* Two writers replace slots while two readers look up: no hit is torn. */
+START_TEST(test_redirects_threads)
+{
+	pthread_t th[4];
+
+	for (uintptr_t i = 0; i < 4; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, i < 2 ? rd_writer : rd_reader,
+						(void *)(i + 1)), 0);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	ck_assert_int_eq(rd_bad, 0);
+}
+END_TEST
+
 static Suite *vsys_suite(void)
 {
 	Suite *s = suite_create("vsys");
@@ -530,6 +626,12 @@ static Suite *vsys_suite(void)
 	tcase_add_test(tc, test_kernel_max);
 	tcase_add_test(tc, test_has_cpu);
 	tcase_add_test(tc, test_cpuinfo_shape);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("redirects");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_redirects_kept);
+	tcase_add_test(tc, test_redirects_threads);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("machines");

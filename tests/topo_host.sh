@@ -141,5 +141,20 @@ if [ "$sets" = "1 0-1" ]; then
 	expect_eq "moved: cpu0 core_id after is physical 0's" "$(r after-core)" "$(cat $SYS/cpu0/topology/core_id)"
 	expect_eq "moved: cpu0 directory after is physical 0's" "$(r after-ino)" "$(stat -c %i $SYS/cpu0)"
 	expect_eq "moved: cpu1 absent in a set of one" "$(r after-cpu1)" ENOENT
+
+	# Eight threads read virtual CPU 0's own files (not the CPU lists:
+	# those are views) again and again in a set {1}: more spellings than
+	# the shim keeps redirects for, so they are filled, replaced and read
+	# by every thread at once; each read must be physical CPU 1's file.
+	: >"$T/rr.list"
+	for f in $(cd $SYS/cpu1 && find topology cache -type f ! -name '*_list' ! -name '*_cpus' \
+		! -name '*siblings*' ! -name shared_cpu_map | sort) uevent online; do
+		[ -r "$SYS/cpu1/$f" ] && echo "$SYS/cpu0/$f $(head -n 1 "$SYS/cpu1/$f")" >>"$T/rr.list"
+	done
+	expect_eq "rereads: files listed" "$(test "$(wc -l <"$T/rr.list")" -ge 20 && echo yes)" yes
+	"$CPUSET" create --cpus 1 --name rr >/dev/null || die "cpuset create"
+	expect_status "rereads: 8 threads, 200 rounds, every read physical CPU 1's" 0 \
+		with_san "$CPUSET_RUN" --set rr "$B/tests/topo/rereads" 8 200 "$T/rr.list"
+	show "$T/out"
 fi
 finish
