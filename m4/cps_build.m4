@@ -32,6 +32,10 @@ AC_ARG_ENABLE([ubsan],
   [AS_HELP_STRING([--enable-ubsan],
     [build with UndefinedBehaviorSanitizer, stopping at the first error (tests and CI)])],
   [], [enable_ubsan=no])
+dnl the flags without the sanitizers: the Slurm tests' plugin of a
+dnl sanitizer build (slurm/Makemodule.am says why)
+CPS_NOSAN_CFLAGS="$CFLAGS"
+AC_SUBST([CPS_NOSAN_CFLAGS])
 cps_san=
 AS_IF([test "x$enable_asan" = xyes], [cps_san="-fsanitize=address -fno-omit-frame-pointer"])
 AS_IF([test "x$enable_ubsan" = xyes], [cps_san="$cps_san -fsanitize=undefined -fno-sanitize-recover=undefined"])
@@ -43,6 +47,7 @@ AS_IF([test -n "$cps_san"], [
 ])
 AC_MSG_CHECKING([for sanitizers])
 AC_MSG_RESULT([${cps_san:-none}])
+AM_CONDITIONAL([CPS_SANITIZED], [test -n "$cps_san"])
 ])
 
 # CPS_CHECK_LIB: Check (libcheck), for make check only. Sets CHECK_CFLAGS,

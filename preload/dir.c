@@ -41,8 +41,13 @@ struct vdir {
 	dev_t dev;
 	ino_t ino;
 	struct cps_view_input in;
+	size_t cap; /* words of set[] */
 	uint64_t set[];
 };
+/* A few forgotten ones, kept for the next listings (under vdir_lock):
+ * a listing costs no malloc and free once one was made. */
+#define VDIR_SPARES 4
+static struct vdir *vdir_spare[VDIR_SPARES];
 static struct vdir **vdirs; /* VDIR_MAX entries, mapped at the first */
 static pthread_mutex_t vdir_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -77,6 +82,17 @@ static void resolve(void)
 	__atomic_store_n(&real_dir.done, 1, __ATOMIC_RELEASE);
 }
 
+/* t forgotten: kept for the next listing, or freed. Under vdir_lock. */
+static void spare(struct vdir *t)
+{
+	for (int i = 0; t && i < VDIR_SPARES; i++)
+		if (!vdir_spare[i]) {
+			vdir_spare[i] = t;
+			return;
+		}
+	free(t);
+}
+
 void shim_dir_remember(int fd, DIR *d, const struct shim_cpus *v)
 {
 	struct stat sb = { 0 };
@@ -92,7 +108,14 @@ void shim_dir_remember(int fd, DIR *d, const struct shim_cpus *v)
 		if (m != MAP_FAILED)
 			__atomic_store_n(&vdirs, (struct vdir **)m, __ATOMIC_RELEASE);
 	}
-	struct vdir *t = vdirs ? malloc(sizeof(*t) + nw * sizeof(uint64_t)) : NULL;
+	struct vdir *t = NULL;
+	for (int i = 0; vdirs && i < VDIR_SPARES && !t; i++)
+		if (vdir_spare[i] && vdir_spare[i]->cap >= nw) {
+			t = vdir_spare[i];
+			vdir_spare[i] = NULL;
+		}
+	if (!t && vdirs && (t = malloc(sizeof(*t) + nw * sizeof(uint64_t))))
+		t->cap = nw;
 	if (t) {
 		t->dir = d;
 		t->dev = sb.st_dev;
@@ -105,7 +128,7 @@ void shim_dir_remember(int fd, DIR *d, const struct shim_cpus *v)
 		t->in.vnw = 0;
 		struct vdir *old = vdirs[fd];
 		__atomic_store_n(&vdirs[fd], t, __ATOMIC_RELEASE);
-		free(old);
+		spare(old);
 	}
 	pthread_mutex_unlock(&vdir_lock);
 }
@@ -117,8 +140,8 @@ static void forget(int fd)
 	pthread_mutex_lock(&vdir_lock);
 	struct vdir *t = vdirs[fd];
 	__atomic_store_n(&vdirs[fd], NULL, __ATOMIC_RELEASE);
+	spare(t);
 	pthread_mutex_unlock(&vdir_lock);
-	free(t);
 }
 
 /* Whether a directory name may be one of ours (preload/path.c's first
@@ -164,11 +187,10 @@ EXPORT DIR *opendir(const char *name)
 		return NULL;
 	}
 	/* only what may name a /sys directory of ours is looked at */
-	if (!may_be_ours(name) || !shim_sys_canon(AT_FDCWD, name, O_DIRECTORY, canon, sizeof(canon)) ||
-	    !shim_sys_family(canon) || !shim_ready())
+	if (!may_be_ours(name) || !shim_sys_canon(AT_FDCWD, name, O_DIRECTORY, canon, sizeof(canon)))
 		return real_dir.opendir(name);
 	enum cps_vfamily fam = cps_vpath_family(canon);
-	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&v))
+	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_ready() || !shim_sys_cpus(&v))
 		return real_dir.opendir(name);
 	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
 	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));

@@ -13,6 +13,12 @@
 #   set_of LINE  the plugin's name of the set of a reporter line's task
 #   check_clean  DESC: no set but the root in $UT, cpuset-inspect --check clean
 PLUGIN=$B/slurm/.libs/cpusetshim.so
+# a sanitizer build: the daemons get the plugin built without sanitizers
+# (slurm/Makemodule.am says why); the tasks still get the sanitized shim
+if [ -n "$SAN_PRELOAD" ]; then
+	PLUGIN=$B/tests/slurm/cpusetshim-plain.so
+	[ -f "$PLUGIN" ] || die "no $PLUGIN (make check builds it in a sanitizer build)"
+fi
 REPORT=$B/tests/slurm/prog_report
 TBASE="cpst-slurm.$$"
 UT="$TBASE.$(id -u)"
@@ -36,8 +42,9 @@ sl_wait() {
 	fi
 	wait "$1"
 }
-# slurmd (and the slurmstepd it starts) load the plugin too
-SLURM_DAEMON_ENV=$(san_env)
+# slurmd (and the slurmstepd it starts) load the plugin too: never a
+# sanitizer runtime in them (see above)
+SLURM_DAEMON_ENV=
 slurm_start "required $PLUGIN table=$TBASE shim=$SHIM ${PLUGIN_ARGS:-}" || {
 	die "the private Slurm cluster did not start"
 }
