@@ -5,9 +5,9 @@
 #   $UT          the user's table the plugin uses ("<table>.<uid>")
 #   $REPORT      the reporter program (tests/slurm/prog_report)
 #   sl CMD...    a Slurm command (in a sanitizer build with the runtimes
-#                the plugin, loaded by srun, sbatch and salloc, needs),
-#                stopped after $SL_TIMEOUT s (180): a job that can never
-#                start (a drained node) fails its check, not the whole run
+#                preloaded, which the tasks' shim needs), stopped after
+#                $SL_TIMEOUT s (180): a job that can never start (a
+#                drained node) fails its check, not the whole run
 #   sl_wait PID  wait for a Slurm command started in the background, as
 #                long at most; its exit status
 #   set_of LINE  the plugin's name of the set of a reporter line's task
