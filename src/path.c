@@ -202,10 +202,20 @@ static unsigned count_comps(const char *s, size_t n)
 	return d;
 }
 
+/* s starts with lit; a NUL in s is a mismatch, never read past. Inline:
+ * these run on every path that may be a view. */
+static inline bool pfx(const char *s, const char *lit)
+{
+	while (*lit)
+		if (*s++ != *lit++)
+			return false;
+	return true;
+}
+
 bool cps_path_in_views(const char *canon)
 {
-	return (strncmp(canon, "/proc", 5) == 0 && (canon[5] == '/' || canon[5] == 0)) ||
-	       (strncmp(canon, "/sys", 4) == 0 && (canon[4] == '/' || canon[4] == 0));
+	return (pfx(canon, "/proc") && (canon[5] == '/' || canon[5] == 0)) ||
+	       (pfx(canon, "/sys") && (canon[4] == '/' || canon[4] == 0));
 }
 
 /* The length of an absolute path that is its own canonical form, or 0:
@@ -224,11 +234,11 @@ static size_t already_canonical(const char *p, size_t outlen)
 
 	if (p[0] != '/')
 		return 0;
-	if (strncmp(p, "/proc/", 6) == 0) {
-		if (strncmp(p + 6, "self", 4) == 0 || strncmp(p + 6, "thread-self", 11) == 0)
+	if (pfx(p, "/proc/")) {
+		if (pfx(p + 6, "self") || pfx(p + 6, "thread-self"))
 			return 0;
-	} else if (strncmp(p, "/sys/", 5) == 0) {
-		if (strncmp(p + 5, "bus", 3) == 0)
+	} else if (pfx(p, "/sys/")) {
+		if (pfx(p + 5, "bus"))
 			return 0;
 	} else {
 		return 0; /* outside both: the walk says VIEWLESS */
@@ -244,7 +254,7 @@ static size_t already_canonical(const char *p, size_t outlen)
 	if (i >= outlen)
 		return 0;
 	/* /sys/devices/system/{cpu,node}/X/<c5> */
-	if (c5 && strncmp(p, "/sys/devices/system/", 20) == 0 &&
+	if (c5 && pfx(p, "/sys/devices/system/") &&
 	    (c5[0] == 'n' || c5[0] == 'c' || c5[0] == 's'))
 		return 0;
 	return i;
@@ -256,8 +266,9 @@ enum cps_canon cps_path_canon(char *out, size_t outlen, const char *base, const 
 	size_t n = path && outlen >= 2 ? already_canonical(path, outlen) : 0;
 
 	if (n) {
+		/* it starts with "/proc/" or "/sys/": in the views */
 		memcpy(out, path, n + 1);
-		return cps_path_in_views(out) ? CPS_CANON_OK : CPS_CANON_VIEWLESS;
+		return CPS_CANON_OK;
 	}
 	return cps_path_canon_walk(out, outlen, base, path, pid, tid, flags, consumed);
 }
