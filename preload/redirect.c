@@ -30,24 +30,6 @@
 
 static struct cps_redirects rc;
 
-/* Whether the set copy maps virtual CPU v to physical p now. */
-static bool maps_now(uint32_t v, uint32_t p)
-{
-	uint32_t ls;
-	for (int i = 0; i < 1000; i++) {
-		int rb = setcopy_read_begin(&ls);
-		if (rb < 0)
-			return false;
-		if (rb == 0)
-			continue;
-		bool ok = v < shim_setcopy.s.n && v < shim_setcopy.cap && shim_setcopy.pcpu &&
-			  shim_setcopy.pcpu[v] == p;
-		if (setcopy_read_valid(ls))
-			return ok;
-	}
-	return false;
-}
-
 /* Flags a kept redirect serves: a plain read-only open of a file. */
 static bool plain(int flags)
 {
@@ -59,9 +41,10 @@ int shim_redirect_open(const char *path, int flags)
 {
 	char phys[CPS_REDIRECT_PATH];
 	uint32_t v, p;
+	unsigned now;
 	size_t n = strnlen(path, CPS_REDIRECT_PATH);
 	if (n >= CPS_REDIRECT_PATH || !plain(flags) || CPS_UNLIKELY(shim_test_root() != NULL) ||
-	    !cps_redirect_find(&rc, path, n, phys, &v, &p) || !maps_now(v, p))
+	    !cps_redirect_find(&rc, path, n, phys, &v, &p) || !setcopy_pcpu(v, &now) || now != p)
 		return -1;
 	int fd = shim_real.open(phys, flags, 0);
 	return fd >= 0 ? fd : -2;

@@ -140,6 +140,27 @@ static inline bool setcopy_vcpu(unsigned cpu, unsigned *out)
 	return false;
 }
 
+/* The physical CPU of virtual CPU v (v < n), once shim_ready() said yes:
+ * the inverse of setcopy_vcpu */
+static inline bool setcopy_pcpu(unsigned v, unsigned *out)
+{
+	uint32_t ls;
+	for (int i = 0; i < 1000; i++) {
+		int rb = setcopy_read_begin(&ls);
+		if (rb < 0)
+			return false;
+		if (rb == 0)
+			continue;
+		bool ok = v < shim_setcopy.s.n && v < shim_setcopy.cap && shim_setcopy.pcpu;
+		unsigned p = ok ? shim_setcopy.pcpu[v] : 0;
+		if (setcopy_read_valid(ls)) {
+			*out = p;
+			return ok;
+		}
+	}
+	return false;
+}
+
 /* Word loops the compiler must not turn into string instructions: with
  * a bounded length it emits rep stos/movs, whose start-up alone costs more
  * than these calls' whole budget. */
