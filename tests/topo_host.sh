@@ -101,17 +101,25 @@ done
 # A resize while a program holds the views open: what it opens afterwards
 # is the new set's; what it held stays readable (a listing keeps the set
 # it was opened with, as one listing must be of one set).
-if [ "$sets" = "1 0-1" ]; then
-	"$CPUSET" create --cpus 0-1 --name held >/dev/null || die "cpuset create"
-	with_san "$CPUSET_RUN" --set held $PY "$SRC/tests/topo/held.py" "$T" > "$T/held" 2>&1 &
-	pid=$!
-	for i in $(seq 1200); do [ -e "$T/ready" ] && break; sleep 0.05; done
-	expect_eq "resize held: the program is ready" "$(test -e "$T/ready" && echo yes)" yes
-	"$CPUSET" alloc held 1
+# resize_running NAME CPUS NEWCPUS SCRIPT: runs tests/topo/SCRIPT in a new
+# set NAME of CPUS, waits until it says it is ready, moves the set to
+# NEWCPUS and lets it go on; its answers are in $T/NAME ("answer NAME KEY")
+resize_running() {
+	"$CPUSET" create --cpus "$2" --name "$1" >/dev/null || die "cpuset create"
+	rm -f "$T/ready" "$T/go"
+	with_san "$CPUSET_RUN" --set "$1" $PY "$SRC/tests/topo/$4" "$T" >"$T/$1" 2>&1 &
+	_pid=$!
+	for _i in $(seq 1200); do [ -e "$T/ready" ] && break; sleep 0.05; done
+	expect_eq "$1: the program is ready" "$(test -e "$T/ready" && echo yes)" yes
+	"$CPUSET" alloc "$1" "$3"
 	touch "$T/go"
-	wait $pid
-	expect_eq "resize held: exit status" $? 0
-	h() { sed -n "s/^$1 //p" "$T/held"; }
+	wait $_pid
+	expect_eq "$1: exit status" $? 0
+}
+answer() { sed -n "s/^$2 //p" "$T/$1"; }
+if [ "$sets" = "1 0-1" ]; then
+	resize_running held 0-1 1 held.py
+	h() { answer held "$1"; }
 	expect_eq "resize held: online before" "$(h before-online)" 0-1
 	expect_eq "resize held: node before" "$(h before-node)" 0-1
 	expect_eq "resize held: the held listing is of one set" "$(h held-listing)" "cpu0 cpu1"
@@ -123,19 +131,10 @@ if [ "$sets" = "1 0-1" ]; then
 	expect_eq "resize held: cpu1 is gone" "$(h after-cpu1)" False
 
 	# The same spelling before and after a resize that moves virtual CPU 0
-	# from physical 1 to physical 0, then takes in CPU 1 as virtual 1: the
-	# redirects the shim keeps follow the set.
-	"$CPUSET" create --cpus 1 --name moved >/dev/null || die "cpuset create"
-	rm -f "$T/ready" "$T/go"
-	with_san "$CPUSET_RUN" --set moved $PY "$SRC/tests/topo/reread.py" "$T" > "$T/reread" 2>&1 &
-	pid=$!
-	for i in $(seq 1200); do [ -e "$T/ready" ] && break; sleep 0.05; done
-	expect_eq "moved: the program is ready" "$(test -e "$T/ready" && echo yes)" yes
-	"$CPUSET" alloc moved 0
-	touch "$T/go"
-	wait $pid
-	expect_eq "moved: exit status" $? 0
-	r() { sed -n "s/^$1 //p" "$T/reread"; }
+	# from physical 1 to physical 0: the redirects the shim keeps follow
+	# the set.
+	resize_running moved 1 0 reread.py
+	r() { answer moved "$1"; }
 	expect_eq "moved: cpu0 core_id before is physical 1's" "$(r before-core)" "$(cat $SYS/cpu1/topology/core_id)"
 	expect_eq "moved: cpu0 directory before is physical 1's" "$(r before-ino)" "$(stat -c %i $SYS/cpu1)"
 	expect_eq "moved: cpu0 core_id after is physical 0's" "$(r after-core)" "$(cat $SYS/cpu0/topology/core_id)"
