@@ -2,9 +2,10 @@
 #include "config.h"
 #endif
 
-#include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "src/path.h"
 
 /*
@@ -86,14 +87,21 @@ struct expand {
 	size_t len;
 };
 
-static enum comp_kind expand_to(struct expand *e, const char *fmt, const char *a, size_t al,
-				const char *b, size_t bl)
+/* pre, then al bytes of a, then mid, then bl bytes of b (no stdio: this
+ * is on every open of /proc/self/...) */
+static enum comp_kind expand_to(struct expand *e, const char *pre, const char *a, size_t al,
+				const char *mid, const char *b, size_t bl)
 {
-	int n = snprintf(e->tgt, e->tgtlen, fmt, (int)al, a, (int)bl, b);
+	size_t pl = strlen(pre), ml = strlen(mid), n = pl + al + ml + bl;
 
-	if (n < 0 || (size_t)n >= e->tgtlen)
+	if (n >= e->tgtlen)
 		return C_UNTRUSTED;
-	e->len = (size_t)n;
+	memcpy(e->tgt, pre, pl);
+	memcpy(e->tgt + pl, a, al);
+	memcpy(e->tgt + pl + al, mid, ml);
+	memcpy(e->tgt + pl + al + ml, b, bl);
+	e->tgt[n] = '\0';
+	e->len = n;
 	return C_EXPAND;
 }
 
@@ -102,8 +110,8 @@ static enum comp_kind comp_kind(const char *out, size_t ol, const char *c, size_
 {
 	const char *num;
 	size_t numlen;
-	char ids[2][16];
-	int il[2];
+	char ids[2][CPS_DEC_MAX];
+	size_t il[2];
 
 	/* outside /proc and /sys: taken as spelled (see path.h) */
 	if (!starts_dir(out, ol, "/proc") && !starts_dir(out, ol, "/sys"))
@@ -115,12 +123,11 @@ static enum comp_kind comp_kind(const char *out, size_t ol, const char *c, size_
 		if (lit(c, cl, "self") || lit(c, cl, "thread-self")) {
 			if (pid <= 0 || (cl != 4 && tid <= 0))
 				return C_UNTRUSTED;
-			il[0] = snprintf(ids[0], sizeof(ids[0]), "%d", (int)pid);
-			il[1] = snprintf(ids[1], sizeof(ids[1]), "%d", (int)tid);
+			il[0] = cps_fmt_dec(ids[0], (uint64_t)pid);
 			if (cl == 4)
-				return expand_to(e, "/proc/%.*s%.*s", ids[0], (size_t)il[0], "", 0);
-			return expand_to(e, "/proc/%.*s/task/%.*s", ids[0], (size_t)il[0], ids[1],
-					 (size_t)il[1]);
+				return expand_to(e, "/proc/", ids[0], il[0], "", "", 0);
+			il[1] = cps_fmt_dec(ids[1], (uint64_t)tid);
+			return expand_to(e, "/proc/", ids[0], il[0], "/task/", ids[1], il[1]);
 		}
 		return C_UNTRUSTED;
 	}
@@ -149,9 +156,9 @@ static enum comp_kind comp_kind(const char *out, size_t ol, const char *c, size_
 		if (lit(c, cl, "topology") || lit(c, cl, "cache"))
 			return C_TRUSTED;
 		if (is_prefnum(c, cl, "node"))
-			return expand_to(e, "/sys/devices/system/node/%.*s%.*s", c, cl, "", 0);
+			return expand_to(e, "/sys/devices/system/node/", c, cl, "", "", 0);
 		if (lit(c, cl, "subsystem"))
-			return expand_to(e, "/sys/bus/cpu%.*s%.*s", "", 0, "", 0);
+			return expand_to(e, "/sys/bus/cpu", "", 0, "", "", 0);
 		return C_UNTRUSTED;
 	}
 	if (ol > 23 && memcmp(out, "/sys/devices/system/cpu/", 24) == 0) {
@@ -167,9 +174,9 @@ static enum comp_kind comp_kind(const char *out, size_t ol, const char *c, size_
 		return is_prefnum(c, cl, "node") ? C_TRUSTED : C_UNTRUSTED;
 	if (dir_is_prefnum(out, ol, "/sys/devices/system/node", "node", NULL, NULL)) {
 		if (is_prefnum(c, cl, "cpu"))
-			return expand_to(e, "/sys/devices/system/cpu/%.*s%.*s", c, cl, "", 0);
+			return expand_to(e, "/sys/devices/system/cpu/", c, cl, "", "", 0);
 		if (lit(c, cl, "subsystem"))
-			return expand_to(e, "/sys/bus/node%.*s%.*s", "", 0, "", 0);
+			return expand_to(e, "/sys/bus/node", "", 0, "", "", 0);
 		return C_UNTRUSTED;
 	}
 	if (dir_is(out, ol, "/sys/bus"))
@@ -178,11 +185,11 @@ static enum comp_kind comp_kind(const char *out, size_t ol, const char *c, size_
 		return lit(c, cl, "devices") ? C_TRUSTED : C_UNTRUSTED;
 	if (dir_is(out, ol, "/sys/bus/cpu/devices"))
 		return is_prefnum(c, cl, "cpu")
-			       ? expand_to(e, "/sys/devices/system/cpu/%.*s%.*s", c, cl, "", 0)
+			       ? expand_to(e, "/sys/devices/system/cpu/", c, cl, "", "", 0)
 			       : C_UNTRUSTED;
 	if (dir_is(out, ol, "/sys/bus/node/devices"))
 		return is_prefnum(c, cl, "node")
-			       ? expand_to(e, "/sys/devices/system/node/%.*s%.*s", c, cl, "", 0)
+			       ? expand_to(e, "/sys/devices/system/node/", c, cl, "", "", 0)
 			       : C_UNTRUSTED;
 	if (dir_is(out, ol, "/sys/fs"))
 		return lit(c, cl, "cgroup") ? C_TRUSTED : C_UNTRUSTED;
@@ -260,6 +267,54 @@ static size_t already_canonical(const char *p, size_t outlen)
 	return i;
 }
 
+/* The length of r if every '/' in it begins a component that is neither
+ * empty, "." nor "..", and it does not end in '/'; else 0. */
+static size_t canonical_rest(const char *r)
+{
+	size_t i = 0;
+
+	for (; r[i]; i++)
+		if (r[i] == '/' && (r[i + 1] == '/' || r[i + 1] == '.' || r[i + 1] == 0))
+			return 0;
+	return i;
+}
+
+/* /proc/self/R and /proc/thread-self/R, R canonical: /proc/<pid>/R and
+ * /proc/<pid>/task/<tid>/R (below a process's directory the walk
+ * expands no link), in out; false: the walk decides. */
+static bool proc_self_canonical(char *out, size_t outlen, const char *p, pid_t pid, pid_t tid)
+{
+	char ids[2][CPS_DEC_MAX];
+	size_t il[2] = { 0, 0 }, rl, n;
+	const char *r;
+	bool thread;
+
+	if (pfx(p, "/proc/self/"))
+		thread = false, r = p + 10;
+	else if (pfx(p, "/proc/thread-self/"))
+		thread = true, r = p + 17;
+	else
+		return false;
+	if (pid <= 0 || (thread && tid <= 0) || (rl = canonical_rest(r)) == 0)
+		return false;
+	il[0] = cps_fmt_dec(ids[0], (uint64_t)pid);
+	if (thread)
+		il[1] = cps_fmt_dec(ids[1], (uint64_t)tid);
+	n = 6 + il[0] + (thread ? 6 + il[1] : 0) + rl;
+	if (n >= outlen)
+		return false;
+	memcpy(out, "/proc/", 6);
+	memcpy(out + 6, ids[0], il[0]);
+	n = 6 + il[0];
+	if (thread) {
+		memcpy(out + n, "/task/", 6);
+		memcpy(out + n + 6, ids[1], il[1]);
+		n += 6 + il[1];
+	}
+	memcpy(out + n, r, rl + 1);
+	return true;
+}
+
 enum cps_canon cps_path_canon(char *out, size_t outlen, const char *base, const char *path,
 			      pid_t pid, pid_t tid, int flags, size_t *consumed)
 {
@@ -270,6 +325,8 @@ enum cps_canon cps_path_canon(char *out, size_t outlen, const char *base, const 
 		memcpy(out, path, n + 1);
 		return CPS_CANON_OK;
 	}
+	if (path && outlen >= 2 && proc_self_canonical(out, outlen, path, pid, tid))
+		return CPS_CANON_OK;
 	return cps_path_canon_walk(out, outlen, base, path, pid, tid, flags, consumed);
 }
 

@@ -29,10 +29,12 @@
 
 void cps_buf_free(struct cps_buf *b)
 {
-	free(b->p);
+	if (!b->borrowed)
+		free(b->p);
 	b->p = NULL;
 	b->len = 0;
 	b->cap = 0;
+	b->borrowed = 0;
 }
 
 /* Room for extra more bytes plus the NUL. */
@@ -54,11 +56,20 @@ static int buf_reserve(struct cps_buf *b, size_t extra)
 		}
 		cap *= 2;
 	}
-	p = realloc(b->p, cap);
-	if (!p)
-		return -ENOMEM;
-	if (!b->p)
-		p[b->len] = '\0';
+	if (b->borrowed) {
+		/* the caller's storage is full: to the heap, with what it holds */
+		p = malloc(cap);
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, b->p, b->len + 1);
+		b->borrowed = 0;
+	} else {
+		p = realloc(b->p, cap);
+		if (!p)
+			return -ENOMEM;
+		if (!b->p)
+			p[b->len] = '\0';
+	}
 	b->p = p;
 	b->cap = cap;
 	return 0;
@@ -397,8 +408,12 @@ static int stat_classify(const char *s, const struct line *l, struct stat_line *
 	return stat_fields(s, p, l->eol, &sl->nfields, NULL, 0);
 }
 
-/* n in decimal after what b holds */
-static int buf_append_dec(struct cps_buf *b, unsigned long long n)
+int cps_buf_reserve(struct cps_buf *b, size_t extra)
+{
+	return buf_reserve(b, extra);
+}
+
+int cps_buf_append_dec(struct cps_buf *b, unsigned long long n)
 {
 	char d[CPS_DEC_MAX];
 	return cps_buf_append(b, d, cps_fmt_dec(d, n));
@@ -466,7 +481,7 @@ int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 			for (unsigned i = 0; !r && i < nf; i++) {
 				r = cps_buf_append(out, " ", 1);
 				if (!r)
-					r = buf_append_dec(out, sum[i]);
+					r = cps_buf_append_dec(out, sum[i]);
 			}
 			if (!r)
 				r = cps_buf_append(out, real + l.eol, l.next - l.eol);
@@ -476,7 +491,7 @@ int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 				continue;
 			r = cps_buf_append(out, "cpu", 3);
 			if (!r)
-				r = buf_append_dec(out, v++);
+				r = cps_buf_append_dec(out, v++);
 			if (!r)
 				r = cps_buf_append(out, real + e, l.next - e);
 		} else {

@@ -17,12 +17,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A growable buffer, NUL-terminated. { 0 }: empty, on the heap when
+ * written. cps_buf_on(a, n): starts in the caller's n bytes at a (no malloc
+ * while it fits; moved to the heap when it does not); either way
+ * cps_buf_free, and p is the caller's to free only when !borrowed. */
 struct cps_buf {
 	char *p;
 	size_t len, cap;
+	int borrowed; /* p is the caller's storage */
 };
+static inline struct cps_buf cps_buf_on(char *a, size_t n)
+{
+	a[0] = '\0';
+	return (struct cps_buf){ a, 0, n, 1 };
+}
 void cps_buf_free(struct cps_buf *b);
 int cps_buf_append(struct cps_buf *b, const char *s, size_t n);
+/* n in decimal after what b holds (no stdio) */
+int cps_buf_append_dec(struct cps_buf *b, unsigned long long n);
+/* Room for extra more bytes and a NUL, at once. */
+int cps_buf_reserve(struct cps_buf *b, size_t extra);
 int cps_buf_printf(struct cps_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -862,6 +862,40 @@ END_TEST
 
 /* ---- cps_buf ---- */
 
+/* A buffer that starts in the caller's storage: written there while it
+ * fits, moved to the heap with what it holds when it does not, and the
+ * caller's storage never freed (ASan says so when it is). */
+START_TEST(test_buf_borrowed)
+{
+	char st[16];
+	struct cps_buf b = cps_buf_on(st, sizeof(st));
+
+	ck_assert_str_eq(b.p, "");
+	ck_assert_int_eq(cps_buf_append(&b, "0123456789", 10), 0);
+	ck_assert_ptr_eq(b.p, st);
+	ck_assert_int_eq(cps_buf_append_dec(&b, 12345), 0); /* 15 bytes and the NUL: fits */
+	ck_assert_ptr_eq(b.p, st);
+	ck_assert_str_eq(st, "012345678912345");
+	ck_assert_int_eq(cps_buf_append(&b, "x", 1), 0); /* 17 with the NUL: to the heap */
+	ck_assert_ptr_ne(b.p, st);
+	ck_assert_int_eq(b.borrowed, 0);
+	ck_assert_str_eq(b.p, "012345678912345x");
+	ck_assert_uint_eq(b.len, 16);
+	cps_buf_free(&b);
+
+	b = cps_buf_on(st, sizeof(st));
+	ck_assert_int_eq(cps_buf_printf(&b, "%s", "a somewhat longer text than sixteen"), 0);
+	ck_assert_str_eq(b.p, "a somewhat longer text than sixteen");
+	ck_assert_ptr_ne(b.p, st);
+	cps_buf_free(&b);
+
+	b = cps_buf_on(st, sizeof(st));
+	ck_assert_int_eq(cps_buf_append(&b, "ab", 2), 0);
+	cps_buf_free(&b); /* still borrowed: nothing freed */
+	ck_assert_ptr_null(b.p);
+}
+END_TEST
+
 START_TEST(test_buf)
 {
 	struct cps_buf b = { 0 };
@@ -1042,6 +1076,7 @@ static Suite *views_suite(void)
 
 	tc = tcase_create("buf");
 	tcase_add_test(tc, test_buf);
+	tcase_add_test(tc, test_buf_borrowed);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("machines");

@@ -132,6 +132,29 @@ START_TEST(field39_rewritten)
 }
 END_TEST
 
+/* The scan reads eight bytes at a time: with names of 0 to 23 bytes
+ * (spaces in some), field 39 falls at every offset in a word. */
+START_TEST(field39_every_alignment)
+{
+	static const unsigned one[] = { 1 };
+	struct set s1 = set_of(one, 1);
+	char comm[40], real[1024], want[1024];
+	int r;
+
+	for (size_t k = 0; k < 24; k++) {
+		for (size_t j = 0; j < k; j++)
+			comm[j] = (char)(j % 3 == 1 ? ' ' : 'a' + (char)j);
+		comm[k] = 0;
+		stat_line(real, sizeof(real), comm, 1);
+		stat_line(want, sizeof(want), comm, 0);
+		char *got = run(cps_view_pidstat, real, &s1, &r);
+		ck_assert_msg(got, "comm of %zu: refused %d", k, r);
+		ck_assert_str_eq(got, want);
+		free(got);
+	}
+}
+END_TEST
+
 START_TEST(field39_bad_input)
 {
 	static const unsigned one[] = { 1 };
@@ -143,6 +166,9 @@ START_TEST(field39_bad_input)
 		"1 (c) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 1 1 1 1 0 0 0 0 0 0 0 0 0 17 x 0\n",
 		"1 (c) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 1 1 1 1 0 0 0 0 0 0 0 0 0 17 "
 		"99999999999 0\n",
+		/* no space after the name; a line ending before field 39 */
+		"1 (c)R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 1 1 1 1 0 0 0 0 0 0 0 0 0 17 1 0\n",
+		"1 (c) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 1 1\n1 1 0 0 0 0 0 0 0 0 0 17 1 0\n",
 	};
 	int r;
 
@@ -281,6 +307,7 @@ static Suite *vpidstat_suite(void)
 
 	tcase_add_test(tc, field39_rule);
 	tcase_add_test(tc, field39_rewritten);
+	tcase_add_test(tc, field39_every_alignment);
 	tcase_add_test(tc, field39_bad_input);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cgroup");
