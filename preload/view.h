@@ -32,6 +32,11 @@ static inline bool shim_env_off(const char *name)
 
 /* ---- view_dispatch.c ---- */
 
+/* Bytes of stack a view made at an open takes for its real file, and
+ * again for what it makes of it, before it takes the heap: /proc/<pid>/stat
+ * and, on machines of a few dozen CPUs, /proc/stat and status fit. */
+#define SHIM_VIEW_STACK 2048
+
 /* The kind of view a canonical path (preload/path.c) is; V_NONE: not one
  * we virtualise here (the /sys families are view_sys.c's). */
 enum vkind shim_view_classify(const char *canon);
@@ -110,6 +115,11 @@ const char *shim_kept_dirname(void);
  * does. */
 int shim_kept_store(enum vkind k, const char *name, uint64_t key, const char *data, size_t len,
 		    int flags);
+/* A kept view named by what it holds (<tag>-<hash>-<length>): for a view
+ * that is made fresh at each open but takes few different contents (a
+ * cgroup's CPU list), so that delivering it is one open of a file that
+ * never changes, shared by every process. An fd, or -1. */
+int shim_kept_content(const char *tag, const char *data, size_t len, int flags);
 
 /* ---- view_pool.c ---- */
 
@@ -123,11 +133,24 @@ int shim_pool_deliver(enum vkind k, const char *real, pid_t tid, const char *dat
 /* The file sb describes is read again from the start: if it is one of
  * the pool's, it is made again (0); -1: not one of them. */
 int shim_pool_rewound(const struct stat *sb);
-/* The real /proc/stat (V_STAT), the process's status (V_STATUS_PROC) or
+/* The real /proc/stat (V_STAT), the process's status (V_STATUS_PROC),
  * its own stat (V_PIDSTAT: the caller makes sure it is /proc/<our
- * pid>/stat), fresh, from a descriptor kept open: 0 and a malloc'd *out, or a
+ * pid>/stat) or a CPU file of its cgroup (V_CGROUP: real), fresh, from a descriptor kept open: 0 and *out, which is sb
+ * (sbcap bytes of the caller's) when it fits there, else malloc'd; or a
  * negative errno (-EAGAIN: not now, read it the usual way). */
-int shim_real_read(enum vkind k, char **out, size_t *len);
+int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char **out,
+		   size_t *len);
+
+/* The lowest descriptor one the shim keeps open takes (the real files
+ * above, cpudir.c's directory): out of the way of a program that counts
+ * on getting the lowest free numbers. */
+#define SHIM_REAL_FD_MIN 900
+
+/* ---- cpudir.c: /sys/devices/system/cpu kept open ---- */
+
+/* open(phys, flags, mode) of a physical path; below (or at)
+ * /sys/devices/system/cpu, relative to a descriptor of it kept open. */
+int shim_cpudir_open(const char *phys, int flags, int mode);
 
 /* ---- redirect.c: the redirects kept ---- */
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "preload/shim.h"
 #include "preload/view.h"
+#include "base/util.h"
 #include "src/path.h"
 #include "src/vcgroup.h"
 #include "src/vproc_pidstat.h"
@@ -30,9 +32,27 @@ static pid_t own_pid(void)
 
 static bool is_id(const char *s, size_t len, pid_t id)
 {
-	char buf[16];
-	int n = snprintf(buf, sizeof(buf), "%d", (int)id);
-	return (size_t)n == len && !memcmp(buf, s, len);
+	char buf[CPS_DEC_MAX];
+	size_t n = id > 0 ? cps_fmt_dec(buf, (uint64_t)id) : 0;
+	return n == len && !memcmp(buf, s, len);
+}
+
+/* The views switched off by CPUSETSHIM_VIEW_*=0: read once per process
+ * (the environment at the first classification), not at every open. */
+enum { OFF_CPUINFO = 1, OFF_STAT = 2, OFF_PIDSTAT = 4, OFF_CGROUP = 8, OFF_KNOWN = 16 };
+static int view_off_bits;
+
+static bool view_off(int bit)
+{
+	int b = __atomic_load_n(&view_off_bits, __ATOMIC_RELAXED);
+	if (CPS_UNLIKELY(!b)) {
+		b = OFF_KNOWN | (shim_env_off("CPUSETSHIM_VIEW_CPUINFO") ? OFF_CPUINFO : 0) |
+		    (shim_env_off("CPUSETSHIM_VIEW_STAT") ? OFF_STAT : 0) |
+		    (shim_env_off("CPUSETSHIM_VIEW_PIDSTAT") ? OFF_PIDSTAT : 0) |
+		    (shim_env_off("CPUSETSHIM_VIEW_CGROUP") ? OFF_CGROUP : 0);
+		__atomic_store_n(&view_off_bits, b, __ATOMIC_RELAXED);
+	}
+	return b & bit;
 }
 
 /* Digits up to the next '/' or the end: their length, 0 if none. */
@@ -49,9 +69,9 @@ static size_t digits(const char *s)
 static enum vkind classify_proc(const char *r)
 {
 	if (!strcmp(r, "cpuinfo"))
-		return shim_env_off("CPUSETSHIM_VIEW_CPUINFO") ? V_NONE : V_CPUINFO;
+		return view_off(OFF_CPUINFO) ? V_NONE : V_CPUINFO;
 	if (!strcmp(r, "stat"))
-		return shim_env_off("CPUSETSHIM_VIEW_STAT") ? V_NONE : V_STAT;
+		return view_off(OFF_STAT) ? V_NONE : V_STAT;
 	size_t pl = digits(r), tl = 0;
 	if (!pl)
 		return V_NONE;
@@ -62,7 +82,7 @@ static enum vkind classify_proc(const char *r)
 	}
 	/* every process's stat: field 39 by the rule of src/vproc_pidstat.h */
 	if (!strcmp(rest, "/stat"))
-		return shim_env_off("CPUSETSHIM_VIEW_PIDSTAT") ? V_NONE : V_PIDSTAT;
+		return view_off(OFF_PIDSTAT) ? V_NONE : V_PIDSTAT;
 	if (!strcmp(rest, "/status") && is_id(r, pl, own_pid())) {
 		if (!tid)
 			return V_STATUS_PROC;
@@ -75,28 +95,61 @@ static enum vkind classify_proc(const char *r)
 /* The whole of a file into a malloc'd buffer (not NUL-terminated). */
 static int slurp(const char *path, char **out, size_t *len);
 
+/* The directories of the caller's cpuset cgroup (v1, v2), found through
+ * /proc/self/cgroup and the mount table; kept, and looked for again when
+ * a CPU file below /sys/fs/cgroup is not in them (the process may have
+ * been moved since, or the mounts changed). What this keeps wrong: a
+ * file of the cgroup the process was moved out of still reads as its
+ * own (translated) until a file outside it is read (DESIGN.md). */
+static struct {
+	int found; /* bit 0: v1, bit 1: v2; -1: not looked for yet */
+	pid_t pid; /* of the process that looked (a child looks again) */
+	char v1[PATH_MAX], v2[PATH_MAX];
+} cg = { .found = -1 };
+static pthread_mutex_t cg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void cg_look(void)
+{
+	char *c = NULL, *mi = NULL;
+	size_t cl, mil;
+	cg.found = 0;
+	cg.pid = own_pid();
+	if (slurp("/proc/self/cgroup", &c, &cl) == 0 &&
+	    slurp("/proc/self/mountinfo", &mi, &mil) == 0)
+		cg.found = cps_cgroup_cpuset_dirs(c, cl, mi, mil, cg.v1, sizeof(cg.v1), cg.v2,
+						  sizeof(cg.v2));
+	free(c);
+	free(mi);
+}
+
+static bool cg_match(const char *c, size_t dl, bool f1, bool f2)
+{
+	return ((cg.found & 1) && f1 && strlen(cg.v1) == dl && !memcmp(cg.v1, c, dl)) ||
+	       ((cg.found & 2) && f2 && strlen(cg.v2) == dl && !memcmp(cg.v2, c, dl));
+}
+
 /* c: a canonical path below /sys. A CPU file of the caller's own cpuset
- * cgroup, found through /proc/self/cgroup and the mount table, each time:
- * the process may have been moved since. */
+ * cgroup. */
 static enum vkind classify_cgroup(const char *c)
 {
 	const char *leaf = strrchr(c, '/');
 	bool f1 = cps_cgroup_cpu_file(leaf + 1, false), f2 = cps_cgroup_cpu_file(leaf + 1, true);
-	if ((!f1 && !f2) || shim_env_off("CPUSETSHIM_VIEW_CGROUP"))
+	if ((!f1 && !f2) || view_off(OFF_CGROUP))
 		return V_NONE;
-	char *cg = NULL, *mi = NULL, v1[PATH_MAX], v2[PATH_MAX];
-	size_t cgl, mil, dl = (size_t)(leaf - c);
-	enum vkind k = V_NONE;
-	if (slurp("/proc/self/cgroup", &cg, &cgl) == 0 &&
-	    slurp("/proc/self/mountinfo", &mi, &mil) == 0) {
-		int found = cps_cgroup_cpuset_dirs(cg, cgl, mi, mil, v1, sizeof(v1), v2, sizeof(v2));
-		if (((found & 1) && f1 && strlen(v1) == dl && !memcmp(v1, c, dl)) ||
-		    ((found & 2) && f2 && strlen(v2) == dl && !memcmp(v2, c, dl)))
-			k = V_CGROUP;
+	size_t dl = (size_t)(leaf - c);
+	pthread_mutex_lock(&cg_lock);
+	bool looked = false;
+	if (cg.found < 0 || cg.pid != own_pid()) {
+		cg_look();
+		looked = true;
 	}
-	free(cg);
-	free(mi);
-	return k;
+	bool mine = cg_match(c, dl, f1, f2);
+	if (!mine && !looked) {
+		cg_look();
+		mine = cg_match(c, dl, f1, f2);
+	}
+	pthread_mutex_unlock(&cg_lock);
+	return mine ? V_CGROUP : V_NONE;
 }
 
 enum vkind shim_view_classify(const char *c)
@@ -174,13 +227,14 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 {
 	uint64_t vallowed[CPS_MAX_WORDS];
 	struct cps_view_input s = { v->cpus, v->nw, v->n, vallowed, v->nw };
-	char *in = NULL;
+	char *in = NULL, sb[SHIM_VIEW_STACK];
 	size_t inlen = 0;
 	int r = 0;
 	/* /proc/stat, our status and our stat: from the descriptor kept open
-	 * if it can be had */
-	bool kept = k == V_STAT || k == V_STATUS_PROC || (k == V_PIDSTAT && own_pidstat(real));
-	if (k != V_RANGE && (kept ? shim_real_read(k, &in, &inlen) : -1) < 0 &&
+	 * if it can be had (into sb when it fits: no malloc) */
+	bool kept = k == V_STAT || k == V_STATUS_PROC || k == V_CGROUP ||
+		    (k == V_PIDSTAT && own_pidstat(real));
+	if (k != V_RANGE && (kept ? shim_real_read(k, real, sb, sizeof(sb), &in, &inlen) : -1) < 0 &&
 	    (r = slurp(real, &in, &inlen)) < 0)
 		return r;
 	switch (k) {
@@ -200,7 +254,8 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 	case V_CGROUP: r = cps_view_cgroup_cpus(out, in, inlen, &s); break;
 	default: r = -EINVAL;
 	}
-	free(in);
+	if (in != sb)
+		free(in);
 	return r;
 }
 

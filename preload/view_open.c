@@ -119,10 +119,14 @@ int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, in
 		if (fd >= 0)
 			return fd;
 	}
-	struct cps_buf out = { 0 };
+	char ob[SHIM_VIEW_STACK];
+	struct cps_buf out = cps_buf_on(ob, sizeof(ob));
 	int r = shim_view_build(k, real, tid, &v, &out);
 	if (r == 0 && store)
 		fd = shim_kept_store(k, name, key, out.p, out.len, flags);
+	if (r == 0 && fd < 0 && k == V_CGROUP &&
+	    (fd = shim_kept_content("cg", out.p, out.len, flags)) >= 0)
+		*how = SHIM_VIEW_KEPT; /* going back to the start opens it again */
 	if (r == 0 && fd < 0) {
 		bool kept_kind = k == V_RANGE || k == V_CPUINFO;
 		*how = kept_kind ? SHIM_VIEW_KEPT : SHIM_VIEW_MADE;
@@ -144,8 +148,9 @@ int shim_view_open(int dirfd, const char *path, int flags)
 {
 	char canon[PATH_MAX];
 	bool dironly = false;
-	/* a virtual CPU's file opened before by this spelling (redirect.c) */
-	if (dirfd == AT_FDCWD && path[0] == '/') {
+	/* a virtual CPU's file opened before by this spelling (redirect.c;
+	 * it keeps only spellings of /sys/devices/system/cpu/...) */
+	if (dirfd == AT_FDCWD && path[0] == '/' && path[1] == 's') {
 		int rfd = shim_redirect_open(path, flags);
 		if (rfd != -1)
 			return rfd;

@@ -351,10 +351,10 @@ __attribute__((destructor)) static void pool_remove(void)
 
 /* ---- the real files, kept open ---- */
 
-/* The lowest descriptor a kept real file takes: out of the way of a
- * program that counts on getting the lowest free numbers. */
-#define REAL_FD_MIN 900
-
+/* [0..2]: /proc/stat, our status, our stat; then the CPU files of our
+ * cpuset cgroup (V_CGROUP), by path, the last few read. */
+#define REAL_CG 4
+#define REAL_CG_PATH 256
 static struct real_kept {
 	int busy;
 	int fd; /* -1 (when pid is ours): none */
@@ -362,7 +362,47 @@ static struct real_kept {
 	dev_t dev;
 	ino_t ino;
 	size_t last; /* the length read last time */
-} real_kept[3] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
+	char path[REAL_CG_PATH]; /* of a V_CGROUP one: its file ("": none) */
+} real_kept[3 + REAL_CG] = { [0 ... 2 + REAL_CG] = { .fd = -1 } };
+static unsigned real_cg_next;
+
+/* The entry for k (and real, for V_CGROUP: taken over from the oldest
+ * when it has none; *fresh then says it must be opened), or NULL;
+ * busy on return. */
+static struct real_kept *real_entry(enum vkind k, const char *real, bool *fresh)
+{
+	*fresh = false;
+	if (k == V_STAT || k == V_STATUS_PROC || k == V_PIDSTAT) {
+		struct real_kept *f = &real_kept[k == V_STAT ? 0 : k == V_STATUS_PROC ? 1 : 2];
+		return __atomic_exchange_n(&f->busy, 1, __ATOMIC_ACQUIRE) ? NULL : f;
+	}
+	size_t rl = strlen(real);
+	if (k != V_CGROUP || rl >= REAL_CG_PATH)
+		return NULL;
+	for (unsigned i = 3; i < 3 + REAL_CG; i++) {
+		struct real_kept *f = &real_kept[i];
+		if (__atomic_exchange_n(&f->busy, 1, __ATOMIC_ACQUIRE))
+			continue;
+		if (!strcmp(f->path, real))
+			return f;
+		__atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
+	}
+	/* none: the next in turn, its file closed (ours when the number
+	 * still names what it opened) */
+	struct real_kept *f = &real_kept[3 + __atomic_fetch_add(&real_cg_next, 1,
+								 __ATOMIC_RELAXED) % REAL_CG];
+	if (__atomic_exchange_n(&f->busy, 1, __ATOMIC_ACQUIRE))
+		return NULL;
+	struct stat st;
+	if (f->fd >= 0 && f->pid == shim_self_pid && fstat(f->fd, &st) == 0 &&
+	    st.st_dev == f->dev && st.st_ino == f->ino)
+		close(f->fd);
+	f->fd = -1;
+	f->last = 0;
+	memcpy(f->path, real, rl + 1);
+	*fresh = true;
+	return f;
+}
 
 /* Opens path for f. Under f->busy. */
 static bool real_open(struct real_kept *f, const char *path)
@@ -371,7 +411,7 @@ static bool real_open(struct real_kept *f, const char *path)
 	int fd = shim_real.open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	int hi = fcntl(fd, F_DUPFD_CLOEXEC, REAL_FD_MIN);
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, SHIM_REAL_FD_MIN);
 	if (hi >= 0) {
 		close(fd);
 		fd = hi;
@@ -387,22 +427,23 @@ static bool real_open(struct real_kept *f, const char *path)
 	return true;
 }
 
-int shim_real_read(enum vkind k, char **out, size_t *len)
+int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char **out,
+		   size_t *len)
 {
 	/* V_PIDSTAT: the process's own stat only (the caller checks) */
-	unsigned i = k == V_STAT ? 0 : k == V_STATUS_PROC ? 1 : 2;
-	struct real_kept *f = &real_kept[i];
 	static const char *const paths[3] = { "/proc/stat", "/proc/self/status", "/proc/self/stat" };
-	const char *path = paths[i];
-	if ((k != V_STAT && k != V_STATUS_PROC && k != V_PIDSTAT) || !shim_real.pread ||
-	    __atomic_exchange_n(&f->busy, 1, __ATOMIC_ACQUIRE))
+	bool fresh;
+	struct real_kept *f = shim_real.pread ? real_entry(k, real, &fresh) : NULL;
+	if (!f)
 		return -EAGAIN;
-	struct stat sb;
-	bool ours = f->fd >= 0 && fstat(f->fd, &sb) == 0 && sb.st_dev == f->dev &&
-		    sb.st_ino == f->ino;
+	const char *path = k == V_CGROUP ? f->path : paths[f - real_kept];
+	struct stat st;
+	bool ours = !fresh && f->fd >= 0 && fstat(f->fd, &st) == 0 && st.st_dev == f->dev &&
+		    st.st_ino == f->ino;
 	if (ours && f->pid != shim_self_pid) {
-		/* inherited from the parent: its status is not ours */
-		if (k != V_STAT) {
+		/* inherited from the parent: its status is not ours (a
+		 * cgroup's file is the same file for the child) */
+		if (k != V_STAT && k != V_CGROUP) {
 			close(f->fd);
 			ours = false;
 		}
@@ -411,6 +452,24 @@ int shim_real_read(enum vkind k, char **out, size_t *len)
 	int r = -EAGAIN;
 	if (!ours && !real_open(f, path))
 		goto out;
+	if (f->last < sbcap) {
+		/* it fitted last time: the caller's buffer first */
+		ssize_t n;
+		do
+			n = shim_real.pread(f->fd, sb, sbcap, 0);
+		while (n < 0 && errno == EINTR);
+		if (n >= 0 && (size_t)n < sbcap) {
+			f->last = (size_t)n;
+			*out = sb;
+			*len = (size_t)n;
+			r = 0;
+			goto out;
+		}
+		if (n < 0) {
+			r = -errno;
+			goto out;
+		}
+	}
 	size_t cap = f->last + f->last / 2 + 4096;
 	for (;;) {
 		char *b = malloc(cap);
@@ -438,6 +497,11 @@ int shim_real_read(enum vkind k, char **out, size_t *len)
 		cap *= 2;
 	}
 out:
+	if (r < 0 && r != -EAGAIN && f->fd >= 0) {
+		/* the file went (a cgroup removed): the next read opens it again */
+		close(f->fd);
+		f->fd = -1;
+	}
 	__atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
 	return r;
 }
