@@ -206,7 +206,20 @@ EXPORT DIR *opendir(const char *name)
 			return real_dir.opendir(name);
 		at = rp;
 	}
-	DIR *d = real_dir.opendir(at);
+	DIR *d;
+	if (!root && k == CPS_VSYS_DIR && real_dir.fdopendir) {
+		/* opendir's own flags, below the kept descriptor (cpudir.c) */
+		int fd = shim_cpudir_open(phys, O_RDONLY | O_NDELAY | O_DIRECTORY | O_CLOEXEC, 0);
+		if (fd < 0)
+			return NULL;
+		if (!(d = real_dir.fdopendir(fd))) {
+			SHIM_KEEP_ERRNO;
+			close(fd);
+			return NULL;
+		}
+	} else {
+		d = real_dir.opendir(at);
+	}
 	if (d && k == CPS_VSYS_DIR) {
 		SHIM_KEEP_ERRNO;
 		shim_dir_remember(dirfd(d), d, &v);

@@ -46,7 +46,7 @@ int shim_redirect_open(const char *path, int flags)
 	if (n >= CPS_REDIRECT_PATH || !plain(flags) || CPS_UNLIKELY(shim_test_root() != NULL) ||
 	    !cps_redirect_find(&rc, path, n, phys, &v, &p) || !setcopy_pcpu(v, &now) || now != p)
 		return -1;
-	int fd = shim_real.open(phys, flags, 0);
+	int fd = shim_cpudir_open(phys, flags, 0);
 	return fd >= 0 ? fd : -2;
 }
 

@@ -297,7 +297,8 @@ int shim_sys_open(const char *canon, int flags, int mode)
 				return -1;
 			at = rp;
 		}
-		int fd = shim_real.openat(AT_FDCWD, at, flags, mode);
+		int fd = at == phys ? shim_cpudir_open(phys, flags, mode)
+				    : shim_real.openat(AT_FDCWD, at, flags, mode);
 		if (fd < 0)
 			return -2;
 		if (k == CPS_VSYS_DIR)
