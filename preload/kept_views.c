@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "preload/shim.h"
 #include "preload/view.h"
 #include "src/kept_views.h"
@@ -158,3 +159,33 @@ int shim_kept_store(enum vkind k, const char *name, uint64_t key, const char *da
 	return shim_real.open(name, kept_oflags(flags));
 }
 
+
+int shim_kept_content(const char *tag, const char *data, size_t len, int flags)
+{
+	static const char hex[] = "0123456789abcdef";
+	char name[sizeof(kept.dir) + 64];
+	uint64_t h = 1469598103934665603ull;
+	if (!kept_dir_ok())
+		return -1;
+	size_t dl = strlen(kept.dir), tl = strlen(tag);
+	if (dl + 1 + tl + 1 + 16 + 1 + CPS_DEC_MAX > sizeof(name))
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)data[i]) * 1099511628211ull;
+	/* <dir>/<tag>-<hash>-<length>, no stdio: this is on every open */
+	char *p = name;
+	memcpy(p, kept.dir, dl);
+	p += dl;
+	*p++ = '/';
+	memcpy(p, tag, tl);
+	p += tl;
+	*p++ = '-';
+	for (int i = 60; i >= 0; i -= 4)
+		*p++ = hex[(h >> i) & 15];
+	*p++ = '-';
+	cps_fmt_dec(p, len);
+	int fd = shim_real.open(name, kept_oflags(flags));
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	return shim_kept_store(V_NONE, name, 0, data, len, flags);
+}

@@ -207,6 +207,46 @@ in_cg()
 	with_san sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$_d" \
 		timeout 120 "$CPUSET_RUN" --set "$_s" "$@"
 }
+# cg_moves PARENT FILE LABEL: one process in the set {1}, started in
+# cgroup A (CPUs 0-1), reads A's FILE (a view: "0"), moves itself into
+# cgroup B (CPU 1), reads B's FILE (its own now: a view, "0", where the
+# real file says 1), A's again (not its own any more: real, "0-1"), then
+# B's after B's CPUs change to 0 (read fresh: none of the set's, ""). The
+# shim keeps its cgroup's directories between reads: this is what says it
+# looks again when the process has moved.
+cg_moves()
+{
+	_p=$1 _f=$2 _label=$3 _a="$1/cpusetshim-mvA.$$" _b="$1/cpusetshim-mvB.$$"
+	if ! mkdir "$_a" "$_b"; then
+		fail "$_label: cgroups for the move test not made under $_p"
+		return
+	fi
+	[ -f "$_p/cpuset.mems" ] && cat "$_p/cpuset.mems" >"$_a/cpuset.mems" &&
+		cat "$_p/cpuset.mems" >"$_b/cpuset.mems"
+	echo 0-1 >"$_a/$_f"
+	echo 1 >"$_b/$_f"
+	in_cg "$_a" "$S1" $PY -c '
+import os, sys
+a, b, f = sys.argv[1:4]
+rd = lambda d: open(os.path.join(d, f)).read().strip()
+print("A", rd(a))
+with open(os.path.join(b, "cgroup.procs"), "w") as w:
+    w.write(str(os.getpid()))
+print("B", rd(b))
+print("A2", rd(a))
+with open(os.path.join(b, f), "w") as w:
+    w.write("0")
+print("B2", rd(b), "end")
+' "$_a" "$_b" "$_f" >"$T/cgmove.out" 2>&1
+	expect_eq "$_label: own cgroup's $_f before the move" "$(awk '$1 == "A" { print $2 }' "$T/cgmove.out")" 0
+	expect_eq "$_label: the new cgroup's $_f after the move (CPU 1 is virtual 0)" \
+		"$(awk '$1 == "B" { print $2 }' "$T/cgmove.out")" 0
+	expect_eq "$_label: the old cgroup's $_f is real after the move" \
+		"$(awk '$1 == "A2" { print $2 }' "$T/cgmove.out")" "$(cat "$_a/$_f")"
+	expect_eq "$_label: own cgroup's $_f read fresh after it changed" \
+		"$(grep '^B2 ' "$T/cgmove.out")" "B2  end"
+	rmdir "$_a" "$_b" || fail "$_label: $_a or $_b not removed"
+}
 cg_made=
 if [ -n "$v1mnt" ] && [ "$(id -u)" = 0 ] && mkdir "$v1mnt/cpusetshim-test.$$" 2>/dev/null; then
 	cg_made="$v1mnt/cpusetshim-test.$$"
@@ -214,6 +254,7 @@ if [ -n "$v1mnt" ] && [ "$(id -u)" = 0 ] && mkdir "$v1mnt/cpusetshim-test.$$" 2>
 	echo 0-1 >"$cg_made/cpuset.cpus"
 	cg_checks "$cg_made" "cpuset.cpus cpuset.effective_cpus" "cgroup v1"
 	rmdir "$cg_made" || fail "cgroup v1: $cg_made not removed"
+	cg_moves "$v1mnt" cpuset.cpus "cgroup v1"
 else
 	note "cgroup v1 cpuset: no mount or not root here: not checked live (check_vpidstat checks the text)"
 fi
@@ -224,6 +265,7 @@ if [ -n "$v2mnt" ] && grep -qw cpuset "$v2mnt/cgroup.controllers" 2>/dev/null &&
 	echo 0-1 >"$d/cpuset.cpus"
 	cg_checks "$d" "cpuset.cpus cpuset.cpus.effective" "cgroup v2"
 	rmdir "$d" || fail "cgroup v2: $d not removed"
+	cg_moves "$v2mnt" cpuset.cpus "cgroup v2"
 else
 	note "cgroup v2 here has no cpuset controller (or not root): not checked live (check_vpidstat checks the text)"
 fi
