@@ -156,4 +156,22 @@ if [ "$sets" = "1 0-1" ]; then
 		with_san "$CPUSET_RUN" --set rr "$B/tests/topo/rereads" 8 200 "$T/rr.list"
 	show "$T/out"
 fi
+
+# The directory the shim keeps open, taken away by the program (closed,
+# another directory or a file on its number): the answers stay the set's.
+if [ "$sets" = "1 0-1" ]; then
+	"$CPUSET" create --cpus 1 --name lost >/dev/null || die "cpuset create"
+	mkdir -p "$T/other/cpu0/topology" && echo 999 >"$T/other/cpu0/topology/core_id"
+	with_san "$CPUSET_RUN" --set lost $PY "$SRC/tests/topo/cpudir_lost.py" "$T/other" >"$T/lost" 2>&1
+	expect_eq "lost: the shim keeps the directory open" "$(answer lost kept)" yes
+	expect_eq "lost: and again after the program closed it" "$(answer lost kept-again)" yes
+	expect_eq "lost: and again after another directory took its number" \
+		"$(answer lost kept-third)" yes
+	for t in first closed otherdir file; do
+		expect_eq "lost, $t: cpu0 core_id is physical 1's" "$(answer lost $t-core)" \
+			"$(cat $SYS/cpu1/topology/core_id)"
+		expect_eq "lost, $t: the listing" "$(answer lost $t-listing)" cpu0
+		expect_eq "lost, $t: cpu1 absent" "$(answer lost $t-cpu1)" ENOENT
+	done
+fi
 finish
