@@ -46,7 +46,9 @@
  * getcwd that raced with one is not kept. A forked child keeps them: it
  * has its parent's directory. */
 enum { CWD_UNKNOWN = 0, CWD_FAR = SHIM_CWD_FAR, CWD_NEAR };
-int shim_cwd_state;
+struct shim_open_hot shim_open_hot __attribute__((aligned(64)));
+_Static_assert(__builtin_offsetof(struct shim_open_hot, cwd_state) == SHIM_OPEN_HOT_CWD,
+	       "the stubs' offset of cwd_state");
 static struct {
 	unsigned gen;
 	char path[PATH_MAX];

@@ -197,7 +197,16 @@ bool shim_path_may_view(int dirfd, const char *path);
  * when it is neither "/" nor in /proc or /sys, so that a relative path
  * without ".." can be no view; read by the x86-64 stubs. */
 #define SHIM_CWD_FAR 1
-extern int shim_cwd_state;
+/* What the x86-64 open stubs read, in one line of the cache: libc's open,
+ * open64, openat and openat64 (filled once resolved; NULL before) and
+ * the state of the working directory. */
+struct shim_open_hot {
+	void *next[4];
+	int cwd_state;
+};
+extern struct shim_open_hot shim_open_hot;
+#define SHIM_OPEN_HOT_CWD 32 /* offsetof(struct shim_open_hot, cwd_state) */
+#define shim_cwd_state (shim_open_hot.cwd_state)
 /* The working directory may have moved (chdir, fchdir, syscall(2)). */
 void shim_cwd_forget(void);
 /* The canonical path (src/path.h) of path relative to dirfd, in buf (len

@@ -520,7 +520,7 @@ bool cps_path_rel_quick_pass(const char *rel)
 		if (p[i] == '/' || p[i] == '.')
 			return false;
 	if (p[0] >= 128)
-		return false;
+		return true; /* no view's name starts so */
 	uint64_t m = cps_path_second[p[0]];
 	if (!m)
 		return true;
