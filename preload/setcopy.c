@@ -255,15 +255,3 @@ unsigned shim_to_physical(uint64_t *phys, const void *buf, size_t size, const st
 	cps_mask_from_cpuset(virt, CPS_MAX_WORDS, buf, size);
 	return cps_virt_to_phys(phys, v->cpus, v->nw, virt, CPS_MAX_WORDS, shim_wrap);
 }
-
-bool shim_thread_vmask(pid_t tid, const struct shim_cpus *v, uint64_t *vm, size_t vnw)
-{
-	uint64_t phys[CPS_MAX_WORDS];
-	if (shim_real.syscall(SYS_sched_getaffinity, tid, v->nw * 8, phys) < 0)
-		return false;
-	cps_mask_zero(vm, vnw);
-	if (cps_phys_to_virt(vm, vnw, v->cpus, v->nw, phys) == 0)
-		cps_mask_fill(vm, vnw, v->n);
-	return true;
-}
-

@@ -158,8 +158,6 @@ void shim_to_virtual(void *buf, size_t size, const struct shim_cpus *v);
 /* Virtual mask in buf -> physical; 0 CPUs means EINVAL. */
 unsigned shim_to_physical(uint64_t *phys, const void *buf, size_t size, const struct shim_cpus *v,
 			  uint64_t *virt);
-/* The virtual image of a thread's kernel mask (tid 0: the caller). */
-bool shim_thread_vmask(pid_t tid, const struct shim_cpus *v, uint64_t *vm, size_t vnw);
 
 /* ---- preload/affinity.c ---- */
 

@@ -225,8 +225,8 @@ static bool own_pidstat(const char *real)
 int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
 		      struct cps_buf *out)
 {
-	uint64_t vallowed[CPS_MAX_WORDS];
-	struct cps_view_input s = { v->cpus, v->nw, v->n, vallowed, v->nw };
+	/* no vallowed: a status view takes the task's mask from the file */
+	struct cps_view_input s = { v->cpus, v->nw, v->n, NULL, 0 };
 	char *in = NULL, sb[SHIM_VIEW_STACK];
 	size_t inlen = 0;
 	int r = 0;
@@ -242,11 +242,6 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 	case V_STAT: r = cps_view_stat(out, in, inlen, &s); break;
 	case V_STATUS_PROC:
 	case V_STATUS_THREAD:
-		if (!shim_thread_vmask(k == V_STATUS_PROC ? (shim_self_pid ? shim_self_pid : getpid()) : tid,
-				       v, vallowed, v->nw)) {
-			r = -EINVAL;
-			break;
-		}
 		r = cps_view_status(out, in, inlen, &s);
 		break;
 	case V_RANGE: r = cps_view_cpurange(out, &s); break;

@@ -538,25 +538,77 @@ static size_t status_value(const char *s, const struct line *l, const char *name
 	return skip_blanks(s, l->start + strlen(name), l->eol);
 }
 
+/* The start of the first line of s that begins with name (a line's
+ * start: 0 or after a newline), or len: one pass of memmem, not a test of
+ * every line (this is on every open of a status file). */
+static size_t line_starting(const char *s, size_t len, const char *name)
+{
+	char pat[32];
+	size_t n = strlen(name);
+	const char *p;
+
+	if (len >= n && memcmp(s, name, n) == 0)
+		return 0;
+	pat[0] = '\n';
+	memcpy(pat + 1, name, n);
+	p = memmem(s, len, pat, n + 1);
+	return p ? (size_t)(p - s) + 1 : len;
+}
+
 int cps_view_status(struct cps_buf *out, const char *real, size_t len,
 		    const struct cps_view_input *s)
 {
 	static const char hex_name[] = "Cpus_allowed:";
 	static const char list_name[] = "Cpus_allowed_list:";
-	size_t start_len = out->len, pos, val, kept = 0; /* real[kept, l.start): lines as they are */
+	size_t start_len = out->len, val, kept = 0; /* real[kept, l.start): lines as they are */
+	size_t at[2] = { line_starting(real, len, hex_name), line_starting(real, len, list_name) };
 	struct line l;
-	int r = buf_reserve(out, len + 64); /* about as long as the file */
+	struct cps_view_input t;
+	uint64_t vm[CPS_MAX_WORDS];
+	int r;
 
-	for (pos = 0; !r && next_line(real, len, pos, &l); pos = l.next) {
-		/* only the two mask lines change: the others go out in runs */
-		if (real[l.start] != 'C' || (!has_prefix(real, l.start, l.eol, hex_name) &&
-					     !has_prefix(real, l.start, l.eol, list_name)))
+	if (!s->vallowed) {
+		/* the task's own mask, from its Cpus_allowed_list line: what
+		 * the kernel printed in this same reading */
+		uint64_t phys[CPS_MAX_WORDS];
+		char text[4096];
+		struct cps_parse_error err;
+		size_t v;
+
+		if (s->n == 0 || s->nw > CPS_MAX_WORDS || at[1] >= len ||
+		    !next_line(real, len, at[1], &l))
+			return -EINVAL;
+		v = status_value(real, &l, list_name);
+		if (l.eol - v >= sizeof(text))
+			return -EINVAL;
+		memcpy(text, real + v, l.eol - v);
+		text[l.eol - v] = '\0';
+		if (cps_cpulist_parse(text, phys, CPS_MAX_WORDS, &err) < 0)
+			return -EINVAL;
+		t = *s;
+		t.vnw = CPS_WORDS_FOR(s->n);
+		cps_mask_zero(vm, t.vnw);
+		/* a mask that shares no CPU with the set: all of them (as the
+		 * affinity calls answer it) */
+		if (cps_phys_to_virt(vm, t.vnw, s->set, s->nw, phys) == 0)
+			cps_mask_fill(vm, t.vnw, s->n);
+		t.vallowed = vm;
+		s = &t;
+	}
+	r = buf_reserve(out, len + 64); /* about as long as the file */
+
+	/* only the two mask lines change, in the order they come: the
+	 * others go out in runs */
+	for (int k = 0; !r && k < 2; k++) {
+		int i = (at[0] <= at[1]) == (k == 0) ? 0 : 1;
+
+		if (at[i] >= len || !next_line(real, len, at[i], &l))
 			continue;
 		r = cps_buf_append(out, real + kept, l.start - kept);
 		kept = l.next;
 		if (r)
 			break;
-		if (has_prefix(real, l.start, l.eol, hex_name)) {
+		if (i == 0) {
 			unsigned groups;
 
 			val = status_value(real, &l, hex_name);
@@ -572,7 +624,7 @@ int cps_view_status(struct cps_buf *out, const char *real, size_t len,
 			r = cps_buf_append(out, real + l.start, val - l.start);
 			if (!r)
 				r = cps_buf_put_kmask_bits(out, s->vallowed, s->vnw, s->n);
-		} else if (has_prefix(real, l.start, l.eol, list_name)) {
+		} else {
 			val = status_value(real, &l, list_name);
 			r = cps_buf_append(out, real + l.start, val - l.start);
 			if (!r)

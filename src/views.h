@@ -66,7 +66,10 @@ int cps_view_cpuinfo(struct cps_buf *out, const char *real, size_t len,
 int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 		  const struct cps_view_input *s);
 
-/* /proc/<pid>/status: Cpus_allowed and Cpus_allowed_list from vallowed,
+/* /proc/<pid>/status: Cpus_allowed and Cpus_allowed_list from vallowed
+ * (NULL: from the file's own Cpus_allowed_list, the task's kernel mask,
+ * translated through the set; a mask sharing no CPU with it reads as all
+ * of them),
  * Cpus_allowed as the kernel prints it on a machine of n CPUs (n bits:
  * 32-bit groups, the first only as wide as its bits: "3" for two CPUs,
  * "ff,ffffffff" for forty); other lines untouched. */

@@ -192,13 +192,20 @@ int cps_buf_put_kmask_bits(struct cps_buf *out, const uint64_t *m, size_t nw, un
 
 		if (bit / 64 < nw)
 			val = (uint32_t)(m[bit / 64] >> (bit % 64));
+		/* "%0*x" of the first group's width, then ",%08x": by hand */
+		char d[9];
+		unsigned w = 8;
+		size_t o = 0;
 		if (g == groups - 1) {
 			if (first < 32)
 				val &= (UINT32_C(1) << first) - 1;
-			r = cps_buf_printf(out, "%0*x", (int)((first + 3) / 4), val);
+			w = (first + 3) / 4;
 		} else {
-			r = cps_buf_printf(out, ",%08x", val);
+			d[o++] = ',';
 		}
+		for (unsigned i = w; i-- > 0;)
+			d[o++] = "0123456789abcdef"[(val >> (4 * i)) & 15];
+		r = cps_buf_append(out, d, o);
 	}
 	if (r) {
 		out->len = start;

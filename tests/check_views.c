@@ -837,6 +837,31 @@ START_TEST(test_status_missing_or_bad)
 }
 END_TEST
 
+/* With no vallowed the task's mask is the file's own Cpus_allowed_list,
+ * translated through the set {4,6,8}. */
+START_TEST(test_status_own_mask)
+{
+	check_status(NULL, 0, "Cpus_allowed:\t00000110\nCpus_allowed_list:\t4,8\n",
+		     "Cpus_allowed:\t5\nCpus_allowed_list:\t0,2\n", 0);
+	check_status(NULL, 0,
+		     STATUS_HEAD "Cpus_allowed:\t0000ffff\nCpus_allowed_list:\t0-15\n" STATUS_MEMS
+				 STATUS_TAIL,
+		     STATUS_HEAD "Cpus_allowed:\t7\nCpus_allowed_list:\t0-2\n" STATUS_MEMS
+				 STATUS_TAIL,
+		     0);
+	/* sharing no CPU with the set: all of the set's */
+	check_status(NULL, 0, "Cpus_allowed:\t2\nCpus_allowed_list:\t1\n",
+		     "Cpus_allowed:\t7\nCpus_allowed_list:\t0-2\n", 0);
+	/* the two lines the other way round: both made */
+	check_status(NULL, 0, "Cpus_allowed_list:\t6\nX:\t1\nCpus_allowed:\t40\n",
+		     "Cpus_allowed_list:\t1\nX:\t1\nCpus_allowed:\t2\n", 0);
+	/* no list, or not a list: the file is not the kernel's */
+	check_status(NULL, 0, "Cpus_allowed:\t2\n", NULL, -EINVAL);
+	check_status(NULL, 0, "Cpus_allowed:\t2\nCpus_allowed_list:\tx\n", NULL, -EINVAL);
+	check_status(NULL, 0, "Cpus_allowed_list:\t\n", NULL, -EINVAL);
+}
+END_TEST
+
 /* ---- cpurange ---- */
 
 static void check_range(unsigned n, int want_r, const char *want)
@@ -1077,6 +1102,7 @@ static Suite *views_suite(void)
 	tc = tcase_create("buf");
 	tcase_add_test(tc, test_buf);
 	tcase_add_test(tc, test_buf_borrowed);
+	tcase_add_test(tc, test_status_own_mask);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("machines");
