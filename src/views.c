@@ -358,14 +358,16 @@ static int stat_fields(const char *s, size_t pos, size_t end, unsigned *count,
 			pos = p;
 			break;
 		}
-		while (p < end && cps_is_digit(s[p])) {
+		/* 19 digits always fit: the test for too large a number only
+		 * from the 20th on */
+		for (unsigned k = 0; p < end && cps_is_digit(s[p]); k++, p++) {
 			unsigned d = (unsigned)(s[p] - '0');
 
 			/* x * 10 + d > ULLONG_MAX, without a division */
-			if (x > ULLONG_MAX / 10 || (x == ULLONG_MAX / 10 && d > ULLONG_MAX % 10))
+			if (k >= 19 &&
+			    (x > ULLONG_MAX / 10 || (x == ULLONG_MAX / 10 && d > ULLONG_MAX % 10)))
 				return -EINVAL;
 			x = x * 10 + d;
-			p++;
 		}
 		if (n == UINT_MAX)
 			return -EINVAL;
@@ -380,8 +382,11 @@ static int stat_fields(const char *s, size_t pos, size_t end, unsigned *count,
 	return 0;
 }
 
-/* Classifies a line; -EINVAL for a cpu line whose fields do not parse. */
-static int stat_classify(const char *s, const struct line *l, struct stat_line *sl)
+/* Classifies a line; -EINVAL for a cpu line whose fields do not parse.
+ * With sum, a STAT_CPU line of a CPU in set has its fields added up
+ * there (the first nsum of them) in the same pass. */
+static int stat_classify(const char *s, const struct line *l, struct stat_line *sl,
+			 unsigned long long *sum, unsigned nsum, const struct cps_view_input *in)
 {
 	size_t p = l->start + 3;
 	int r;
@@ -405,6 +410,8 @@ static int stat_classify(const char *s, const struct line *l, struct stat_line *
 		return 0;
 	}
 	sl->fields = p;
+	if (sum && sl->kind == STAT_CPU && cps_mask_test(in->set, in->nw, sl->cpu))
+		return stat_fields(s, p, l->eol, &sl->nfields, sum, nsum);
 	return stat_fields(s, p, l->eol, &sl->nfields, NULL, 0);
 }
 
@@ -428,7 +435,7 @@ int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 {
 	size_t start_len = out->len, pos;
 	unsigned long long stack_sum[STAT_SUM_STACK], *sum = stack_sum;
-	unsigned maxf = 0, v = 0, nf;
+	unsigned maxf = 0, v = 0, nf, total_nf = 0;
 	bool found = false;
 	struct stat_line sl;
 	struct line l;
@@ -442,7 +449,7 @@ int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 	if ((r = buf_reserve(out, len)) != 0)
 		return r;
 	for (pos = 0; next_line(real, len, pos, &l); pos = l.next) {
-		r = stat_classify(real, &l, &sl);
+		r = stat_classify(real, &l, &sl, sum, STAT_SUM_STACK, s);
 		if (r)
 			return r;
 		if (sl.kind == STAT_OTHER)
@@ -450,21 +457,18 @@ int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 		found = true;
 		if (sl.nfields > maxf)
 			maxf = sl.nfields;
-		if (sl.kind == STAT_CPU && maxf <= STAT_SUM_STACK &&
-		    cps_mask_test(s->set, s->nw, sl.cpu))
-			stat_fields(real, sl.fields, l.eol, &nf, sum, STAT_SUM_STACK);
+		if (sl.kind == STAT_TOTAL)
+			total_nf = sl.nfields;
 	}
 	if (!found)
 		return -EINVAL;
 	if (maxf > STAT_SUM_STACK) {
+		/* wider than the stack's: added up again, all of them */
 		sum = calloc(maxf, sizeof(*sum));
 		if (!sum)
 			return -ENOMEM;
-		for (pos = 0; next_line(real, len, pos, &l); pos = l.next) {
-			stat_classify(real, &l, &sl);
-			if (sl.kind == STAT_CPU && cps_mask_test(s->set, s->nw, sl.cpu))
-				stat_fields(real, sl.fields, l.eol, &nf, sum, maxf);
-		}
+		for (pos = 0; next_line(real, len, pos, &l); pos = l.next)
+			stat_classify(real, &l, &sl, sum, maxf, s);
 	}
 
 	/* the lines checked above: what kind each is needs no more than
@@ -475,8 +479,9 @@ int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 		if (!has_prefix(real, l.start, l.eol, "cpu") || p >= l.eol) {
 			r = cps_buf_append(out, real + l.start, l.next - l.start);
 		} else if (is_blank(real[p])) {
-			/* the total: as many fields as it had */
-			stat_fields(real, p, l.eol, &nf, NULL, 0);
+			/* the total: as many fields as it had (counted in the
+			 * first pass) */
+			nf = total_nf;
 			r = cps_buf_append(out, "cpu ", 4);
 			for (unsigned i = 0; !r && i < nf; i++) {
 				r = cps_buf_append(out, " ", 1);
