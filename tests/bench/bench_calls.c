@@ -344,6 +344,14 @@ static long c_read_node_cpumap(void)
 	return read_file("/sys/devices/system/node/node0/cpumap");
 }
 
+/* The process's own cgroup CPU file (its path from run.sh, which found
+ * one that is a view here: BENCH_CGROUP_FILE); cannot run without it. */
+static long c_read_cgroup_cpus(void)
+{
+	const char *p = getenv("BENCH_CGROUP_FILE");
+	return p && *p ? read_file(p) : -1;
+}
+
 /* CPU 0's core id; in one process (--ab, core_select) libc's side reads the
  * file the view serves: that of the first CPU held (physical) */
 static const char core0[] = "/sys/devices/system/cpu/cpu0/topology/core_id";
@@ -694,6 +702,7 @@ static const struct {
 	{ "read_sys_cpu_core_cpus_list", c_read_core_cpus_list, NULL, NULL },
 	{ "read_sys_cpu_shared_cpu_map", c_read_shared_cpu_map, NULL, NULL },
 	{ "read_sys_node_cpumap", c_read_node_cpumap, NULL, NULL },
+	{ "read_cgroup_cpus", c_read_cgroup_cpus, c_read_cgroup_cpus, open_select },
 	{ "read_sys_cpu_core_id", c_read_core_id, c_read_core_id, core_select },
 	{ "list_sys_cpu", c_list_sys_cpu, c_list_sys_cpu, dir_select },
 	{ "ref_memfd_view", c_ref_memfd_view, NULL, NULL },
