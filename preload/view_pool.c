@@ -427,6 +427,26 @@ static bool real_open(struct real_kept *f, const char *path)
 	return true;
 }
 
+/* One pread at offset 0 into b: its length (less than cap: the whole
+ * file, procfs and kernfs make it whole at 0), cap when it did not fit,
+ * or -errno. */
+static ssize_t read_at0(int fd, char *b, size_t cap)
+{
+	ssize_t n;
+	do
+		n = shim_real.pread(fd, b, cap, 0);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+static int took(struct real_kept *f, char *b, size_t n, char **out, size_t *len)
+{
+	f->last = n;
+	*out = b;
+	*len = n;
+	return 0;
+}
+
 int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char **out,
 		   size_t *len)
 {
@@ -452,49 +472,32 @@ int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char 
 	int r = -EAGAIN;
 	if (!ours && !real_open(f, path))
 		goto out;
-	if (f->last < sbcap) {
-		/* it fitted last time: the caller's buffer first */
-		ssize_t n;
-		do
-			n = shim_real.pread(f->fd, sb, sbcap, 0);
-		while (n < 0 && errno == EINTR);
-		if (n >= 0 && (size_t)n < sbcap) {
-			f->last = (size_t)n;
-			*out = sb;
-			*len = (size_t)n;
-			r = 0;
-			goto out;
-		}
-		if (n < 0) {
-			r = -errno;
-			goto out;
-		}
+	/* it fitted last time: the caller's buffer first */
+	ssize_t n = f->last < sbcap ? read_at0(f->fd, sb, sbcap) : (ssize_t)sbcap;
+	if (n >= 0 && (size_t)n < sbcap) {
+		r = took(f, sb, (size_t)n, out, len);
+		goto out;
 	}
-	size_t cap = f->last + f->last / 2 + 4096;
-	for (;;) {
+	if (n < 0) {
+		r = (int)n;
+		goto out;
+	}
+	for (size_t cap = f->last + f->last / 2 + 4096;; cap *= 2) {
 		char *b = malloc(cap);
 		if (!b) {
 			r = -ENOMEM;
 			break;
 		}
-		ssize_t n;
-		do
-			n = shim_real.pread(f->fd, b, cap, 0);
-		while (n < 0 && errno == EINTR);
+		n = read_at0(f->fd, b, cap);
 		if (n >= 0 && (size_t)n < cap) {
-			/* all of it: procfs made it whole at offset 0 */
-			f->last = (size_t)n;
-			*out = b;
-			*len = (size_t)n;
-			r = 0;
+			r = took(f, b, (size_t)n, out, len);
 			break;
 		}
 		free(b);
 		if (n < 0) {
-			r = -errno;
+			r = (int)n;
 			break;
 		}
-		cap *= 2;
 	}
 out:
 	if (r < 0 && r != -EAGAIN && f->fd >= 0) {

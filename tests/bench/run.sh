@@ -53,6 +53,12 @@ for p in bench_calls bench_spawn bench_threads bench_table bench_omp bench_sysco
 done
 EMPTY=$BB/.libs/libbench_empty.so
 WRAP=$BB/.libs/libbench_wrap.so
+# the floor of a pass-through (x86-64: a bare jump; elsewhere not measured)
+JUMP=$BB/.libs/libbench_jump.so
+[ "$(uname -m)" = x86_64 ] && [ -f "$JUMP" ] || JUMP=
+JUMP_CASES="open_close_devnull openat_close_devnull open_close_relative openat_close_dirfd"
+JUMP_CASES="$JUMP_CASES fopen_fclose_devnull stat_devnull access_devnull lseek_devnull"
+JUMP_CASES="$JUMP_CASES lseek_devnull_after_view pread_devnull"
 [ -f "$EMPTY" ] && [ -f "$WRAP" ] || die "no $EMPTY or $WRAP (make bench builds them)"
 [ -x "$CPUSET" ] && [ -x "$RUN" ] && [ -f "$SHIM" ] || die "build first (make)"
 command -v taskset >/dev/null || die "taskset (util-linux) is needed"
@@ -92,11 +98,13 @@ if [ -n "$BASE_PRELOAD" ]; then
 	SHIM_PRELOAD="$BASE_PRELOAD $SHIM"
 	EMPTY_PRELOAD="$BASE_PRELOAD $EMPTY"
 	WRAP_PRELOAD="$BASE_PRELOAD $WRAP"
+	JUMP_PRELOAD="$BASE_PRELOAD $JUMP"
 else
 	unset LD_PRELOAD
 	SHIM_PRELOAD=$SHIM
 	EMPTY_PRELOAD=$EMPTY
 	WRAP_PRELOAD=$WRAP
+	JUMP_PRELOAD=$JUMP
 fi
 
 # The private table; the root is what this process may use (unpinned).
@@ -395,9 +403,13 @@ r=1
 while [ $r -le $AB_ROUNDS ]; do
 	for item in $AB_ITEMS; do
 		c=${item%@*} set=${item#*@}
-		for mode in shim control; do
+		modes="shim control"
+		case " $JUMP_CASES " in *" $c "*) [ -n "$JUMP" ] && modes="$modes jump" ;; esac
+		for mode in $modes; do
 			ctl=$TMP/ab.ctl.$c.$r
-			if [ $mode = shim ]; then
+			if [ $mode = jump ]; then
+				out=$(taskset -c "$Z" env LD_PRELOAD="$JUMP_PRELOAD" "$BB/bench_calls" --ab "$c" $AB_MS $AB_PAIRS)
+			elif [ $mode = shim ]; then
 				out=$("$RUN" --set "$set" "$BB/bench_calls" --ab "$c" $AB_MS $AB_PAIRS)
 			elif [ -f "$ctl" ]; then
 				out=$(cat "$ctl") # one control per case and round, whatever the set
@@ -416,7 +428,7 @@ while [ $r -le $AB_ROUNDS ]; do
 	r=$((r + 1))
 done
 echo >&3
-stats "$TMP/ab" "control shim" >"$TMP/ab.stats"
+stats "$TMP/ab" "control shim jump" >"$TMP/ab.stats"
 stats "$TMP/ab.ns" "call" >"$TMP/ab.ns.stats"
 stats "$TMP/ab.q" "ratio" >"$TMP/ab.q.stats"
 echo "## Affinity reads, views and pass-through calls, timed inside one process"
@@ -451,6 +463,22 @@ for item in $AB_ITEMS; do
 	echo "| $c | $(set_label "$set") | $ns | $sd | $q | $cd_ | $tt | $v |"
 done
 echo
+if [ -n "$JUMP" ]; then
+	echo "The floor of interposing these calls: the same, through a library whose function is one jump to"
+	echo "libc's (tests/bench/bench_jump.c: no frame, no test; \`LD_PRELOAD=libbench_jump.so taskset -c $Z"
+	echo "bench_calls --ab CASE $AB_MS $AB_PAIRS\`). The shim's figure less this one is what its own work costs."
+	echo
+	echo "| case | a bare jump - libc ns | shim - libc ns | shim - the bare jump ns |"
+	echo "|---|---|---|---|"
+	for c in $JUMP_CASES; do
+		set -- $(awk -v c="$c@bench1" '$1 == c && $2 == "jump"' "$TMP/ab.stats") x x x x x x
+		[ "$3" = x ] && continue
+		j="$(fmt $3) ($(fmt $4)-$(fmt $5))" jm=$3
+		set -- $(awk -v c="$c@bench1" '$1 == c && $2 == "shim"' "$TMP/ab.stats") x x x x x x
+		echo "| $c | $j | $(fmt $3) | $(fmt "$(awk -v a="$3" -v b="$jm" 'BEGIN { print a - b }')") |"
+	done
+	echo
+fi
 
 # ---- 2. system calls per call ----
 
