@@ -501,7 +501,7 @@ bool cps_path_has_dotdot(const char *rel)
 
 #define ALL_LETTERS 0xffffffffffffffffULL /* every byte '@'..DEL */
 #define B(c) (1ULL << ((c) - 0x40))
-const uint64_t cps_path_second[128] = {
+const uint64_t cps_path_second[256] = {
 	/* the CPU lists go by their endings (cpu_list_name): any second byte */
 	['b'] = ALL_LETTERS, ['c'] = ALL_LETTERS, ['d'] = ALL_LETTERS,
 	['p'] = ALL_LETTERS, ['s'] = ALL_LETTERS, ['t'] = ALL_LETTERS,
@@ -519,14 +519,14 @@ bool cps_path_rel_quick_pass(const char *rel)
 	for (size_t i = 0; p[i]; i++)
 		if (p[i] == '/' || p[i] == '.')
 			return false;
-	if (p[0] >= 128)
-		return true; /* no view's name starts so */
-	uint64_t m = cps_path_second[p[0]];
+	uint64_t m = cps_path_second[p[0]]; /* 0 from 0x80 on: no view's name starts so */
 	if (!m)
 		return true;
-	if (p[1] < 0x40 || p[1] >= 0x80)
-		return false;
-	return !(m & (1ULL << (p[1] - 0x40)));
+	/* the second byte's bit, modulo 64 as the stubs' bt takes it: '@'..DEL
+	 * are bits 0..63, and every other byte falls on one of them, which
+	 * can only send a name the slow way, never let a view's through (no
+	 * view's name has such a second byte) */
+	return !(m & (1ULL << (p[1] & 63)));
 }
 
 bool cps_path_rel_may_view(const char *rel)

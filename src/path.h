@@ -79,12 +79,13 @@ bool cps_path_rel_may_view(const char *rel);
  * (what most openat(dirfd, name) calls give): true when its first two
  * bytes begin no name that cps_path_rel_may_view could take. The names a
  * view has start with few letters (cps_path_second[c]: a bit per second
- * byte '@'..DEL that may follow first byte c; all of them after a first
+ * byte '@'..DEL, taken modulo 64 for any other byte, that may follow
+ * first byte c; all of them after a first
  * letter of the CPU-list names, which go by their endings). The x86-64
  * open stubs test the same table, with no frame; check_path checks that
  * it never passes a name the full test takes.
  */
-extern const uint64_t cps_path_second[128];
+extern const uint64_t cps_path_second[256];
 bool cps_path_rel_quick_pass(const char *rel);
 
 /* Whether name (len bytes, no '/') is the name of a file or directory of
