@@ -101,31 +101,32 @@ static int slurp(const char *path, char **out, size_t *len);
  * been moved since, or the mounts changed). What this keeps wrong: a
  * file of the cgroup the process was moved out of still reads as its
  * own (translated) until a file outside it is read (DESIGN.md). */
-static struct {
+struct cgdirs {
 	int found; /* bit 0: v1, bit 1: v2; -1: not looked for yet */
 	pid_t pid; /* of the process that looked (a child looks again) */
 	char v1[PATH_MAX], v2[PATH_MAX];
-} cg = { .found = -1 };
+};
+static struct cgdirs cg = { .found = -1 };
 static pthread_mutex_t cg_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void cg_look(void)
+static void cg_look(struct cgdirs *d)
 {
 	char *c = NULL, *mi = NULL;
 	size_t cl, mil;
-	cg.found = 0;
-	cg.pid = own_pid();
+	d->found = 0;
+	d->pid = own_pid();
 	if (slurp("/proc/self/cgroup", &c, &cl) == 0 &&
 	    slurp("/proc/self/mountinfo", &mi, &mil) == 0)
-		cg.found = cps_cgroup_cpuset_dirs(c, cl, mi, mil, cg.v1, sizeof(cg.v1), cg.v2,
-						  sizeof(cg.v2));
+		d->found = cps_cgroup_cpuset_dirs(c, cl, mi, mil, d->v1, sizeof(d->v1), d->v2,
+						  sizeof(d->v2));
 	free(c);
 	free(mi);
 }
 
-static bool cg_match(const char *c, size_t dl, bool f1, bool f2)
+static bool cg_match(const struct cgdirs *d, const char *c, size_t dl, bool f1, bool f2)
 {
-	return ((cg.found & 1) && f1 && strlen(cg.v1) == dl && !memcmp(cg.v1, c, dl)) ||
-	       ((cg.found & 2) && f2 && strlen(cg.v2) == dl && !memcmp(cg.v2, c, dl));
+	return ((d->found & 1) && f1 && strlen(d->v1) == dl && !memcmp(d->v1, c, dl)) ||
+	       ((d->found & 2) && f2 && strlen(d->v2) == dl && !memcmp(d->v2, c, dl));
 }
 
 /* c: a canonical path below /sys. A CPU file of the caller's own cpuset
@@ -137,16 +138,27 @@ static enum vkind classify_cgroup(const char *c)
 	if ((!f1 && !f2) || view_off(OFF_CGROUP))
 		return V_NONE;
 	size_t dl = (size_t)(leaf - c);
-	pthread_mutex_lock(&cg_lock);
+	bool mine;
+	if (pthread_mutex_trylock(&cg_lock) != 0) {
+		/* another thread at it (or this one, interrupted by a signal
+		 * handler that opens such a file): looked for now, not kept */
+		struct cgdirs *d = malloc(sizeof(*d));
+		if (!d)
+			return V_NONE;
+		cg_look(d);
+		mine = cg_match(d, c, dl, f1, f2);
+		free(d);
+		return mine ? V_CGROUP : V_NONE;
+	}
 	bool looked = false;
 	if (cg.found < 0 || cg.pid != own_pid()) {
-		cg_look();
+		cg_look(&cg);
 		looked = true;
 	}
-	bool mine = cg_match(c, dl, f1, f2);
+	mine = cg_match(&cg, c, dl, f1, f2);
 	if (!mine && !looked) {
-		cg_look();
-		mine = cg_match(c, dl, f1, f2);
+		cg_look(&cg);
+		mine = cg_match(&cg, c, dl, f1, f2);
 	}
 	pthread_mutex_unlock(&cg_lock);
 	return mine ? V_CGROUP : V_NONE;

@@ -207,6 +207,19 @@ in_cg()
 	with_san sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$_d" \
 		timeout 120 "$CPUSET_RUN" --set "$_s" "$@"
 }
+# cg_threads DIR FILES LABEL: eight threads in the set {1}, in cgroup DIR
+# (CPUs 0-1), read its FILES 200 times each at once: the shim's kept
+# cgroup directories and real files are shared; every read must be the
+# view ("0").
+cg_threads()
+{
+	: >"$T/cg.list"
+	for f in $2; do echo "$1/$f 0" >>"$T/cg.list"; done
+	expect_status "$3: 8 threads read the cgroup's files, every read the view" 0 \
+		in_cg_sub "$1" "$S1" "$B/tests/topo/rereads" 8 200 "$T/cg.list"
+}
+# in_cg in a subshell: its variables are not the caller's (expect_status's)
+in_cg_sub() (in_cg "$@")
 # cg_moves PARENT FILE LABEL: one process in the set {1}, started in
 # cgroup A (CPUs 0-1), reads A's FILE (a view: "0"), moves itself into
 # cgroup B (CPU 1), reads B's FILE (its own now: a view, "0", where the
@@ -253,6 +266,7 @@ if [ -n "$v1mnt" ] && [ "$(id -u)" = 0 ] && mkdir "$v1mnt/cpusetshim-test.$$" 2>
 	cat "$v1mnt/cpuset.mems" >"$cg_made/cpuset.mems"
 	echo 0-1 >"$cg_made/cpuset.cpus"
 	cg_checks "$cg_made" "cpuset.cpus cpuset.effective_cpus" "cgroup v1"
+	cg_threads "$cg_made" "cpuset.cpus cpuset.effective_cpus" "cgroup v1"
 	rmdir "$cg_made" || fail "cgroup v1: $cg_made not removed"
 	cg_moves "$v1mnt" cpuset.cpus "cgroup v1"
 else
@@ -264,6 +278,7 @@ if [ -n "$v2mnt" ] && grep -qw cpuset "$v2mnt/cgroup.controllers" 2>/dev/null &&
 	echo +cpuset >"$v2mnt/cgroup.subtree_control" 2>/dev/null
 	echo 0-1 >"$d/cpuset.cpus"
 	cg_checks "$d" "cpuset.cpus cpuset.cpus.effective" "cgroup v2"
+	cg_threads "$d" "cpuset.cpus cpuset.cpus.effective" "cgroup v2"
 	rmdir "$d" || fail "cgroup v2: $d not removed"
 	cg_moves "$v2mnt" cpuset.cpus "cgroup v2"
 else
