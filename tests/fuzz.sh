@@ -1,9 +1,10 @@
 #!/bin/sh
 # The fuzz targets (tests/fuzz/): table validation and the undo journal
-# (fuzz_table), the CPU-list parser (fuzz_cpulist). Each is built with
-# clang's libFuzzer under ASan and UBSan and run for $FUZZ_SECONDS (20 by
-# default; CI asks for 60) from the corpus in tests/fuzz/corpus/, with a
-# fixed seed. New inputs go to a scratch copy, never into the source tree;
+# (fuzz_table), the CPU-list parser (fuzz_cpulist), the views' text
+# transforms, the cgroup directories and the canonical path (fuzz_views).
+# Each is built with clang's libFuzzer under ASan and UBSan and run for
+# $FUZZ_SECONDS (20 by default) from the corpus in tests/fuzz/corpus/,
+# with a fixed seed. New inputs go to a scratch copy, never into the source tree;
 # a crashing input is kept as tests/fuzz/crash-* in the build tree.
 # Skipped (exit 77) without a clang that can build libFuzzer targets.
 . "$(dirname "$0")/common.sh"
@@ -36,12 +37,13 @@ check "clang builds cpuset-inspect's checker for fuzz_table" \
 build fuzz_table "$SRC/tests/fuzz/fuzz_table.c" $core "$T/inspect.o" \
 	"$SRC/tools/cli.c" "$SRC/tools/cli-user.c"
 build fuzz_cpulist "$SRC/tests/fuzz/fuzz_cpulist.c" "$SRC/src/cpulist.c" "$SRC/src/mask.c"
+build fuzz_views "$SRC/tests/fuzz/fuzz_views.c" $core
 
 # the fuzzed table's name, removed at exit (libFuzzer ends without atexit)
 CPUSETSHIM_FUZZ_TABLE=cpusetshim-fuzz.$$
 export CPUSETSHIM_FUZZ_TABLE
 at_exit 'rm -f "/dev/shm/$CPUSETSHIM_FUZZ_TABLE"; rm -rf "/dev/shm/$CPUSETSHIM_FUZZ_TABLE.views."*'
-for t in table cpulist; do
+for t in table cpulist views; do
 	mkdir -p "$T/corpus-$t"
 	note "fuzz_$t: $SECONDS_EACH s from $(ls "$SRC/tests/fuzz/corpus/$t" | wc -l) seeds"
 	ASAN_OPTIONS=detect_leaks=0:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1 \
