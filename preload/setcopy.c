@@ -226,6 +226,11 @@ bool shim_cpus_of(pid_t pid, struct shim_cpus *v)
 		return false;
 	if (cps_thread_alive(shim_self_pid, pid))
 		return true;
+	/* a thread of another process answers for its process: its own id
+	 * is registered nowhere, and its parent is the process's parent */
+	pid_t tgid = cps_proc_tgid(pid);
+	if (tgid > 0)
+		pid = tgid;
 	uint32_t set;
 	struct cps_placement s;
 	if (cps_which(&shim_ctx, pid, &set) < 0 ||

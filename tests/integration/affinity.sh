@@ -76,5 +76,41 @@ affinity() {
 	expect_eq "$t: prog_affinity, CPUSETSHIM_WRAP=0: exit status" "$?" 0
 	relay "$t: prog_affinity nowrap" "$T/aff.out"
 }
+# Every thread of another member, asked and moved by its thread id from
+# inside the set (taskset -a: /proc/PID/task/*): each answers in the set's
+# numbers, as its process does, whether or not it ever asked for anything,
+# and a move of each lands on the set's CPUs.
+threads() {
+	rm -f "$T/tgo" "$T/tpid"
+	with_san timeout 120 "$CPUSET_RUN" --set "$s" "$PYTHON3" -c '
+import os, sys, threading, time
+def wait():
+    while not os.path.exists(sys.argv[1]): time.sleep(0.05)
+ts = [threading.Thread(target=wait) for _ in range(3)]
+for t in ts: t.start()
+open(sys.argv[2], "w").write(str(os.getpid()))
+wait()
+for t in ts: t.join()' "$T/tgo" "$T/tpid" &
+	_bg=$!
+	_i=0
+	while [ ! -s "$T/tpid" ] && [ $_i -lt 300 ]; do sleep 0.1; _i=$((_i + 1)); done
+	_pid=$(cat "$T/tpid" 2>/dev/null)
+	if [ -z "$_pid" ]; then
+		fail "$t: a 4-thread member never started"
+		touch "$T/tgo"
+		wait $_bg
+		return
+	fi
+	_got=$(in_set "$s" taskset -a -p "$_pid" | sed 's/.*: //' | sort | uniq -c | awk '{ print $1 "x" $2 }')
+	expect_eq "$t: taskset -a -p of a 4-thread member, inside: every thread's mask" "$_got" "4x$vmask"
+	in_set "$s" taskset -a -p -c 0 "$_pid" >/dev/null 2>&1
+	expect_eq "$t: taskset -a -p -c 0 of it, inside: exit status" "$?" 0
+	_real=$(for _tid in $(ls "/proc/$_pid/task"); do real_cpus "$_tid"; done | sort | uniq -c | awk '{ print $1 "x" $2 }')
+	expect_eq "$t: every thread's real CPUs after, outside" "$_real" "4x$p0"
+	touch "$T/tgo"
+	wait $_bg
+}
+
 each_set affinity
+each_set threads
 finish
