@@ -35,26 +35,28 @@ bool shim_write_all(int fd, const char *data, size_t len)
 	return true;
 }
 
-/* A view made at its open: a memfd holding data, reopened read-only with
- * the caller's flags, like the real file. sealed: no one may change it
- * (mode 0444, as the real files). Unsealed (mode 0644): its contents are
- * made again in place when the reader goes back to the start (see
- * view_rewound), as the real file's are. */
+/* A view made at its open: an unlinked tmpfs file holding data, reopened
+ * read-only with the caller's flags, like the real file (mode 0444, as
+ * the real files; made again in place when the reader goes back to the
+ * start, see view_rewound, as the real file's are). An O_TMPFILE in
+ * /dev/shm first: a program's seccomp filter may kill on memfd_create (a
+ * name it never calls itself), never on open, and the two cost the same
+ * on tmpfs. memfd_create (sealed) only where no tmpfs takes O_TMPFILE. */
 static int make_fd(const char *data, size_t len, int flags, bool sealed)
 {
-	int mfd = memfd_create("cpusetshim-view", MFD_CLOEXEC | (sealed ? MFD_ALLOW_SEALING : 0));
+	mode_t mode = sealed ? 0444 : 0644;
+	int mfd = shim_real.open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (mfd < 0) {
-		/* refused (a seccomp filter, an old kernel): an unlinked
-		 * tmpfs file does as well, unsealed */
-		shim_debug("memfd_create: %s; an unlinked file instead", strerror(errno));
-		mfd = shim_real.open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		if (mfd < 0) {
-			const char *t = getenv("TMPDIR");
-			mfd = shim_real.open(t && *t ? t : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		}
+		const char *t = getenv("TMPDIR");
+		mfd = shim_real.open(t && *t ? t : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	}
+	if (mfd >= 0) {
+		sealed = false;
+	} else {
+		shim_debug("O_TMPFILE: %s; a memfd instead", strerror(errno));
+		mfd = memfd_create("cpusetshim-view", MFD_CLOEXEC | (sealed ? MFD_ALLOW_SEALING : 0));
 		if (mfd < 0)
 			return -1;
-		sealed = false;
 	}
 	if (!shim_write_all(mfd, data, len)) {
 		close(mfd);
@@ -62,7 +64,7 @@ static int make_fd(const char *data, size_t len, int flags, bool sealed)
 	}
 	if (sealed)
 		fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-	fchmod(mfd, sealed ? 0444 : 0644);
+	fchmod(mfd, mode);
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", mfd);
 	int fd = shim_real.open(p, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME)));

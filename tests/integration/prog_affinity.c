@@ -5,7 +5,7 @@
  *       N: the set's size; LIST: its physical CPUs (e.g. "1" or "0-1");
  *       nowrap: CPUSETSHIM_WRAP=0 is set, so a virtual CPU beyond the set
  *       is refused instead of wrapped.
- *   prog_affinity --filtered N LIST [flock]
+ *   prog_affinity --filtered N LIST [flock|kill]
  *       the views under a seccomp filter that refuses memfd_create (and
  *       flock): all still delivered, virtual. Exit 77 if no filter can be
  *       installed.
@@ -1291,7 +1291,7 @@ static int race(int want)
 #define FILTER_ARCH AUDIT_ARCH_AARCH64
 #endif
 
-static int refuse(bool flock_too)
+static int refuse(bool flock_too, bool kill)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
@@ -1301,7 +1301,8 @@ static int refuse(bool flock_too)
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_memfd_create, 2, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, flock_too ? SYS_flock : (unsigned)-1, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, kill ? SECCOMP_RET_KILL_PROCESS
+					      : SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
 	};
 	struct sock_fprog prog = { (unsigned short)(sizeof(f) / sizeof(f[0])), f };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
@@ -1311,23 +1312,27 @@ static int refuse(bool flock_too)
 }
 #endif
 
-static int views_filtered(bool flock_too)
+static int views_filtered(bool flock_too, bool kill)
 {
 #ifdef HAVE_FILTER
-	if (refuse(flock_too) != 0) {
+	if (refuse(flock_too, kill) != 0) {
 		printf("SKIP: cannot install a seccomp filter: %s\n", strerror(errno));
 		return 77;
 	}
 	errno = 0;
-	long m = syscall(SYS_memfd_create, "probe", 0);
-	int me = errno;
+	/* with kill, a memfd_create ends the process: the views must
+	 * never need one */
+	long m = kill ? -1 : syscall(SYS_memfd_create, "probe", 0);
+	int me = kill ? EPERM : errno;
 	check(m < 0 && me == EPERM, "the filter refuses memfd_create (%ld, errno %d)", m, me);
 	if (flock_too) {
 		errno = 0;
 		int fr = flock(0, LOCK_SH | LOCK_NB), fe = errno;
 		check(fr < 0 && fe == EPERM, "the filter refuses flock (%d, errno %d)", fr, fe);
 	}
-	const char *how = flock_too ? "memfd_create and flock refused:" : "memfd_create refused:";
+	const char *how = kill		? "memfd_create kills:"
+			  : flock_too ? "memfd_create and flock refused:"
+				      : "memfd_create refused:";
 	for (int i = 0; i < 3; i++) {
 		size_t len;
 		char *t = read_path("/proc/stat", &len);
@@ -1349,6 +1354,7 @@ static int views_filtered(bool flock_too)
 	return failures ? 1 : 0;
 #else
 	(void)flock_too;
+	(void)kill;
 	printf("SKIP: no seccomp filter for this architecture in the test\n");
 	return 77;
 #endif
@@ -1365,7 +1371,8 @@ int main(int argc, char **argv)
 		n = atoi(argv[2]);
 		if (n < 1 || parse_list(argv[3]) != n)
 			return 2;
-		return views_filtered(argc == 5 && !strcmp(argv[4], "flock"));
+		return views_filtered(argc == 5 && !strcmp(argv[4], "flock"),
+				      argc == 5 && !strcmp(argv[4], "kill"));
 	}
 	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "nowrap"))) {
 		fprintf(stderr, "usage: prog_affinity N LIST [nowrap] | --hold FILE | --race N\n");

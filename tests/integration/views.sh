@@ -70,19 +70,25 @@ views() {
 		"$(in_set "$s" cat /sys/devices/system/cpu/online)" "$vrange"
 
 	# Under a seccomp filter that refuses memfd_create (and flock, so
-	# no pool file can be claimed): every view still delivered, virtual,
-	# made at each open too (no kept views, no pool)
+	# no pool file can be claimed), or kills the process that calls it:
+	# every view still delivered, virtual, made at each open too (no kept
+	# views, no pool)
 	for _env in "" CPUSETSHIM_KEEP_VIEWS=0 CPUSETSHIM_VIEW_POOL=0; do
-		for _fl in "" flock; do
+		for _fl in "" flock kill; do
+			case $_fl in
+			kill) _what="memfd_create kills" ;;
+			flock) _what="memfd_create and flock refused" ;;
+			*) _what="memfd_create refused" ;;
+			esac
 			with_san env $_env timeout 120 "$CPUSET_RUN" --set "$s" \
 				"$PROG_AFF" --filtered "$n" "$list" $_fl >"$T/aff.out" 2>&1
 			_st=$?
 			if [ $_st = 77 ]; then
-				skip "$t: views, memfd_create${_fl:+ and flock} refused ${_env:-}" \
+				skip "$t: views, $_what ${_env:-}" \
 					"no seccomp filter here: $(cat "$T/aff.out")"
 				continue
 			fi
-			expect_eq "$t: views, memfd_create${_fl:+ and flock} refused ${_env:-}: exit status" "$_st" 0
+			expect_eq "$t: views, $_what ${_env:-}: exit status" "$_st" 0
 			relay "$t: views, seccomp ${_fl:-memfd} ${_env:-}" "$T/aff.out"
 		done
 	done
