@@ -438,16 +438,34 @@ EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *ma
 
 /* The attribute keeps physical CPUs, since pthread_create hands it to the
  * kernel as it is; the getters translate back. */
+#define ATTR_MAX_SIZE ((size_t)1 << 20)
+
+/* Whether mask (size bytes) is all ones: how libc reads an attribute that
+ * holds no affinity */
+static bool all_ones(const cpu_set_t *mask, size_t size)
+{
+	const unsigned char *b = (const unsigned char *)mask;
+	for (size_t i = 0; i < size; i++)
+		if (b[i] != 0xff)
+			return false;
+	return true;
+}
+
 EXPORT int pthread_attr_setaffinity_np(pthread_attr_t *attr, size_t size, const cpu_set_t *mask)
 {
 	struct shim_cpus v;
 	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
 	if (!shim_real.pthread_attr_setaffinity_np && !shim_ready())
 		return ENOSYS;
-	if (!shim_ready() || is_null(mask) || size == 0 || !shim_cpus_now(&v))
+	/* a size no mask has (libc answers ENOMEM before reading it) is
+	 * libc's to refuse: the translation would read that far */
+	if (!shim_ready() || is_null(mask) || size == 0 || size > ATTR_MAX_SIZE ||
+	    !shim_cpus_now(&v))
 		return shim_real.pthread_attr_setaffinity_np(attr, size, mask);
+	/* no CPU of the set named: libc takes any mask here and the kernel
+	 * refuses it at pthread_create (EINVAL); an empty one does the same */
 	if (shim_to_physical(phys, mask, size, &v, virt) == 0)
-		return EINVAL;
+		cps_mask_zero(phys, v.nw);
 	int r = shim_real.pthread_attr_setaffinity_np(attr, v.nw * 8,
 						      (const cpu_set_t *)(void *)phys);
 	if (r == 0) {
@@ -529,9 +547,7 @@ EXPORT int pthread_attr_getaffinity_np(const pthread_attr_t *attr, size_t size, 
 	int r = shim_real.pthread_attr_getaffinity_np(attr, size, mask);
 	if (r == 0 && ok && shim_cpus_now(&v)) {
 		/* an attribute without affinity reads as all ones: leave it */
-		uint64_t m[CPS_MAX_WORDS];
-		cps_mask_from_cpuset(m, CPS_MAX_WORDS, mask, size);
-		if (cps_mask_count(m, CPS_MAX_WORDS) < size * 8)
+		if (!all_ones(mask, size))
 			shim_to_virtual(mask, size, &v);
 	}
 	return r;

@@ -80,10 +80,13 @@ const char *shim_kept_dirname(void)
  * *name is its file and *store says whether the caller should make it
  * (missing, or a cpuinfo view past its time) and shim_kept_store() it. */
 /* open(2) flags of a kept view: the caller's that mean something for a
- * regular file we read */
+ * regular file we read. No O_NOFOLLOW: fcntl(F_GETFL) would show it to
+ * the program, where the real file's has none (the caller's own O_NOFOLLOW is kept); and the directory is
+ * checked to be ours and writable by no one else, so no one else can put
+ * a link in it. */
 static int kept_oflags(int flags)
 {
-	return O_RDONLY | O_NOFOLLOW | O_NOCTTY | (flags & (O_CLOEXEC | O_NONBLOCK));
+	return O_RDONLY | O_NOCTTY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW));
 }
 
 int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *name, size_t len,

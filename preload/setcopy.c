@@ -16,6 +16,7 @@
 #include "preload/setcopy.h"
 #include "preload/shim.h"
 #include "src/procfs.h"
+#include "src/rawsys.h"
 
 struct shim_setcopy shim_setcopy;
 pthread_mutex_t shim_refresh_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -126,9 +127,28 @@ bool shim_cpus_now(struct shim_cpus *v)
 /* shim_to_physical(phys, buf, size, cpus, virt): the virtual mask in buf (vw
  * words of it in virt) mapped onto the set; returns its CPU count (0:
  * EINVAL) and the set's width in *nw, or -1 to pass through. */
+/* How much of a caller's mask the kernel reads: its own mask's size at
+ * most (learnt once: what sched_getaffinity answers), the rest of the
+ * caller's size ignored. The translations read no more, so that a mask
+ * the kernel would take never faults in the shim, and bits the kernel
+ * would ignore are ignored here too. */
+static size_t kernel_read_size(size_t size)
+{
+	static size_t kernel_bytes;
+	size_t k = __atomic_load_n(&kernel_bytes, __ATOMIC_RELAXED);
+	if (CPS_UNLIKELY(!k)) {
+		uint64_t b[CPS_MAX_WORDS];
+		long r = cps_sys3(SYS_sched_getaffinity, 0, (long)sizeof(b), (long)b);
+		k = r > 0 ? (size_t)r : sizeof(b);
+		__atomic_store_n(&kernel_bytes, k, __ATOMIC_RELAXED);
+	}
+	return size < k ? size : k;
+}
+
 long setcopy_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t *virt,
 			     size_t *vw, uint32_t *nwp, uint64_t *sseq)
 {
+	size = kernel_read_size(size);
 	if (CPS_UNLIKELY(__atomic_load_n(&shim_state, __ATOMIC_ACQUIRE) != ST_READY) && !shim_ready())
 		return -1;
 	/* bits beyond the widest mask are dropped, as shim_to_physical() does */
@@ -220,6 +240,8 @@ long setcopy_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t 
  * else its ancestry. */
 bool shim_cpus_of(pid_t pid, struct shim_cpus *v)
 {
+	if (pid < 0)
+		return false; /* no such task: the kernel says so (ESRCH) */
 	if (pid == 0 || pid == shim_self_pid)
 		return shim_cpus_now(v);
 	if (!shim_cpus_now(v)) /* also checks we are set up */
@@ -257,6 +279,6 @@ void shim_to_virtual(void *buf, size_t size, const struct shim_cpus *v)
 unsigned shim_to_physical(uint64_t *phys, const void *buf, size_t size, const struct shim_cpus *v,
 			    uint64_t *virt)
 {
-	cps_mask_from_cpuset(virt, CPS_MAX_WORDS, buf, size);
+	cps_mask_from_cpuset(virt, CPS_MAX_WORDS, buf, kernel_read_size(size));
 	return cps_virt_to_phys(phys, v->cpus, v->nw, virt, CPS_MAX_WORDS, shim_wrap);
 }

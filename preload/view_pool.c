@@ -257,7 +257,9 @@ int shim_pool_deliver(enum vkind k, const char *real, pid_t tid, const char *dat
 	if (len > POOL_MAP || strlen(real) >= sizeof(pool.s[0].real) || !pool_ready())
 		return -1;
 	char p[sizeof(pool.dir) + 16];
-	int oflags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME));
+	/* no O_NOFOLLOW, which F_GETFL would show (see kept_oflags): the
+	 * pool's directory is ours and writable by no one else */
+	int oflags = O_RDONLY | O_NOCTTY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME | O_NOFOLLOW));
 	for (unsigned tries = 0; tries < 2 * POOL_SLOTS; tries++) {
 		unsigned i = __atomic_fetch_add(&pool.next, 1, __ATOMIC_RELAXED) % POOL_SLOTS;
 		struct slot *s = &pool.s[i];

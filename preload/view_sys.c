@@ -309,8 +309,9 @@ int shim_sys_open(const char *canon, int flags, int mode)
 	}
 	int saved = errno, fd = -1;
 	bool have_name = kept_name(canon, &v, name, sizeof(name));
-	if (have_name && (fd = shim_real.open(name, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
-							  (flags & (O_CLOEXEC | O_NONBLOCK)))) >= 0) {
+	/* no O_NOFOLLOW (see preload/kept_views.c, kept_oflags) */
+	if (have_name && (fd = shim_real.open(name, O_RDONLY | O_NOCTTY |
+							  (flags & (O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)))) >= 0) {
 		errno = saved;
 		return fd;
 	}
@@ -522,7 +523,13 @@ __attribute__((noinline)) static ssize_t readlink_view(int dirfd, const char *pa
 	}
 	if (!rooted(phys, rp, sizeof(rp)))
 		return -2;
-	ssize_t n = real_readlinkat(AT_FDCWD, rp, target, sizeof(target) - 1);
+	/* the kernel's answer into the caller's buffer first: its size (0 is
+	 * EINVAL) and the buffer (unwritable is EFAULT) are judged as libc's
+	 * readlink judges them, and the virtual target is never longer */
+	ssize_t n = real_readlinkat(AT_FDCWD, rp, buf, len);
+	if (n < 0)
+		return -1;
+	n = real_readlinkat(AT_FDCWD, rp, target, sizeof(target) - 1);
 	if (n < 0)
 		return -1;
 	target[n] = 0;
