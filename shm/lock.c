@@ -147,13 +147,18 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Take the lock, waiting at most t->lock_wait_ms: 0 or EOWNERDEAD, else
- * -errno with t->why set. */
+/* Take the lock, waiting at most t->lock_wait_ms for one holder that
+ * makes no progress: 0 or EOWNERDEAD, else -errno with t->why set. The
+ * bound is for a writer stuck inside (or a forged lock word), not for a
+ * queue: while the lock changes hands (another holder, or the same pid
+ * in another transaction, which moves the sequence counter) the clock
+ * starts again, so a launch never fails because others are launching. */
 static int lock_bounded(struct shm_table *t)
 {
 	pthread_mutex_t *m = &t->h->lock;
 	int64_t start = mono_ms();
-	pid_t holder = 0;
+	pid_t holder = 0, seen_holder = 0;
+	uint64_t seen_seq = __atomic_load_n(&t->h->seq, __ATOMIC_ACQUIRE);
 	for (int takeovers = 0;;) {
 		/* another type (not robust, not shared, error-checking...) would
 		 * change what locking does: never lock a mutex that is not ours */
@@ -190,6 +195,12 @@ static int lock_bounded(struct shm_table *t)
 			take_over(t, holder);
 			takeovers++;
 			continue;
+		}
+		uint64_t seq = __atomic_load_n(&t->h->seq, __ATOMIC_ACQUIRE);
+		if (holder != seen_holder || seq != seen_seq) {
+			seen_holder = holder;
+			seen_seq = seq;
+			start = mono_ms();
 		}
 		int64_t waited = mono_ms() - start;
 		/* a stopped holder (job control, a debugger) will not let go

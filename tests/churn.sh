@@ -6,7 +6,8 @@
 # alloc or attach the kernel refuses for some process says so (exit 4,
 # the process named, the API's errno); cpuset-run --cpus killed at any
 # step leaves no set behind; an AUTOCLEAN set never attached goes after
-# its grace period.
+# its grace period. A queue of writers holding the lock in turn makes no
+# launch fail; one writer that keeps it is named after the bound.
 . "$(dirname "$0")/common.sh"
 CHURN=$B/tests/bench/bench_churn
 [ -x "$CHURN" ] || die "no $CHURN (make check builds it)"
@@ -28,6 +29,40 @@ expect_eq "churn: every thread inside the set, every alloc and reader fine" "$rc
 expect_eq "churn: threads were checked" "$(sed -n 's/.* checked_threads=\([0-9]*\).*/\1/p' "$T/churn.out" | awk -v m=$members '{ print ($1 >= m / 2) }')" 1
 "$CPUSET" sweep >/dev/null
 check "table consistent after the churn" "$CPUSET_INSPECT" --check
+
+# ---- a queue of writers is not a stuck writer ----
+# Eight writers take the lock in turn, 500 ms each, three times over
+# (about 12 s of holding); with the bound at 1 s per holder, launches and creates
+# made meanwhile wait their turn and succeed (counting the wait from their
+# first try, they failed). One holder that keeps it 3 s is still refused,
+# named, after 1 s.
+FAULT_OP=$B/tests/fault_op
+"$CPUSET" create --cpus 0 --name queue >/dev/null
+qp=""
+for _i in 1 2 3 4 5 6 7 8; do
+	"$FAULT_OP" hold 500 3 &
+	qp="$qp $!"
+done
+sleep 0.3
+qfail=0
+for _i in 1 2 3 4 5 6; do
+	env CPUSETSHIM_LOCK_TIMEOUT=1 $(san_env) timeout 120 "$CPUSET_RUN" --set queue true \
+		2>>"$T/queue.err" || qfail=$((qfail + 1))
+	env CPUSETSHIM_LOCK_TIMEOUT=1 "$CPUSET" create --cpus 0 >/dev/null 2>>"$T/queue.err" ||
+		qfail=$((qfail + 1))
+done
+qheld=0
+for _p in $qp; do wait "$_p" || qheld=$((qheld + 1)); done
+show "$T/queue.err"
+expect_eq "a queue of 8 writers (500 ms each): the holders all wrote" "$qheld" 0
+expect_eq "a queue of 8 writers: 6 launches and 6 creates with a 1 s bound, none failed" "$qfail" 0
+"$FAULT_OP" hold 3000 1 &
+qp=$!
+sleep 0.3
+expect_status "one writer holding 3 s: a create with a 1 s bound is refused" 3 \
+	env CPUSETSHIM_LOCK_TIMEOUT=1 "$CPUSET" create --cpus 0
+expect_stderr "one writer holding 3 s: named, not letting it go for 1 s" "not letting it go for 1 s"
+wait $qp
 
 # ---- what the kernel refuses is reported, never success ----
 # A set of user nobody holding one of nobody's processes and one of

@@ -2,13 +2,17 @@
  * on, so tests/crash.sh can kill it at every write step:
  *   fault_op register PID SET      (what the shim does at start, fork, exec)
  *   fault_op want PID TID LIST     (what it does on sched_setaffinity)
+ *   fault_op hold MS COUNT         (a writer that takes the lock COUNT
+ *                                   times, MS milliseconds each: a queue)
  * The table is $CPUSETSHIM_TABLE. Exit 0 done, 1 refused, 2 usage. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "src/cpulist.h"
 #include "src/sets.h"
+#include "src/sets_internal.h"
 
 int main(int argc, char **argv)
 {
@@ -26,8 +30,19 @@ int main(int argc, char **argv)
 		if (cps_cpulist_parse(argv[4], m, c.t.mask_words, &e) < 0)
 			return 2;
 		r = cps_thread_record(&c, atoi(argv[2]), atoi(argv[3]), m, c.t.mask_words);
+	} else if (argc == 4 && !strcmp(argv[1], "hold")) {
+		long ms = atol(argv[2]);
+		struct timespec hold = { ms / 1000, (ms % 1000) * 1000000L }, gap = { 0, 2000000L };
+		r = 0;
+		for (int i = 0; i < atoi(argv[3]) && r >= 0; i++) {
+			if ((r = cps_txn_begin(&c, false)) < 0)
+				break;
+			nanosleep(&hold, NULL);
+			r = cps_txn_end(&c, 0);
+			nanosleep(&gap, NULL);
+		}
 	} else {
-		fprintf(stderr, "usage: fault_op register PID SET | want PID TID LIST\n");
+		fprintf(stderr, "usage: fault_op register PID SET | want PID TID LIST | hold MS COUNT\n");
 		return 2;
 	}
 	if (r < 0) {
