@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -193,6 +194,20 @@ static FILE *view_freopen(FILE *(*real)(const char *, const char *, FILE *), con
 			  const char *mode, FILE *stream)
 {
 	int fl = read_mode_flags(mode);
+	/* freopen(NULL, "w", stream on a view) reopens the view's own file
+	 * through /proc/self/fd inside libc: the real file's answer instead
+	 * (root would truncate a view every process of the table shares) */
+	if (!path && fl < 0 && mode && stream) {
+		char realp[PATH_MAX];
+		int sfd = fileno(stream);
+		if (sfd >= 0 && shim_view_own_file(NULL, sfd, realp, sizeof(realp))) {
+			if (*realp)
+				return real(realp, mode, stream);
+			fclose(stream); /* freopen's failure closes the stream */
+			errno = EACCES;
+			return NULL;
+		}
+	}
 	if (fl < 0 || !shim_path_may_view(AT_FDCWD, path) || !shim_ready())
 		return real(path, mode, stream);
 	/* the stream gets a description of its own, opened through

@@ -81,6 +81,22 @@ void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct s
 	pthread_mutex_unlock(&vfd_lock);
 }
 
+bool shim_rewind_real(int fd, char *real, size_t len)
+{
+	struct vfd **v = __atomic_load_n(&vfds, __ATOMIC_ACQUIRE);
+	struct stat sb;
+	bool ok = false;
+	if ((unsigned)fd >= VFD_MAX || !v || fstat(fd, &sb) < 0 || pthread_mutex_trylock(&vfd_lock))
+		return false;
+	struct vfd *t = v[fd];
+	if (t && t->dev == sb.st_dev && t->ino == sb.st_ino && strlen(t->real) < len) {
+		strcpy(real, t->real);
+		ok = true;
+	}
+	pthread_mutex_unlock(&vfd_lock);
+	return ok;
+}
+
 /* fd is going back to the start: if it is one of our views, make its
  * contents again. Keeps errno; does nothing it cannot do safely. */
 static void view_rewound(int fd)

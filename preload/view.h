@@ -110,6 +110,15 @@ int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *nam
 		   uint64_t *keyp, bool *store);
 /* The directory of kept views, or NULL when there is none usable. */
 const char *shim_kept_dirname(void);
+/* The real file of view fd, remembered when it was handed out (the kinds
+ * the rewind table keeps); false if fd is no such view. */
+bool shim_rewind_real(int fd, char *real, size_t len);
+/* A view's own file reached again to write through a descriptor's link
+ * (/proc/self/fd/N, or freopen(NULL, ...) of its stream, which opens
+ * that): the file of the view's descriptor fd (-1: read it from path),
+ * and whether it is a file of ours. Then *real is the real file, or ""
+ * when not known (the caller answers EACCES, as sysfs does). */
+bool shim_view_own_file(const char *path, int fd, char *real, size_t len);
 /* Writes a view under name (a new file renamed over the old one, so
  * readers get one or the other whole), then opens it as shim_kept_open
  * does. */

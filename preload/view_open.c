@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -70,6 +71,35 @@ static int make_fd(const char *data, size_t len, int flags, bool sealed)
 	int fd = shim_real.open(p, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME)));
 	close(mfd);
 	return fd;
+}
+
+bool shim_view_own_file(const char *path, int fd, char *real, size_t len)
+{
+	char link[64], target[PATH_MAX];
+	const char *kd = shim_kept_dirname();
+	*real = 0;
+	if (!kd)
+		return false;
+	if (fd >= 0) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		path = link;
+	}
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	size_t kl = strlen(kd);
+	if (n <= 0 || (size_t)n <= kl || strncmp(target, kd, kl) || target[kl] != '/')
+		return false;
+	/* ours: the real file, if the descriptor is one of this process's */
+	const char *num = strrchr(path, '/');
+	bool own = fd >= 0 || !strncmp(path, "/proc/self/fd/", 14) ||
+		   !strncmp(path, "/proc/thread-self/fd/", 21);
+	if (!own) {
+		char me[32];
+		int ml = snprintf(me, sizeof(me), "/proc/%d/fd/", (int)getpid());
+		own = !strncmp(path, me, (size_t)ml);
+	}
+	if (own && num && num[1] >= '0' && num[1] <= '9')
+		shim_rewind_real(fd >= 0 ? fd : atoi(num + 1), real, len);
+	return true;
 }
 
 /* The contents of view k of the real file real, for the set in v; tid:
@@ -150,6 +180,21 @@ int shim_view_open(int dirfd, const char *path, int flags)
 {
 	char canon[PATH_MAX];
 	bool dironly = false;
+	/* a view's own file reopened to write through its descriptor's link:
+	 * the real file's answer (root would truncate a view that every
+	 * process of the table shares) */
+	if (CPS_UNLIKELY(((flags & O_ACCMODE) != O_RDONLY || (flags & (O_TRUNC | O_APPEND))) &&
+			 dirfd == AT_FDCWD && !strncmp(path, "/proc/", 6) && strstr(path, "/fd/"))) {
+		char real[PATH_MAX];
+		if (shim_view_own_file(path, -1, real, sizeof(real))) {
+			if (!*real) {
+				errno = EACCES;
+				return -2;
+			}
+			int rfd = shim_real.open(real, flags, 0);
+			return rfd >= 0 ? rfd : -2;
+		}
+	}
 	/* a virtual CPU's file opened before by this spelling (redirect.c;
 	 * it keeps only spellings of /sys/devices/system/cpu/...) */
 	if (dirfd == AT_FDCWD && path[0] == '/' && path[1] == 's') {

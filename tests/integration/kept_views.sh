@@ -23,8 +23,8 @@ expect_eq "kept view: the directory is ours, 0755" "$(stat -c '%u %a' "$VDIR")" 
 expect_eq "kept view: the file is read-only" "$(stat -c '%a' "$VDIR/range-1")" 444
 with_san env CPUSETSHIM_KEEP_VIEWS=0 timeout 120 "$CPUSET_RUN" --set "$S1" \
 	"$PYTHON3" -c "$FDLINK" /sys/devices/system/cpu/online >"$T/kv.out"
-expect_match "CPUSETSHIM_KEEP_VIEWS=0: a memfd made at the open" "$(head -n 1 "$T/kv.out")" \
-	'^/memfd:cpusetshim-view'
+expect_match "CPUSETSHIM_KEEP_VIEWS=0: an unlinked tmpfs file made at the open" \
+	"$(head -n 1 "$T/kv.out")" '^/dev/shm/#[0-9]+ [(]deleted[)]$'
 expect_eq "CPUSETSHIM_KEEP_VIEWS=0: the same contents" "$(sed -n 2p "$T/kv.out")" 0
 nomhz() { grep -v '^cpu MHz' "$@"; }
 in_set "$S1" cat /proc/cpuinfo >"$T/ci.kept"
@@ -50,14 +50,14 @@ printf '0-99\n' >"$VDIR/range-1"
 chown -R nobody "$VDIR"
 in_set "$S1" "$PYTHON3" -c "$FDLINK" /sys/devices/system/cpu/online >"$T/kv.out"
 expect_match "a views directory of another user: not used" "$(head -n 1 "$T/kv.out")" \
-	'^/memfd:cpusetshim-view'
+	'^/dev/shm/#[0-9]+ [(]deleted[)]$'
 expect_eq "a views directory of another user: contents still right" \
 	"$(sed -n 2p "$T/kv.out")" 0
 rm -rf "$VDIR"
 mkdir -m 0777 "$VDIR"
 in_set "$S1" "$PYTHON3" -c "$FDLINK" /sys/devices/system/cpu/online >"$T/kv.out"
 expect_match "a views directory others may write: not used" "$(head -n 1 "$T/kv.out")" \
-	'^/memfd:cpusetshim-view'
+	'^/dev/shm/#[0-9]+ [(]deleted[)]$'
 rm -rf "$VDIR"
 in_set "$S1" cat /sys/devices/system/cpu/online >/dev/null
 expect_eq "kept views: made again when missing" "$(cat "$VDIR/range-1" 2>/dev/null)" 0
@@ -73,5 +73,37 @@ expect_eq "cpuset init removes the table's kept views" \
 	"$(ls -d "/dev/shm/$xt.views.$(id -u)" 2>/dev/null)" ""
 expect_eq "cpuset init leaves other tables' kept views" "$(cat "$VDIR/range-1" 2>/dev/null)" 0
 rm -f "/dev/shm/$xt"
+
+note "---- a kept view reopened to write through its descriptor ----"
+# As root, /proc/self/fd/N of a kept view opened O_WRONLY|O_TRUNC, or
+# freopen(NULL, "w") of its stream (which opens that link inside libc),
+# would truncate the file every process of the table reads. The answer is
+# the real file's, as outside the shim (sysfs: EACCES; procfs: opened),
+# and the kept views keep their contents.
+REOPEN='import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.fopen.restype = libc.freopen.restype = ctypes.c_void_p
+libc.freopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
+for p in sys.argv[1:]:
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        w = os.open("/proc/self/fd/%d" % fd, os.O_WRONLY | os.O_TRUNC)
+        r = "opened"
+        os.close(w)
+    except OSError as e:
+        r = "errno %d" % e.errno
+    f = libc.fopen(p.encode(), b"r")
+    g = libc.freopen(None, b"w", f)
+    print(p, r, "freopen:", "opened" if g else "errno %d" % ctypes.get_errno())'
+outside "$PYTHON3" -c "$REOPEN" /sys/devices/system/cpu/online /proc/cpuinfo >"$T/wr.native"
+rm -rf "$VDIR"
+in_set "$S2" cat /sys/devices/system/cpu/online /proc/cpuinfo >/dev/null
+in_set "$S2" "$PYTHON3" -c "$REOPEN" /sys/devices/system/cpu/online /proc/cpuinfo >"$T/wr.shim"
+expect_eq "write reopen of a view (/proc/self/fd, freopen NULL): the real files' answers" \
+	"$(cat "$T/wr.shim")" "$(cat "$T/wr.native")"
+expect_eq "write reopen of a view: the kept online view keeps its contents" \
+	"$(cat "$VDIR/range-2" 2>/dev/null)" "$(in_set "$S2" cat /sys/devices/system/cpu/online)"
+expect_eq "write reopen of a view: the kept cpuinfo views keep their size" \
+	"$(for f in "$VDIR"/cpuinfo-*; do [ -s "$f" ] || echo "$f is empty"; done)" ""
 
 finish
