@@ -169,9 +169,60 @@ static void view_rewound(int fd)
 		}                                                                     \
 	} while (0)
 
+/* A seek the view's file would answer otherwise than its real file: to
+ * the end, data or hole (sysfs counts from a page; procfs refuses them),
+ * or past 2 GiB (sysfs refuses). Common seeks never get here. */
+static inline bool seek_unusual(off64_t off, int whence)
+{
+	return (whence != SEEK_SET && whence != SEEK_CUR) || off > INT32_MAX || off < 0;
+}
+
+/* The real file's answer to a seek of view fd from position cur: true if
+ * fd is one of our views (then *res is the position to go to, or -1 with
+ * errno), false if not. The real file is opened, sought and closed. */
+static off64_t real_lseek64(int fd, off64_t off, int whence)
+{
+	if (!shim_real.lseek64 && (shim_ready(), !shim_ensure(shim_real.lseek64)))
+		return -1;
+	return shim_real.lseek64(fd, off, whence);
+}
+
+static bool seek_as_real(int fd, off64_t cur, off64_t off, int whence, off64_t *res)
+{
+	char real[SHIM_VIEW_REAL_MAX];
+	int saved = errno;
+	if (!shim_rewind_real(fd, real, sizeof(real)))
+		return false;
+	int rfd = shim_real.open ? shim_real.open(real, O_RDONLY | O_CLOEXEC) : -1;
+	if (rfd < 0) {
+		errno = saved;
+		return false;
+	}
+	off64_t r;
+	if (whence == SEEK_CUR) {
+		/* from our position: the same as from the start there */
+		if (__builtin_add_overflow(cur, off, &r))
+			r = -1, errno = EOVERFLOW;
+		else
+			r = real_lseek64(rfd, r, SEEK_SET);
+	} else {
+		r = real_lseek64(rfd, off, whence);
+	}
+	int e = errno;
+	close(rfd);
+	*res = r;
+	errno = r < 0 ? e : saved;
+	return true;
+}
+
 EXPORT off_t lseek(int fd, off_t off, int whence)
 {
 	REWOUND(fd, off == 0 && whence == SEEK_SET);
+	if (CPS_UNLIKELY(__atomic_load_n(&vfds, __ATOMIC_RELAXED) != NULL) && seek_unusual(off, whence)) {
+		off64_t to, cur = whence == SEEK_CUR ? real_lseek64(fd, 0, SEEK_CUR) : 0;
+		if (cur >= 0 && seek_as_real(fd, cur, off, whence, &to))
+			return to < 0 ? -1 : (off_t)real_lseek64(fd, to, SEEK_SET);
+	}
 	if (!shim_real.lseek && (shim_ready(), !shim_ensure(shim_real.lseek)))
 		return -1;
 	return shim_real.lseek(fd, off, whence);
@@ -180,6 +231,11 @@ EXPORT off_t lseek(int fd, off_t off, int whence)
 EXPORT off64_t lseek64(int fd, off64_t off, int whence)
 {
 	REWOUND(fd, off == 0 && whence == SEEK_SET);
+	if (CPS_UNLIKELY(__atomic_load_n(&vfds, __ATOMIC_RELAXED) != NULL) && seek_unusual(off, whence)) {
+		off64_t to, cur = whence == SEEK_CUR ? real_lseek64(fd, 0, SEEK_CUR) : 0;
+		if (cur >= 0 && seek_as_real(fd, cur, off, whence, &to))
+			return to < 0 ? -1 : real_lseek64(fd, to, SEEK_SET);
+	}
 	if (!shim_real.lseek64 && (shim_ready(), !shim_ensure(shim_real.lseek64)))
 		return -1;
 	return shim_real.lseek64(fd, off, whence);
@@ -201,6 +257,14 @@ EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 	return shim_real.pread64(fd, buf, n, off);
 }
 
+/* libc's fseeko64 to an absolute position the real file allowed */
+static int stream_seek_to(FILE *f, off64_t to)
+{
+	if (!shim_real.fseeko64 && (shim_ready(), !shim_ensure(shim_real.fseeko64)))
+		return -1;
+	return shim_real.fseeko64(f, to, SEEK_SET);
+}
+
 EXPORT void rewind(FILE *f)
 {
 	REWOUND(fileno(f), true);
@@ -212,6 +276,12 @@ EXPORT void rewind(FILE *f)
 EXPORT int fseek(FILE *f, long off, int whence)
 {
 	REWOUND(fileno(f), off == 0 && whence == SEEK_SET);
+	if (CPS_UNLIKELY(__atomic_load_n(&vfds, __ATOMIC_RELAXED) != NULL) && seek_unusual(off, whence) &&
+	    (unsigned)whence <= SEEK_END /* stdio takes no other */) {
+		off64_t to, cur = whence == SEEK_CUR ? ftello64(f) : 0;
+		if (cur >= 0 && seek_as_real(fileno(f), cur, off, whence, &to))
+			return to < 0 ? -1 : stream_seek_to(f, to);
+	}
 	if (!shim_real.fseek && (shim_ready(), !shim_ensure(shim_real.fseek)))
 		return -1;
 	return shim_real.fseek(f, off, whence);
@@ -220,6 +290,12 @@ EXPORT int fseek(FILE *f, long off, int whence)
 EXPORT int fseeko(FILE *f, off_t off, int whence)
 {
 	REWOUND(fileno(f), off == 0 && whence == SEEK_SET);
+	if (CPS_UNLIKELY(__atomic_load_n(&vfds, __ATOMIC_RELAXED) != NULL) && seek_unusual(off, whence) &&
+	    (unsigned)whence <= SEEK_END /* stdio takes no other */) {
+		off64_t to, cur = whence == SEEK_CUR ? ftello64(f) : 0;
+		if (cur >= 0 && seek_as_real(fileno(f), cur, off, whence, &to))
+			return to < 0 ? -1 : stream_seek_to(f, to);
+	}
 	if (!shim_real.fseeko && (shim_ready(), !shim_ensure(shim_real.fseeko)))
 		return -1;
 	return shim_real.fseeko(f, off, whence);
@@ -228,6 +304,12 @@ EXPORT int fseeko(FILE *f, off_t off, int whence)
 EXPORT int fseeko64(FILE *f, off64_t off, int whence)
 {
 	REWOUND(fileno(f), off == 0 && whence == SEEK_SET);
+	if (CPS_UNLIKELY(__atomic_load_n(&vfds, __ATOMIC_RELAXED) != NULL) && seek_unusual(off, whence) &&
+	    (unsigned)whence <= SEEK_END /* stdio takes no other */) {
+		off64_t to, cur = whence == SEEK_CUR ? ftello64(f) : 0;
+		if (cur >= 0 && seek_as_real(fileno(f), cur, off, whence, &to))
+			return to < 0 ? -1 : stream_seek_to(f, to);
+	}
 	if (!shim_real.fseeko64 && (shim_ready(), !shim_ensure(shim_real.fseeko64)))
 		return -1;
 	return shim_real.fseeko64(f, off, whence);

@@ -48,8 +48,9 @@ int shim_real_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 static bool stat_canon(int dirfd, const char *path, int flags, char *canon, size_t len)
 {
 	/* the shim is set up only for a path of ours: a stat of /sbin or
-	 * /srv costs no set-up */
-	return path && *path &&
+	 * /srv costs no set-up. Flags the kernel does not know are its to
+	 * refuse (EINVAL), before it looks at the buffer. */
+	return path && *path && !(flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE)) &&
 	       shim_path_may_view(dirfd, path) && !shim_resolving &&
 	       shim_sys_canon(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon,
 			      len) &&
