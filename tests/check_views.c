@@ -173,7 +173,7 @@ static const struct machine {
 	/* the ones with a /proc/stat first */
 	{ "64amd64-", 64, 1 },
 	{ "48amd64-", 48, 1 },
-	{ "16em64t-", 16, 1 },
+	{ "16em64t-4s2c2t", 16, 1 },
 	{ "96em64t-", 96, 0 },
 };
 #define NMACHINES ((int)(sizeof(machines) / sizeof(machines[0])))
@@ -485,7 +485,7 @@ END_TEST
  * mistake with the view's. */
 START_TEST(test_stat_total_known)
 {
-	struct text in = load("16em64t-", "proc/stat");
+	struct text in = load("16em64t-4s2c2t", "proc/stat");
 	struct cps_buf out = { 0 };
 	struct set set;
 	struct cps_view_input sn;
@@ -1055,7 +1055,7 @@ START_TEST(test_garbage_truncated)
 {
 	static const char first[] = "processor\t: 0";
 	struct text ci = load("64amd64-", "proc/cpuinfo");
-	struct text st = load("16em64t-", "proc/stat");
+	struct text st = load("16em64t-4s2c2t", "proc/stat");
 	size_t sample = 0;
 	int blocks = 0;
 
