@@ -190,12 +190,15 @@ static bool kernel_resolve(int dirfd, const char *base, const char *path, size_t
 	struct stat sb;
 	int n, fd;
 	bool ok;
+	/* under the test root an absolute base or path is below it */
+	const char *root = shim_test_root();
+	const char *r = root && (base ? base[0] == '/' : path[0] == '/') ? root : "";
 
 	if (base)
-		n = snprintf(pre, sizeof(pre), "%s/%.*s", base, (int)plen, path);
+		n = snprintf(pre, sizeof(pre), "%s%s/%.*s", r, base, (int)plen, path);
 	else
-		n = snprintf(pre, sizeof(pre), "%.*s", (int)plen, path);
-	if (n < 0 || (size_t)n >= sizeof(pre) || shim_test_root())
+		n = snprintf(pre, sizeof(pre), "%s%.*s", r, (int)plen, path);
+	if (n < 0 || (size_t)n >= sizeof(pre))
 		return false;
 	fd = shim_real.openat ? shim_real.openat(base ? AT_FDCWD : dirfd, pre,
 						 O_PATH | O_CLOEXEC | O_DIRECTORY)

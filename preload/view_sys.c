@@ -43,8 +43,10 @@
 
 /* ---- the test root ---- */
 
+/* 0 not read yet, 1 set, -1 not set (preload/shim.h) */
+int shim_troot_state;
+
 static struct {
-	int state; /* 0 not read yet, 1 set, -1 not set */
 	char root[PATH_MAX];
 	bool has_cpus;
 	struct shim_cpus cpus;
@@ -57,13 +59,13 @@ static inline bool no_view(const char *p)
 {
 	return CPS_LIKELY(p && p[0] == '/' && p[1] != 's' && p[1] != 'p' && p[1] != '/' &&
 			  p[1] != '.') &&
-	       __atomic_load_n(&troot.state, __ATOMIC_RELAXED) < 0;
+	       __atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) < 0;
 }
 #define NO_VIEW(path) no_view(path)
 
 const char *shim_test_root(void)
 {
-	int st = __atomic_load_n(&troot.state, __ATOMIC_ACQUIRE);
+	int st = __atomic_load_n(&shim_troot_state, __ATOMIC_ACQUIRE);
 
 	if (CPS_LIKELY(st))
 		return st > 0 ? troot.root : NULL;
@@ -86,7 +88,7 @@ const char *shim_test_root(void)
 			troot.has_cpus = true;
 		}
 	}
-	__atomic_store_n(&troot.state, st, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_troot_state, st, __ATOMIC_RELEASE);
 	return st > 0 ? troot.root : NULL;
 }
 
