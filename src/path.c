@@ -467,6 +467,8 @@ bool cps_path_view_name(const char *s, size_t n)
 		       cpu_list_name(s, n);
 	case 'd':
 		return LIT(s, n, "devices") || cpu_list_name(s, n);
+	case 'e':
+		return LIT(s, n, "enabled");
 	case 'h':
 		return LIT(s, n, "has_cpu");
 	case 'i':
@@ -475,7 +477,8 @@ bool cps_path_view_name(const char *s, size_t n)
 	case 'k':
 		return LIT(s, n, "kernel_max");
 	case 'n':
-		return LIT(s, n, "node") || (n > 4 && !memcmp(s, "node", 4) && num_after(s, n, 4));
+		return LIT(s, n, "node") || LIT(s, n, "nohz_full") ||
+		       (n > 4 && !memcmp(s, "node", 4) && num_after(s, n, 4));
 	case 'o':
 		return LIT(s, n, "online") || LIT(s, n, "offline");
 	case 'p':
@@ -505,10 +508,11 @@ const uint64_t cps_path_second[256] = {
 	/* the CPU lists go by their endings (cpu_list_name): any second byte */
 	['b'] = ALL_LETTERS, ['c'] = ALL_LETTERS, ['d'] = ALL_LETTERS,
 	['p'] = ALL_LETTERS, ['s'] = ALL_LETTERS, ['t'] = ALL_LETTERS,
+	['e'] = B('n'),                  /* enabled */
 	['h'] = B('a'),                  /* has_cpu */
 	['i'] = B('s') | B('n'),         /* isolated, indexN */
 	['k'] = B('e'),                  /* kernel_max */
-	['n'] = B('o'),                  /* node, nodeN */
+	['n'] = B('o'),                  /* node, nodeN, nohz_full */
 	['o'] = B('n') | B('f'),         /* online, offline */
 };
 

@@ -18,6 +18,7 @@
 #include "src/cpulist.h"
 #include "src/mask.h"
 #include "src/vcpuinfo.h"
+#include "src/path.h"
 #include "src/redirects.h"
 #include "src/vpath.h"
 #include "src/vsys.h"
@@ -396,7 +397,7 @@ END_TEST
 
 /* ---- the captured machines ---- */
 
-static const char *const machines[] = { "16em64t-", "48amd64-", "64amd64-", "96em64t-" };
+static const char *const machines[] = { "16em64t-4s2c2t", "48amd64-", "64amd64-", "96em64t-" };
 #define NMACHINES 4
 
 static char *fixture(const char *prefix, const char *rel, size_t *len)
@@ -494,7 +495,7 @@ START_TEST(test_machine_masks)
 			checked++;
 		}
 	}
-	if (strcmp(mc, "16em64t-") || strcmp(sets[_i % 4], "1"))
+	if (strcmp(mc, "16em64t-4s2c2t") || strcmp(sets[_i % 4], "1"))
 		ck_assert_uint_gt(checked, 0);
 }
 END_TEST
@@ -608,6 +609,38 @@ START_TEST(test_redirects_threads)
 }
 END_TEST
 
+/* Every file of the CPU directory's list of views passes the path
+ * filters in every form they test it: the name alone (a directory fd's
+ * relative name), below the CPU directory, and the stubs' two-byte table. */
+START_TEST(test_top_names_filtered)
+{
+	struct set s;
+	char phys[256];
+	unsigned count = 0;
+
+	set_of(&s, "1");
+	for (const struct cps_vsys_name *t = cps_vsys_cpu_top; t->name; t++, count++) {
+		char abs[128];
+
+		ck_assert_msg(cps_path_view_name(t->name, strlen(t->name)), "%s: not a view's name",
+			      t->name);
+		ck_assert_msg(cps_path_rel_may_view(t->name), "%s: relative name refused", t->name);
+		ck_assert_msg(!cps_path_rel_quick_pass(t->name), "%s: passed by the stubs' table",
+			      t->name);
+		snprintf(abs, sizeof(abs), "/sys/devices/system/cpu/%s", t->name);
+		ck_assert_int_eq(cps_vpath_family(abs), CPS_VF_CPUDIR);
+		ck_assert_int_eq(cps_vsys_resolve(abs, &s.in, phys, sizeof(phys)), t->kind);
+		ck_assert_str_eq(phys, abs);
+	}
+	/* the ones a program reads by a directory fd after open("/sys/devices/system/cpu") */
+	ck_assert_uint_ge(count, 8);
+	ck_assert(cps_path_view_name("enabled", 7) && cps_path_view_name("nohz_full", 9));
+	/* and a name that is no view still passes quickly */
+	ck_assert(cps_path_rel_quick_pass("energy_perf_bias") || !cps_path_view_name("energy_perf_bias", 16));
+	ck_assert(!cps_path_view_name("uevent", 6));
+}
+END_TEST
+
 static Suite *vsys_suite(void)
 {
 	Suite *s = suite_create("vsys");
@@ -617,6 +650,7 @@ static Suite *vsys_suite(void)
 	tcase_add_test(tc, test_below);
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_dirent);
+	tcase_add_test(tc, test_top_names_filtered);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("contents");
