@@ -285,6 +285,69 @@ START_TEST(test_lists)
 }
 END_TEST
 
+/* The kernel's formats as captured machines have them: files that end in
+ * "\n\0", an empty list written as "\0\n", masks of many 32-bit groups;
+ * and the files of every topology level (cluster, die, book, drawer) are
+ * lists or masks by their names. */
+START_TEST(test_formats)
+{
+	static const struct {
+		int kind;
+		const char *set, *real;
+		size_t len;
+		const char *want;
+	} cases[] = {
+		{ CPS_VSYS_LIST, "60-67", "0-63\n\0", 6, "0-3\n" },
+		{ CPS_VSYS_LIST, "60-67", "\0\n", 2, "\n" },
+		{ CPS_VSYS_MASK, "32-95", "00000000,00000000,ffffffff,ffffffff\n\0", 37,
+		  "00000000,ffffffff\n" },
+		{ CPS_VSYS_MASK, "60-67", "ffffffff,ffffffff,00000000,00000000\n", 36, "f0\n" },
+		{ CPS_VSYS_MASK, "0,40,127", "80000000,00000000,00000000,00000001\n\0", 37, "5\n" },
+		{ CPS_VSYS_MASK, "0-39", "00000000,000000ff,ffffffff\n", 28, "ff,ffffffff\n" },
+	};
+	static const struct {
+		const char *file;
+		int kind;
+	} names[] = {
+		{ "topology/cluster_cpus_list", CPS_VSYS_LIST },
+		{ "topology/cluster_cpus", CPS_VSYS_MASK },
+		{ "topology/die_cpus_list", CPS_VSYS_LIST },
+		{ "topology/die_cpus", CPS_VSYS_MASK },
+		{ "topology/book_siblings", CPS_VSYS_MASK },
+		{ "topology/book_siblings_list", CPS_VSYS_LIST },
+		{ "topology/drawer_siblings_list", CPS_VSYS_LIST },
+		{ "topology/core_cpus", CPS_VSYS_MASK },
+		{ "topology/package_cpus_list", CPS_VSYS_LIST },
+		{ "topology/cluster_id", CPS_VSYS_SAME },
+		{ "topology/book_id", CPS_VSYS_SAME },
+		{ "cache/index3/shared_cpu_map", CPS_VSYS_MASK },
+		{ "cache/index3/id", CPS_VSYS_SAME },
+	};
+	struct set s;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cps_buf out = { 0 };
+
+		set_of(&s, cases[i].set);
+		ck_assert_int_eq(cps_view_cpumask_file(&out, cases[i].kind, cases[i].real, cases[i].len,
+						       &s.in),
+				 0);
+		ck_assert_msg(!strcmp(out.p, cases[i].want), "case %zu: got [%s] want [%s]", i, out.p,
+			      cases[i].want);
+		cps_buf_free(&out);
+	}
+	set_of(&s, "5,9");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char canon[128], phys[128], want[128];
+
+		snprintf(canon, sizeof(canon), "/sys/devices/system/cpu/cpu1/%s", names[i].file);
+		snprintf(want, sizeof(want), "/sys/devices/system/cpu/cpu9/%s", names[i].file);
+		ck_assert_int_eq(cps_vsys_resolve(canon, &s.in, phys, sizeof(phys)), names[i].kind);
+		ck_assert_str_eq(phys, want);
+	}
+}
+END_TEST
+
 START_TEST(test_bad_input_left_untouched)
 {
 	static const char *const bad[] = { "zz\n", "0-\n", "1,,2x\n", "" };
@@ -656,6 +719,7 @@ static Suite *vsys_suite(void)
 	tc = tcase_create("contents");
 	tcase_add_test(tc, test_kmask_widths);
 	tcase_add_test(tc, test_lists);
+	tcase_add_test(tc, test_formats);
 	tcase_add_test(tc, test_bad_input_left_untouched);
 	tcase_add_test(tc, test_kernel_max);
 	tcase_add_test(tc, test_has_cpu);
