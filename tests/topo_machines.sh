@@ -48,7 +48,7 @@ for F in "$CPS_FIXTURES"/*/; do
 		if [ $has_lscpu = 0 ]; then
 			for o in p e; do
 				in_machine "$F" "$S" lscpu --sysroot "$F" -$o > "$T/got" 2>&1
-				check "$what: lscpu -$o" $CMP lscpu "$T/lscpu-$o" "$S" "$T/got"
+				check "$what: lscpu -$o" $CMP lscpu "$T/lscpu-$o" "$S" "$T/got" "$F"
 			done
 		else
 			# lscpu cannot read this capture itself (no cpu/possible):

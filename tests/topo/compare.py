@@ -4,9 +4,11 @@ restriction of the captured machine reports (tests/topo/).
 
   compare.py hwloc  ROOT CPULIST GOT.xml   lstopo --of xml inside the set vs
                                            HWLOC_FSROOT=ROOT lstopo --restrict
-  compare.py lscpu  FULL CPULIST GOT       lscpu -p or -e inside the set vs
+  compare.py lscpu  FULL CPULIST GOT [ROOT] lscpu -p or -e inside the set vs
                                            FULL (the same on the whole
                                            machine) restricted to the set
+                                           (ROOT: the machine, whose cache
+                                           ids lscpu -p may print)
   compare.py numactl FULL CPULIST GOT [FULLCPUS]
                                            numactl --hardware, the same way (FULL
                                            made in the set FULLCPUS, if given)
@@ -221,7 +223,7 @@ MEMORY = ("NUMANode", "MemCache")
 def canon_memory(e):
     """Structure hwloc's restriction keeps but a discovery of the same
     machine does not make: a Group with the CPUs and nodes of its only
-    child is dropped, and memory hangs from the deepest object that has
+    child, or of its parent whose only child it is, is dropped, and memory hangs from the deepest object that has
     exactly its parent's CPUs and nodes (where a discovery attaches it)."""
     def key(o):
         return (o.get("cpuset"), o.get("nodeset"))
@@ -254,6 +256,17 @@ def canon_memory(e):
                     parent.insert(i, n[0])
                     changed = True
                     break
+                if n[0].get("type") == "Group":
+                    # a Group with its parent's CPUs and nodes, its
+                    # parent's only child: it goes, its children take
+                    # its place
+                    g = n[0]
+                    k = list(c).index(g)
+                    c.remove(g)
+                    for j, x in enumerate([x for x in g if x.tag == "object"]):
+                        c.insert(k + j, x)
+                    changed = True
+                    break
                 if mem:
                     for j, m in enumerate(mem):
                         c.remove(m)
@@ -280,7 +293,7 @@ def cmd_hwloc(root, cpus, got_path):
 
 # ---- lscpu -p / -e ----
 
-def renumber_rows(header, rows, cpus):
+def renumber_rows(header, rows, cpus, keep=()):
     """rows: lists of column strings, the first the CPU. Keeps the set's
     rows, CPU -> virtual, and each made-up id column renumbered in order
     of first appearance (lscpu numbers its ids that way); NODE and the
@@ -294,8 +307,8 @@ def renumber_rows(header, rows, cpus):
     widths = [len(r) for r in kept]
     out = [[str(rank[int(r[0])])] + r[1:] + [""] * (len(header) - len(r)) for r in kept]
     for col, name in enumerate(header):
-        if col == 0 or name.upper() not in ("CORE", "SOCKET", "BOOK", "DRAWER", "CLUSTER",
-                                            "L1D", "L1I", "L2", "L3", "CACHE"):
+        if col == 0 or name in keep or name.upper() not in (
+                "CORE", "SOCKET", "BOOK", "DRAWER", "CLUSTER", "L1D", "L1I", "L2", "L3", "CACHE"):
             continue
         seen = {}
         for r in out:
@@ -355,7 +368,15 @@ def drop_caches(lines):
     return out
 
 
-def cmd_lscpu(full_path, cpus, got_path):
+def has_cache_ids(root):
+    """Whether the machine's caches have id files: lscpu -p prints those
+    ids (kept by a restriction, and by the views) instead of its own."""
+    import glob
+    return bool(root) and bool(glob.glob(os.path.join(
+        root, "sys/devices/system/cpu/cpu*/cache/index*/id")))
+
+
+def cmd_lscpu(full_path, cpus, got_path, root=None):
     with open(full_path) as f:
         full = f.read().splitlines()
     with open(got_path) as f:
@@ -368,7 +389,7 @@ def cmd_lscpu(full_path, cpus, got_path):
         comments = [l for l in full if l.startswith("#")]
         header = comments[-1][2:].split(",")
         rows = [l.split(",") for l in full if not l.startswith("#")]
-        out = renumber_rows(header, rows, cpus)
+        out = renumber_rows(header, rows, cpus, CACHE_NAMES if has_cache_ids(root) else ())
         want = [l + "\n" for l in comments] + [",".join(r) + "\n" for r in out]
     else:
         header = full[0].split()
@@ -441,13 +462,34 @@ def siblings(root, cpu, name):
     return mask_cpus(t)
 
 
+def allowed_cpus(root):
+    """The CPUs hwloc says the captured process may use (the root object's
+    allowed_cpuset), or None if it cannot tell."""
+    env = dict(os.environ, HWLOC_FSROOT=root)
+    env.pop("LD_PRELOAD", None)
+    try:
+        x = subprocess.run(["lstopo-no-graphics", "--of", "xml", "-"], env=env,
+                           capture_output=True, text=True, check=True).stdout
+        o = ET.fromstring(x).find("object")
+        return parse_bitmap(o.get("allowed_cpuset"))
+    except (OSError, subprocess.CalledProcessError, ET.ParseError, AttributeError,
+            TypeError, ValueError):
+        return None
+
+
 def cmd_shapes(root):
     """name cpulist, one set a line, of every shape: one CPU, one core's
     threads, one thread of each core, a NUMA node, a package, CPUs of two
     packages, a non-contiguous pick (given out of order to whoever makes
-    the set), the first and last CPU, all ("all": every online CPU). A
+    the set), the first and last CPU, all ("all": every online CPU the
+    captured process may use). A
     shape whose CPUs an earlier one (or all) already has is left out."""
     on = online_cpus(root)
+    # only CPUs the captured process may use (its cpuset cgroup): no set
+    # can hold another, and hwloc refuses to restrict to one
+    allowed = allowed_cpus(root)
+    if allowed is not None:
+        on = [c for c in on if c in allowed]
     onset = set(on)
 
     def sib(x, *names):
@@ -631,6 +673,8 @@ def main():
         return cmd_node_of_cpu(sys.argv[2])
     if len(sys.argv) == 6 and sys.argv[1] == "numactl":
         return cmd_numactl(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4], cpulist(sys.argv[5]))
+    if len(sys.argv) == 6 and sys.argv[1] == "lscpu":
+        return cmd_lscpu(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4], sys.argv[5])
     if len(sys.argv) != 5 or sys.argv[1] not in ("hwloc", "lscpu", "numactl"):
         sys.stderr.write(__doc__)
         sys.exit(2)
