@@ -704,6 +704,61 @@ START_TEST(test_top_names_filtered)
 }
 END_TEST
 
+/* Every view's path, one of each kind, with its family: each must pass
+ * every path filter in every relative form (the rest of the path below
+ * each of its directories, as openat of a descriptor of that directory
+ * gives it), and the name alone must not be let through by the stubs'
+ * two-byte table. */
+static const struct {
+	const char *path;
+	enum cps_vfamily family;
+} every_view[] = {
+	{ "/proc/cpuinfo", CPS_VF_CPUINFO },
+	{ "/proc/stat", CPS_VF_STAT },
+	{ "/proc/self/status", CPS_VF_STATUS },
+	{ "/proc/thread-self/status", CPS_VF_STATUS },
+	{ "/proc/12/task/13/status", CPS_VF_STATUS },
+	{ "/proc/12/stat", CPS_VF_PIDSTAT },
+	{ "/proc/self/task/13/stat", CPS_VF_PIDSTAT },
+	{ "/sys/fs/cgroup/job/cpuset.cpus", CPS_VF_CGROUP },
+	{ "/sys/fs/cgroup/job/cpuset.cpus.effective", CPS_VF_CGROUP },
+	{ "/sys/fs/cgroup/cpuset/job/cpuset.effective_cpus", CPS_VF_CGROUP },
+	{ "/sys/fs/cgroup/cpuset/job/cpus", CPS_VF_CGROUP },
+	{ "/sys/fs/cgroup/cpuset/job/effective_cpus", CPS_VF_CGROUP },
+	{ "/sys/devices/system/cpu/cpu3", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/thread_siblings_list", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/core_siblings", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/core_cpus_list", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/cluster_cpus", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/die_cpus_list", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/package_cpus", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/book_siblings_list", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/drawer_siblings", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/cache/index2/shared_cpu_map", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/cache/index2/shared_cpu_list", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/cpufreq/related_cpus", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/cpufreq/affected_cpus", CPS_VF_CPUDIR },
+	{ "/sys/bus/cpu/devices/cpu3", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/node/has_cpu", CPS_VF_NODE },
+	{ "/sys/devices/system/node/node1/cpumap", CPS_VF_NODE },
+	{ "/sys/devices/system/node/node1/cpulist", CPS_VF_NODE },
+	{ "/sys/devices/system/node/node1/cpu3", CPS_VF_NODE },
+};
+
+START_TEST(test_every_view_filtered)
+{
+	const char *path = every_view[_i].path;
+	const char *base = strrchr(path, '/') + 1;
+
+	ck_assert_int_eq(cps_vpath_family(path), every_view[_i].family);
+	ck_assert_msg(cps_path_view_name(base, strlen(base)), "%s: %s is no view's name", path, base);
+	ck_assert_msg(!cps_path_rel_quick_pass(base), "%s: %s passed by the stubs' table", path,
+		      base);
+	for (const char *p = path + 1; (p = strchr(p, '/')); p++)
+		ck_assert_msg(cps_path_rel_may_view(p + 1), "%s: relative %s refused", path, p + 1);
+}
+END_TEST
+
 static Suite *vsys_suite(void)
 {
 	Suite *s = suite_create("vsys");
@@ -714,6 +769,8 @@ static Suite *vsys_suite(void)
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_dirent);
 	tcase_add_test(tc, test_top_names_filtered);
+	tcase_add_loop_test(tc, test_every_view_filtered, 0,
+			    (int)(sizeof(every_view) / sizeof(every_view[0])));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("contents");
