@@ -369,8 +369,9 @@ def drop_caches(lines):
 
 
 def has_cache_ids(root):
-    """Whether the machine's caches have id files: lscpu -p prints those
-    ids (kept by a restriction, and by the views) instead of its own."""
+    """Whether the machine's caches have id files: lscpu -p and -e print
+    those ids (kept by a restriction, and by the views) instead of its
+    own."""
     import glob
     return bool(root) and bool(glob.glob(os.path.join(
         root, "sys/devices/system/cpu/cpu*/cache/index*/id")))
@@ -396,7 +397,7 @@ def cmd_lscpu(full_path, cpus, got_path, root=None):
         cache_col = [i for i, h in enumerate(header) if ":" in h]
         rows = [l.split() for l in full[1:]]
         names = ["CACHE" if i in cache_col else h for i, h in enumerate(header)]
-        out = renumber_rows(names, rows, cpus)
+        out = renumber_rows(names, rows, cpus, ("CACHE",) if has_cache_ids(root) else ())
         # lscpu -e pads its columns; compare the cells, not the spacing
         want = [" ".join(header) + "\n"] + [" ".join(r) + "\n" for r in out]
         got = [" ".join(l.split()) + "\n" for l in got]
