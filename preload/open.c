@@ -162,8 +162,8 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 {
 	/* an absolute path whose second byte is none of p, s, '/', '.' can
 	 * be no view (shim_view_path_candidate): straight to libc's */
-	if (CPS_LIKELY(path && path[0] == '/' && path[1] != 'p' && path[1] != 's' &&
-		       path[1] != '/' && path[1] != '.' && shim_real.fopen))
+	if (CPS_LIKELY(path && path[0] == '/' && !shim_view_path_candidate(path) &&
+		       shim_real.fopen))
 		return shim_real.fopen(path, mode);
 	bool done;
 	FILE *f = view_fopen(path, mode, &done);
@@ -178,8 +178,8 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 {
 	/* an absolute path whose second byte is none of p, s, '/', '.' can
 	 * be no view (shim_view_path_candidate): straight to libc's */
-	if (CPS_LIKELY(path && path[0] == '/' && path[1] != 'p' && path[1] != 's' &&
-		       path[1] != '/' && path[1] != '.' && shim_real.fopen64))
+	if (CPS_LIKELY(path && path[0] == '/' && !shim_view_path_candidate(path) &&
+		       shim_real.fopen64))
 		return shim_real.fopen64(path, mode);
 	bool done;
 	FILE *f = view_fopen(path, mode, &done);

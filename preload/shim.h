@@ -176,13 +176,18 @@ int shim_view_open(int dirfd, const char *path, int flags);
  * another open of the same file (freopen): the view must not come from
  * the pool, whose files are kept only by the descriptions handed out. */
 extern __thread bool shim_view_no_pool;
+/* Whether the test root (CPUSETSHIM_TEST_ROOT, preload/view_sys.c) is
+ * set: 0 not read yet, 1 set, -1 not set. */
+extern int shim_troot_state;
 /* Cheap first test on the slow path of every open: may path be a view? */
 static inline bool shim_view_path_candidate(const char *p)
 {
 	/* false for an absolute path whose second byte is none of p, s, '/',
-	 * '.': it can be no view (the x86-64 stubs test the same) */
-	return p && p[0] && (p[0] != '/' || p[1] == 'p' || p[1] == 's' || p[1] == '/' ||
-			     p[1] == '.');
+	 * '.': it can be no view (the x86-64 stubs test the same), unless
+	 * the test root may be set (its views lie below it) */
+	return p && p[0] &&
+	       (p[0] != '/' || p[1] == 'p' || p[1] == 's' || p[1] == '/' || p[1] == '.' ||
+		CPS_UNLIKELY(__atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) >= 0));
 }
 
 /* ---- preload/path.c: any spelling of a path, made canonical ---- */

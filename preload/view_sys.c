@@ -37,14 +37,17 @@
 #include "src/cpulist.h"
 #include "src/kept_views.h"
 #include "src/path.h"
+#include "src/vcgroup.h"
 #include "src/vcpuinfo.h"
 #include "src/vpath.h"
 #include "src/vsys.h"
 
 /* ---- the test root ---- */
 
+/* 0 not read yet, 1 set, -1 not set (preload/shim.h) */
+int shim_troot_state;
+
 static struct {
-	int state; /* 0 not read yet, 1 set, -1 not set */
 	char root[PATH_MAX];
 	bool has_cpus;
 	struct shim_cpus cpus;
@@ -57,13 +60,13 @@ static inline bool no_view(const char *p)
 {
 	return CPS_LIKELY(p && p[0] == '/' && p[1] != 's' && p[1] != 'p' && p[1] != '/' &&
 			  p[1] != '.') &&
-	       __atomic_load_n(&troot.state, __ATOMIC_RELAXED) < 0;
+	       __atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) < 0;
 }
 #define NO_VIEW(path) no_view(path)
 
 const char *shim_test_root(void)
 {
-	int st = __atomic_load_n(&troot.state, __ATOMIC_ACQUIRE);
+	int st = __atomic_load_n(&shim_troot_state, __ATOMIC_ACQUIRE);
 
 	if (CPS_LIKELY(st))
 		return st > 0 ? troot.root : NULL;
@@ -86,7 +89,7 @@ const char *shim_test_root(void)
 			troot.has_cpus = true;
 		}
 	}
-	__atomic_store_n(&troot.state, st, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_troot_state, st, __ATOMIC_RELEASE);
 	return st > 0 ? troot.root : NULL;
 }
 
@@ -261,6 +264,59 @@ static int test_cpuinfo(int flags)
 	return fd >= 0 ? fd : -2;
 }
 
+/* Under the test root, a CPU file of the captured process's cpuset
+ * cgroup (wherever its hierarchy is mounted): the captured
+ * /proc/self/cgroup and mountinfo say which, or, where the capture has
+ * none, /proc/self/cpuset and /proc/mounts. -1: not one. */
+static int test_cgroup(const char *canon, int flags)
+{
+	const char *leaf = strrchr(canon, '/');
+	bool f1, f2;
+
+	if (!leaf || (flags & O_ACCMODE) != O_RDONLY || (flags & (O_DIRECTORY | O_PATH)))
+		return -1;
+	f1 = cps_cgroup_cpu_file(leaf + 1, false);
+	f2 = cps_cgroup_cpu_file(leaf + 1, true);
+	if (!f1 && !f2)
+		return -1;
+	enum { CAP = 1 << 16 };
+	char *a = malloc(CAP), *b = malloc(CAP), *v1 = malloc(PATH_MAX), *v2 = malloc(PATH_MAX);
+	char rp[PATH_MAX];
+	size_t al = 0, bl = 0, dl = (size_t)(leaf - canon);
+	int found = 0, fd = -1;
+	struct shim_cpus v;
+
+	if (!a || !b || !v1 || !v2 || !shim_sys_cpus(&v))
+		goto out;
+	if (rooted("/proc/self/cgroup", rp, sizeof(rp)) && !slurp(rp, a, CAP, &al) &&
+	    rooted("/proc/self/mountinfo", rp, sizeof(rp)) && !slurp(rp, b, CAP, &bl))
+		found = cps_cgroup_cpuset_dirs(a, al, b, bl, v1, PATH_MAX, v2, PATH_MAX);
+	else if (rooted("/proc/self/cpuset", rp, sizeof(rp)) && !slurp(rp, a, CAP, &al) &&
+		 rooted("/proc/mounts", rp, sizeof(rp)) && !slurp(rp, b, CAP, &bl))
+		found = cps_cgroup_cpuset_dirs_mounts(a, al, b, bl, v1, PATH_MAX, v2, PATH_MAX);
+	if (!(((found & 1) && f1 && strlen(v1) == dl && !memcmp(v1, canon, dl)) ||
+	      ((found & 2) && f2 && strlen(v2) == dl && !memcmp(v2, canon, dl))))
+		goto out;
+	fd = -2;
+	if (!rooted(canon, rp, sizeof(rp)) || slurp(rp, a, CAP, &al)) {
+		fd = -1; /* the real file's own failure: it, as it is */
+		goto out;
+	}
+	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
+	struct cps_buf out = { 0 };
+	if (cps_view_cgroup_cpus(&out, a, al, &in) == 0)
+		fd = shim_view_fd(out.p, out.len, flags);
+	else
+		fd = -1;
+	cps_buf_free(&out);
+out:
+	free(a);
+	free(b);
+	free(v1);
+	free(v2);
+	return fd >= 0 ? fd : -1;
+}
+
 int shim_sys_open(const char *canon, int flags, int mode)
 {
 	char phys[PATH_MAX], rp[PATH_MAX], name[SHIM_KEPT_NAME_MAX + 40];
@@ -269,6 +325,11 @@ int shim_sys_open(const char *canon, int flags, int mode)
 	enum cps_vfamily fam = cps_vpath_family(canon);
 	if (fam == CPS_VF_CPUINFO && shim_test_root() && (flags & O_ACCMODE) == O_RDONLY)
 		return test_cpuinfo(flags);
+	if (fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE && shim_test_root()) {
+		int cfd = test_cgroup(canon, flags);
+		if (cfd >= 0)
+			return cfd;
+	}
 	if (fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE)
 		return -1;
 	if (!shim_sys_cpus(&v))

@@ -457,16 +457,22 @@ bool cps_path_view_name(const char *s, size_t n)
 	switch (s[0]) {
 	case '.':
 		return n == 1;
+	case 'a': /* cpufreq's affected_cpus */
 	case 'b': /* book_siblings */
+	case 'f': /* cpufreq's freqdomain_cpus */
+	case 'r': /* cpufreq's related_cpus */
 		return cpu_list_name(s, n);
 	case 'c':
 		return LIT(s, n, "cpu") || LIT(s, n, "cpuinfo") || LIT(s, n, "cpulist") ||
 		       LIT(s, n, "cpumap") || LIT(s, n, "cache") || LIT(s, n, "cpuset.cpus") ||
 		       LIT(s, n, "cpuset.cpus.effective") || LIT(s, n, "cpuset.effective_cpus") ||
+		       LIT(s, n, "cpus") || /* a noprefix v1 cgroup's */
 		       (n > 3 && s[1] == 'p' && s[2] == 'u' && num_after(s, n, 3)) ||
 		       cpu_list_name(s, n);
 	case 'd':
 		return LIT(s, n, "devices") || cpu_list_name(s, n);
+	case 'e': /* and a noprefix v1 cgroup's effective_cpus */
+		return LIT(s, n, "enabled") || cpu_list_name(s, n);
 	case 'h':
 		return LIT(s, n, "has_cpu");
 	case 'i':
@@ -475,7 +481,8 @@ bool cps_path_view_name(const char *s, size_t n)
 	case 'k':
 		return LIT(s, n, "kernel_max");
 	case 'n':
-		return LIT(s, n, "node") || (n > 4 && !memcmp(s, "node", 4) && num_after(s, n, 4));
+		return LIT(s, n, "node") || LIT(s, n, "nohz_full") ||
+		       (n > 4 && !memcmp(s, "node", 4) && num_after(s, n, 4));
 	case 'o':
 		return LIT(s, n, "online") || LIT(s, n, "offline");
 	case 'p':
@@ -503,12 +510,14 @@ bool cps_path_has_dotdot(const char *rel)
 #define B(c) (1ULL << ((c) - 0x40))
 const uint64_t cps_path_second[256] = {
 	/* the CPU lists go by their endings (cpu_list_name): any second byte */
-	['b'] = ALL_LETTERS, ['c'] = ALL_LETTERS, ['d'] = ALL_LETTERS,
-	['p'] = ALL_LETTERS, ['s'] = ALL_LETTERS, ['t'] = ALL_LETTERS,
+	['a'] = ALL_LETTERS, ['b'] = ALL_LETTERS, ['c'] = ALL_LETTERS,
+	['d'] = ALL_LETTERS, ['e'] = ALL_LETTERS, ['f'] = ALL_LETTERS,
+	['p'] = ALL_LETTERS, ['r'] = ALL_LETTERS, ['s'] = ALL_LETTERS,
+	['t'] = ALL_LETTERS,
 	['h'] = B('a'),                  /* has_cpu */
 	['i'] = B('s') | B('n'),         /* isolated, indexN */
 	['k'] = B('e'),                  /* kernel_max */
-	['n'] = B('o'),                  /* node, nodeN */
+	['n'] = B('o'),                  /* node, nodeN, nohz_full */
 	['o'] = B('n') | B('f'),         /* online, offline */
 };
 

@@ -3,6 +3,7 @@
 #endif
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,10 +171,14 @@ static bool find_mount(const char *mi, size_t milen, bool v2, const char *path, 
 			}
 		if (!sep || !field(sep + 3, e, 0, &fb, &fe))
 			continue;
+		/* v1: a cgroup mount with the cpuset controller, or the
+		 * legacy cpuset filesystem */
+		bool legacy = !v2 && (size_t)(fe - fb) == 6 && !memcmp(fb, "cpuset", 6);
 		if (v2 ? !((size_t)(fe - fb) == 7 && !memcmp(fb, "cgroup2", 7))
-		       : !((size_t)(fe - fb) == 6 && !memcmp(fb, "cgroup", 6)))
+		       : !((size_t)(fe - fb) == 6 && !memcmp(fb, "cgroup", 6)) && !legacy)
 			continue;
-		if (!v2 && (!field(sep + 3, e, 2, &ob, &oe) || !has_token(ob, oe, "cpuset")))
+		if (!v2 && !legacy &&
+		    (!field(sep + 3, e, 2, &ob, &oe) || !has_token(ob, oe, "cpuset")))
 			continue;
 		if (!field(b, sep, 3, &fb, &fe) || unescape(root, sizeof(root), fb, fe) == (size_t)-1)
 			continue;
@@ -218,9 +223,48 @@ int cps_cgroup_cpuset_dirs(const char *cg, size_t cglen, const char *mi, size_t 
 	return found;
 }
 
+int cps_cgroup_cpuset_dirs_mounts(const char *cpuset, size_t cslen, const char *mounts,
+				  size_t mlen, char *v1, size_t v1len, char *v2, size_t v2len)
+{
+	size_t pos = 0, pl = cslen;
+	const char *b, *e;
+	int found = 0;
+
+	if (v1len)
+		v1[0] = '\0';
+	if (v2len)
+		v2[0] = '\0';
+	while (pl > 0 && (cpuset[pl - 1] == '\n' || cpuset[pl - 1] == '\0'))
+		pl--;
+	if (pl == 0 || cpuset[0] != '/' || memchr(cpuset, '\n', pl))
+		return 0;
+	/* "device mountpoint fstype options dump pass" */
+	while (line_at(mounts, mlen, &pos, &b, &e)) {
+		const char *fb, *fe, *tb, *te, *ob, *oe;
+		char mp[4096];
+		bool is2, is1;
+
+		if (!field(b, e, 1, &fb, &fe) || !field(b, e, 2, &tb, &te) ||
+		    unescape(mp, sizeof(mp), fb, fe) == (size_t)-1)
+			continue;
+		is2 = (size_t)(te - tb) == 7 && !memcmp(tb, "cgroup2", 7);
+		is1 = ((size_t)(te - tb) == 6 && !memcmp(tb, "cpuset", 6)) ||
+		      ((size_t)(te - tb) == 6 && !memcmp(tb, "cgroup", 6) &&
+		       field(b, e, 3, &ob, &oe) && has_token(ob, oe, "cpuset"));
+		if (is2 && !(found & 2) && v2len && join_below(v2, v2len, mp, "/", cpuset, pl))
+			found |= 2;
+		if (is1 && !(found & 1) && v1len && join_below(v1, v1len, mp, "/", cpuset, pl))
+			found |= 1;
+	}
+	return found;
+}
+
 bool cps_cgroup_cpu_file(const char *name, bool v2)
 {
 	if (!strcmp(name, "cpuset.cpus"))
 		return true;
-	return v2 ? !strcmp(name, "cpuset.cpus.effective") : !strcmp(name, "cpuset.effective_cpus");
+	/* v1 with noprefix, or the legacy cpuset filesystem: no prefix */
+	return v2 ? !strcmp(name, "cpuset.cpus.effective")
+		  : !strcmp(name, "cpuset.effective_cpus") || !strcmp(name, "cpus") ||
+			    !strcmp(name, "effective_cpus");
 }

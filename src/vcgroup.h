@@ -29,7 +29,17 @@ int cps_view_cgroup_cpus(struct cps_buf *out, const char *real, size_t len,
 int cps_cgroup_cpuset_dirs(const char *cgroup, size_t cglen, const char *mountinfo, size_t milen,
 			   char *v1, size_t v1len, char *v2, size_t v2len);
 
-/* Whether name is one of the CPU files of a v1 (v2 false) or v2 cgroup. */
+/* The same from the text of /proc/self/cpuset (the path of the caller's
+ * cpuset cgroup, v1 or v2) and of /proc/mounts (no mount roots: each
+ * mount shows its hierarchy from its root): v1 from a cgroup mount with
+ * the cpuset controller or a cpuset filesystem, v2 from a cgroup2 mount,
+ * as hwloc finds them. */
+int cps_cgroup_cpuset_dirs_mounts(const char *cpuset, size_t cslen, const char *mounts,
+				  size_t mlen, char *v1, size_t v1len, char *v2, size_t v2len);
+
+/* Whether name is one of the CPU files of a v1 (v2 false) or v2 cgroup
+ * (v1: with the cpuset. prefix, or without it, as a noprefix cgroup
+ * mount or the legacy cpuset filesystem names them). */
 bool cps_cgroup_cpu_file(const char *name, bool v2);
 
 #endif

@@ -33,6 +33,13 @@ static const char *field(const char *p, const char *eol, const char *name)
 	return p;
 }
 
+/* A line that opens a CPU's section: "processor : N", or s390's
+ * "cpu number : N" (its "processor N: ..." summary lines open none). */
+static bool opens_cpu(const char *p, const char *eol)
+{
+	return field(p, eol, "processor") || field(p, eol, "cpu number");
+}
+
 static long number(const char *p, const char *eol)
 {
 	long v = 0;
@@ -69,7 +76,7 @@ int cps_view_cpuinfo_shape(struct cps_buf *out, const char *in, size_t len)
 
 		if (!eol)
 			eol = end;
-		if (field(p, eol, "processor")) {
+		if (opens_cpu(p, eol)) {
 			if (nb == cap) {
 				struct blk *nbk = realloc(b, (cap ? cap * 2 : 64) * sizeof(*b));
 
@@ -125,7 +132,7 @@ int cps_view_cpuinfo_shape(struct cps_buf *out, const char *in, size_t len)
 		if (!eol)
 			eol = end;
 		next = eol < end ? eol + 1 : end;
-		if (field(p, eol, "processor"))
+		if (opens_cpu(p, eol))
 			cur++;
 		if (cur >= 0 && b[cur].pkg >= 0 &&
 		    ((v = field(p, eol, "siblings")) ? (sib = true) : !!(v = field(p, eol, "cpu cores"))) &&

@@ -253,15 +253,15 @@ static int parse_uint(const char *s, size_t pos, size_t end, unsigned *v, size_t
  * original bytes around N are copied back. Returns 1 and the span of N for
  * such a line, 0 for any other line, -EINVAL when N does not fit.
  */
-static int processor_line(const char *s, const struct line *l, unsigned *cpu,
-			  size_t *num_start, size_t *num_end)
+static int number_line(const char *s, const struct line *l, const char *name, unsigned *cpu,
+		       size_t *num_start, size_t *num_end)
 {
 	size_t p = l->start;
 	int r;
 
-	if (!has_prefix(s, p, l->eol, "processor"))
+	if (!has_prefix(s, p, l->eol, name))
 		return 0;
-	p = skip_blanks(s, p + strlen("processor"), l->eol);
+	p = skip_blanks(s, p + strlen(name), l->eol);
 	if (p >= l->eol || s[p] != ':')
 		return 0;
 	p = skip_blanks(s, p + 1, l->eol);
@@ -270,6 +270,39 @@ static int processor_line(const char *s, const struct line *l, unsigned *cpu,
 	if (r == -2)
 		return -EINVAL;
 	if (r < 0 || !only_blanks(s, *num_end, l->eol))
+		return 0;
+	return 1;
+}
+
+static int processor_line(const char *s, const struct line *l, unsigned *cpu,
+			  size_t *num_start, size_t *num_end)
+{
+	/* s390 opens each CPU's own section with "cpu number" (its
+	 * "processor" lines are a summary: s390_summary_line) */
+	int r = number_line(s, l, "processor", cpu, num_start, num_end);
+
+	return r ? r : number_line(s, l, "cpu number", cpu, num_start, num_end);
+}
+
+/* s390's summary of one CPU, a line of its own: "processor N: version =
+ * ...". 1 and the span of N, 0 for any other line, -EINVAL when N does
+ * not fit. */
+static int s390_summary_line(const char *s, const struct line *l, unsigned *cpu,
+			     size_t *num_start, size_t *num_end)
+{
+	size_t p = l->start;
+	int r;
+
+	if (!has_prefix(s, p, l->eol, "processor"))
+		return 0;
+	p = skip_blanks(s, p + strlen("processor"), l->eol);
+	if (p == l->start + strlen("processor"))
+		return 0; /* "processor" then a blank, then N */
+	*num_start = p;
+	r = parse_uint(s, p, l->eol, cpu, num_end);
+	if (r == -2)
+		return -EINVAL;
+	if (r < 0 || *num_end >= l->eol || s[*num_end] != ':')
 		return 0;
 	return 1;
 }
@@ -304,6 +337,35 @@ int cps_view_cpuinfo(struct cps_buf *out, const char *real, size_t len,
 		if (pl < 0) {
 			r = pl;
 			break;
+		}
+		if (pl == 0 && !in_block) {
+			/* outside the CPUs' sections: s390's header (its count
+			 * of processors, then one summary line per CPU) */
+			unsigned c;
+			int sl = s390_summary_line(real, &l, &c, &ns, &ne);
+
+			if (sl < 0) {
+				r = sl;
+				break;
+			}
+			if (sl == 0)
+				sl = number_line(real, &l, "# processors", &c, &ns, &ne) > 0 ? 2 : 0;
+			if (sl == 1) {
+				found = true;
+				if (!cps_mask_test(s->set, s->nw, c))
+					continue;
+				c = cps_mask_rank(s->set, s->nw, c);
+			} else if (sl == 2) {
+				c = s->n;
+			}
+			if (sl) {
+				r = cps_buf_append(out, real + l.start, ns - l.start);
+				if (!r)
+					r = cps_buf_printf(out, "%u", c);
+				if (!r)
+					r = cps_buf_append(out, real + ne, l.next - ne);
+				continue;
+			}
 		}
 		if (pl > 0) {
 			found = true;

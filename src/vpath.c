@@ -83,7 +83,8 @@ enum cps_vfamily cps_vpath_family(const char *canon)
 	/* a cgroup CPU file; which cgroup is the family's business */
 	if (!strncmp(canon + 5, "fs/cgroup/", 10) &&
 	    (ends_with(canon, "/cpuset.cpus") || ends_with(canon, "/cpuset.cpus.effective") ||
-	     ends_with(canon, "/cpuset.effective_cpus")))
+	     ends_with(canon, "/cpuset.effective_cpus") || ends_with(canon, "/cpus") ||
+	     ends_with(canon, "/effective_cpus")))
 		return CPS_VF_CGROUP;
 	return CPS_VF_NONE;
 }

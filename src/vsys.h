@@ -34,6 +34,17 @@ enum cps_vsys_kind {
 	CPS_VSYS_HAS_CPU,   /* node/has_cpu: nodes holding CPUs of the set */
 };
 
+/* The files of /sys/devices/system/cpu itself that are views, and the
+ * kind of each: the one list that cps_vsys_resolve reads, and that the
+ * path filters (src/path.c: cps_path_view_name, cps_path_second) must
+ * let through (tests/check_vsys.c walks it against them). Ends with a
+ * NULL name. */
+struct cps_vsys_name {
+	const char *name;
+	int kind;
+};
+extern const struct cps_vsys_name cps_vsys_cpu_top[];
+
 /* Which view canon (canonical, see src/vpath.h; a CPS_VF_CPUDIR or
  * CPS_VF_NODE path) is, and the physical path it is made from, written to
  * phys (len bytes) for every kind but NONE and ABSENT. The physical path

@@ -38,6 +38,18 @@ static int copy_path(char *phys, size_t len, const char *a, size_t alen, const c
 	return 0;
 }
 
+const struct cps_vsys_name cps_vsys_cpu_top[] = {
+	{ "online", CPS_VSYS_RANGE },
+	{ "possible", CPS_VSYS_RANGE },
+	{ "present", CPS_VSYS_RANGE },
+	{ "kernel_max", CPS_VSYS_KERNEL_MAX },
+	{ "offline", CPS_VSYS_LIST },
+	{ "isolated", CPS_VSYS_LIST },
+	{ "enabled", CPS_VSYS_LIST },
+	{ "nohz_full", CPS_VSYS_LIST },
+	{ NULL, 0 },
+};
+
 int cps_vsys_cpu_name(const char *s, unsigned *num, const char **end)
 {
 	unsigned v = 0;
@@ -125,13 +137,9 @@ int cps_vsys_resolve(const char *canon, const struct cps_view_input *s, char *ph
 		r = copy_path(phys, len, canon, strlen(canon), NULL);
 		if (r)
 			return r;
-		if (!strcmp(rel, "online") || !strcmp(rel, "possible") || !strcmp(rel, "present"))
-			return CPS_VSYS_RANGE;
-		if (!strcmp(rel, "kernel_max"))
-			return CPS_VSYS_KERNEL_MAX;
-		if (!strcmp(rel, "offline") || !strcmp(rel, "isolated") ||
-		    !strcmp(rel, "enabled") || !strcmp(rel, "nohz_full"))
-			return CPS_VSYS_LIST;
+		for (const struct cps_vsys_name *t = cps_vsys_cpu_top; t->name; t++)
+			if (!strcmp(rel, t->name))
+				return t->kind;
 		return CPS_VSYS_SAME;
 	}
 	if (!strncmp(canon, bus_dir, bl) && (!canon[bl] || canon[bl] == '/')) {

@@ -5,6 +5,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,7 +174,7 @@ static const struct machine {
 	/* the ones with a /proc/stat first */
 	{ "64amd64-", 64, 1 },
 	{ "48amd64-", 48, 1 },
-	{ "16em64t-", 16, 1 },
+	{ "16em64t-4s2c2t", 16, 1 },
 	{ "96em64t-", 96, 0 },
 };
 #define NMACHINES ((int)(sizeof(machines) / sizeof(machines[0])))
@@ -485,7 +486,7 @@ END_TEST
  * mistake with the view's. */
 START_TEST(test_stat_total_known)
 {
-	struct text in = load("16em64t-", "proc/stat");
+	struct text in = load("16em64t-4s2c2t", "proc/stat");
 	struct cps_buf out = { 0 };
 	struct set set;
 	struct cps_view_input sn;
@@ -670,13 +671,27 @@ START_TEST(test_cpuinfo_invalid)
 
 	view_str(cps_view_cpuinfo, "", &sn, -EINVAL, NULL);
 	view_str(cps_view_cpuinfo, "\n\n\n", &sn, -EINVAL, NULL);
-	/* s390 names its CPUs another way */
-	view_str(cps_view_cpuinfo,
-		 "vendor_id       : IBM/S390\n# processors    : 2\n"
-		 "processor 0: version = FF,  identification = 0133E8,  machine = 2964\n"
-		 "processor 1: version = FF,  identification = 0133E8,  machine = 2964\n\n"
-		 "cpu number      : 0\ncpu MHz dynamic : 5000\n",
-		 &sn, -EINVAL, NULL);
+	/* s390 names its CPUs another way: a count, a summary line each,
+	 * then (newer kernels) a section each from "cpu number" */
+	static const char s390[] =
+		"vendor_id       : IBM/S390\n# processors    : 2\n"
+		"processor 0: version = FF,  identification = 0133E8,  machine = 2964\n"
+		"processor 1: version = FF,  identification = 0133E9,  machine = 2964\n\n"
+		"cpu number      : 0\ncpu MHz dynamic : 5000\n\n"
+		"cpu number      : 1\ncpu MHz dynamic : 5001\n";
+	view_str(cps_view_cpuinfo, s390, &sn, 0,
+		 "vendor_id       : IBM/S390\n# processors    : 1\n"
+		 "processor 0: version = FF,  identification = 0133E8,  machine = 2964\n\n"
+		 "cpu number      : 0\ncpu MHz dynamic : 5000\n\n");
+	static const unsigned one[] = { 1 };
+	struct set s1 = set_of(one, 1);
+	struct cps_view_input sn1 = snap_of(&s1, NULL, 0);
+	view_str(cps_view_cpuinfo, s390, &sn1, 0,
+		 "vendor_id       : IBM/S390\n# processors    : 1\n"
+		 "processor 0: version = FF,  identification = 0133E9,  machine = 2964\n\n"
+		 "cpu number      : 0\ncpu MHz dynamic : 5001\n");
+	/* "processor" with no number after it is no s390 line either */
+	view_str(cps_view_cpuinfo, "# processors    : 2\nprocessor x: y\n", &sn, -EINVAL, NULL);
 	view_str(cps_view_cpuinfo, "processor\t: \nprocessor\t: x\nprocessor\t: 1 2\n", &sn,
 		 -EINVAL, NULL);
 	view_str(cps_view_cpuinfo, "processor\t: 99999999999999999999\n", &sn, -EINVAL, NULL);
@@ -1055,7 +1070,7 @@ START_TEST(test_garbage_truncated)
 {
 	static const char first[] = "processor\t: 0";
 	struct text ci = load("64amd64-", "proc/cpuinfo");
-	struct text st = load("16em64t-", "proc/stat");
+	struct text st = load("16em64t-4s2c2t", "proc/stat");
 	size_t sample = 0;
 	int blocks = 0;
 
@@ -1094,6 +1109,127 @@ START_TEST(test_garbage_truncated)
 }
 END_TEST
 
+/* ---- each architecture's cpuinfo, from the captured machines ---- */
+
+/* A CPU's own lines in a cpuinfo: the block opened by "processor : N"
+ * (x86, arm64, POWER) or "cpu number : N" (s390's per-CPU sections) up to
+ * its blank line, or s390's summary line "processor N: ..."; with the
+ * number cut out ("#" in its place), so that a physical CPU's block and
+ * its virtual one compare equal. The machine's own lines (outside every
+ * block) go to hdr. */
+struct cpublocks {
+	char *of[MAX_SET];   /* physical/virtual CPU -> its lines */
+	char *hdr;
+	unsigned count;      /* CPUs with lines */
+	long nproc;          /* s390's "# processors", -1 if none */
+};
+
+static void cat(char **dst, const char *s, size_t n)
+{
+	size_t old = *dst ? strlen(*dst) : 0;
+
+	*dst = realloc(*dst, old + n + 1);
+	ck_assert_ptr_nonnull(*dst);
+	memcpy(*dst + old, s, n);
+	(*dst)[old + n] = '\0';
+}
+
+static void split_blocks(const char *t, size_t len, struct cpublocks *b)
+{
+	const char *p = t, *end = t + len;
+	int cur = -1;
+
+	memset(b, 0, sizeof(*b));
+	b->nproc = -1;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *next = eol ? eol + 1 : end;
+		unsigned long n;
+		char *e;
+
+		if (!eol)
+			eol = end;
+		if ((!strncmp(p, "processor", 9) || !strncmp(p, "cpu number", 10)) && cur < 0) {
+			const char *q = p + (p[0] == 'p' ? 9 : 10);
+			bool summary = *q == ' ' && q[strspn(q, " ")] >= '0' && q[strspn(q, " ")] <= '9';
+
+			q += strspn(q, " \t:");
+			n = strtoul(q, &e, 10);
+			ck_assert_msg(e > q && n < MAX_SET, "bad CPU line %.40s", p);
+			ck_assert_msg(!b->of[n], "CPU %lu twice", n);
+			b->count++;
+			cat(&b->of[n], p, (size_t)(q - p));
+			cat(&b->of[n], "#", 1);
+			cat(&b->of[n], e, (size_t)(next - e));
+			cur = summary ? -1 : (int)n;
+		} else if (cur >= 0) {
+			cat(&b->of[cur], p, (size_t)(next - p));
+			if (eol == p)
+				cur = -1; /* the blank line ends the block */
+		} else {
+			if (!strncmp(p, "# processors", 12))
+				b->nproc = strtol(p + 12 + strspn(p + 12, " \t:"), NULL, 10);
+			cat(&b->hdr, p, (size_t)(next - p));
+		}
+		p = next;
+	}
+}
+
+static void free_blocks(struct cpublocks *b)
+{
+	for (unsigned i = 0; i < MAX_SET; i++)
+		free(b->of[i]);
+	free(b->hdr);
+}
+
+static const char *const arch_machines[] = { "64amd64-", "128arm-", "256ppc-", "20s390-" };
+
+/* In sets of one CPU, every third CPU and the last half, each virtual CPU's
+ * lines are its physical CPU's, in order, numbered 0..n-1; the machine's
+ * own lines are kept (s390's count of processors is n). */
+START_TEST(test_cpuinfo_arch)
+{
+	const char *m = arch_machines[_i / 3];
+	struct text in = load(m, "proc/cpuinfo");
+	struct cpublocks real, got;
+	struct set set;
+	struct cps_buf out = { 0 };
+	struct cps_view_input snap;
+
+	split_blocks(in.p, in.len, &real);
+	ck_assert_uint_ge(real.count, 2);
+	memset(&set, 0, sizeof(set));
+	for (unsigned c = 0, k = 0; c < MAX_SET; c++) {
+		if (!real.of[c])
+			continue;
+		if ((_i % 3 == 0 && k == real.count / 3) || (_i % 3 == 1 && k % 3 == 0) ||
+		    (_i % 3 == 2 && k >= real.count / 2))
+			set_add(&set, c);
+		k++;
+	}
+	snap = snap_of(&set, NULL, 0);
+	ck_assert_int_eq(cps_view_cpuinfo(&out, in.p, in.len, &snap), 0);
+	split_blocks(out.p, out.len, &got);
+	ck_assert_msg(got.count == set.n, "%s: %u CPUs in the view, want %u", m, got.count, set.n);
+	for (unsigned v = 0; v < set.n; v++) {
+		ck_assert_msg(got.of[v] != NULL, "%s: no virtual CPU %u", m, v);
+		ck_assert_msg(!strcmp(got.of[v], real.of[set.cpu[v]]),
+			      "%s: virtual CPU %u is not physical %u:\n%s\nwant\n%s", m, v, set.cpu[v],
+			      got.of[v], real.of[set.cpu[v]]);
+	}
+	if (real.nproc >= 0) {
+		ck_assert_int_eq(got.nproc, (long)set.n);
+	} else {
+		ck_assert_int_eq(got.nproc, -1);
+		ck_assert_str_eq(got.hdr ? got.hdr : "", real.hdr ? real.hdr : "");
+	}
+	free_blocks(&real);
+	free_blocks(&got);
+	cps_buf_free(&out);
+	free(in.p);
+}
+END_TEST
+
 static Suite *views_suite(void)
 {
 	Suite *s = suite_create("views");
@@ -1120,6 +1256,10 @@ static Suite *views_suite(void)
 	tcase_add_test(tc, test_cpuinfo_none_kept);
 	tcase_add_test(tc, test_cpuinfo_invalid);
 	tcase_add_test(tc, test_views_append_and_restore);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("cpuinfo-arch");
+	tcase_add_loop_test(tc, test_cpuinfo_arch, 0, 12);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("stat");

@@ -297,6 +297,59 @@ START_TEST(cgroup_dirs)
 	ck_assert(cps_cgroup_cpu_file("cpuset.effective_cpus", false));
 	ck_assert(!cps_cgroup_cpu_file("cpuset.effective_cpus", true));
 	ck_assert(!cps_cgroup_cpu_file("cpuset.mems", true));
+	/* v1 without the prefix: a noprefix mount, the cpuset filesystem */
+	ck_assert(cps_cgroup_cpu_file("cpus", false));
+	ck_assert(cps_cgroup_cpu_file("effective_cpus", false));
+	ck_assert(!cps_cgroup_cpu_file("cpus", true));
+	ck_assert(!cps_cgroup_cpu_file("mems", false));
+}
+END_TEST
+
+/* As hwloc finds them: /proc/self/cpuset and /proc/mounts (the captured
+ * machines have no mountinfo); and the legacy cpuset filesystem in
+ * mountinfo. */
+START_TEST(cgroup_dirs_mounts)
+{
+	char v1[256], v2[256];
+	static const char legacy[] =
+		"none /dev/cpuset cgroup rw,relatime,cpuset,noprefix,release_agent=/sbin/x 0 0\n";
+	static const char unified[] =
+		"rootfs / rootfs rw 0 0\n"
+		"none /cgroup/freezer cgroup rw,relatime,freezer 0 0\n"
+		"none /cgroup/unified cgroup2 rw 0 0\n";
+	static const char both[] =
+		"cgroup2 /sys/fs/cgroup/unified cgroup2 rw,nosuid 0 0\n"
+		"cgroup /sys/fs/cgroup/cpuset cgroup rw,nosuid,cpuset 0 0\n"
+		"cpuset /dev/old\\040cpuset cpuset rw 0 0\n";
+
+	ck_assert_int_eq(cps_cgroup_cpuset_dirs_mounts("/prout\n", 7, legacy, strlen(legacy), v1,
+						       sizeof(v1), v2, sizeof(v2)),
+			 1);
+	ck_assert_str_eq(v1, "/dev/cpuset/prout");
+	ck_assert_str_eq(v2, "");
+	ck_assert_int_eq(cps_cgroup_cpuset_dirs_mounts("/uid_1/job_2/step_0\n", 20, unified,
+						       strlen(unified), v1, sizeof(v1), v2,
+						       sizeof(v2)),
+			 2);
+	ck_assert_str_eq(v2, "/cgroup/unified/uid_1/job_2/step_0");
+	ck_assert_int_eq(cps_cgroup_cpuset_dirs_mounts("/\n", 2, both, strlen(both), v1, sizeof(v1),
+						       v2, sizeof(v2)),
+			 3);
+	ck_assert_str_eq(v1, "/sys/fs/cgroup/cpuset");
+	ck_assert_str_eq(v2, "/sys/fs/cgroup/unified");
+	/* no path, or no such mount */
+	ck_assert_int_eq(cps_cgroup_cpuset_dirs_mounts("", 0, both, strlen(both), v1, sizeof(v1), v2,
+						       sizeof(v2)),
+			 0);
+	ck_assert_int_eq(cps_cgroup_cpuset_dirs_mounts("/a\n", 3, "none /x cgroup rw,memory 0 0\n",
+						       29, v1, sizeof(v1), v2, sizeof(v2)),
+			 0);
+	/* mountinfo naming the cpuset filesystem */
+	static const char mi[] = "30 1 0:26 / /dev/cpuset rw,relatime - cpuset none rw\n";
+	ck_assert_int_eq(cps_cgroup_cpuset_dirs("0::/\n1:cpuset:/job\n", 19, mi, strlen(mi), v1,
+						sizeof(v1), v2, sizeof(v2)),
+			 1);
+	ck_assert_str_eq(v1, "/dev/cpuset/job");
 }
 END_TEST
 
@@ -313,6 +366,7 @@ static Suite *vpidstat_suite(void)
 	tc = tcase_create("cgroup");
 	tcase_add_test(tc, cgroup_lists);
 	tcase_add_test(tc, cgroup_dirs);
+	tcase_add_test(tc, cgroup_dirs_mounts);
 	suite_add_tcase(s, tc);
 	return s;
 }

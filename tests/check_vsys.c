@@ -18,6 +18,7 @@
 #include "src/cpulist.h"
 #include "src/mask.h"
 #include "src/vcpuinfo.h"
+#include "src/path.h"
 #include "src/redirects.h"
 #include "src/vpath.h"
 #include "src/vsys.h"
@@ -284,6 +285,69 @@ START_TEST(test_lists)
 }
 END_TEST
 
+/* The kernel's formats as captured machines have them: files that end in
+ * "\n\0", an empty list written as "\0\n", masks of many 32-bit groups;
+ * and the files of every topology level (cluster, die, book, drawer) are
+ * lists or masks by their names. */
+START_TEST(test_formats)
+{
+	static const struct {
+		int kind;
+		const char *set, *real;
+		size_t len;
+		const char *want;
+	} cases[] = {
+		{ CPS_VSYS_LIST, "60-67", "0-63\n\0", 6, "0-3\n" },
+		{ CPS_VSYS_LIST, "60-67", "\0\n", 2, "\n" },
+		{ CPS_VSYS_MASK, "32-95", "00000000,00000000,ffffffff,ffffffff\n\0", 37,
+		  "00000000,ffffffff\n" },
+		{ CPS_VSYS_MASK, "60-67", "ffffffff,ffffffff,00000000,00000000\n", 36, "f0\n" },
+		{ CPS_VSYS_MASK, "0,40,127", "80000000,00000000,00000000,00000001\n\0", 37, "5\n" },
+		{ CPS_VSYS_MASK, "0-39", "00000000,000000ff,ffffffff\n", 28, "ff,ffffffff\n" },
+	};
+	static const struct {
+		const char *file;
+		int kind;
+	} names[] = {
+		{ "topology/cluster_cpus_list", CPS_VSYS_LIST },
+		{ "topology/cluster_cpus", CPS_VSYS_MASK },
+		{ "topology/die_cpus_list", CPS_VSYS_LIST },
+		{ "topology/die_cpus", CPS_VSYS_MASK },
+		{ "topology/book_siblings", CPS_VSYS_MASK },
+		{ "topology/book_siblings_list", CPS_VSYS_LIST },
+		{ "topology/drawer_siblings_list", CPS_VSYS_LIST },
+		{ "topology/core_cpus", CPS_VSYS_MASK },
+		{ "topology/package_cpus_list", CPS_VSYS_LIST },
+		{ "topology/cluster_id", CPS_VSYS_SAME },
+		{ "topology/book_id", CPS_VSYS_SAME },
+		{ "cache/index3/shared_cpu_map", CPS_VSYS_MASK },
+		{ "cache/index3/id", CPS_VSYS_SAME },
+	};
+	struct set s;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cps_buf out = { 0 };
+
+		set_of(&s, cases[i].set);
+		ck_assert_int_eq(cps_view_cpumask_file(&out, cases[i].kind, cases[i].real, cases[i].len,
+						       &s.in),
+				 0);
+		ck_assert_msg(!strcmp(out.p, cases[i].want), "case %zu: got [%s] want [%s]", i, out.p,
+			      cases[i].want);
+		cps_buf_free(&out);
+	}
+	set_of(&s, "5,9");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char canon[128], phys[128], want[128];
+
+		snprintf(canon, sizeof(canon), "/sys/devices/system/cpu/cpu1/%s", names[i].file);
+		snprintf(want, sizeof(want), "/sys/devices/system/cpu/cpu9/%s", names[i].file);
+		ck_assert_int_eq(cps_vsys_resolve(canon, &s.in, phys, sizeof(phys)), names[i].kind);
+		ck_assert_str_eq(phys, want);
+	}
+}
+END_TEST
+
 START_TEST(test_bad_input_left_untouched)
 {
 	static const char *const bad[] = { "zz\n", "0-\n", "1,,2x\n", "" };
@@ -396,7 +460,7 @@ END_TEST
 
 /* ---- the captured machines ---- */
 
-static const char *const machines[] = { "16em64t-", "48amd64-", "64amd64-", "96em64t-" };
+static const char *const machines[] = { "16em64t-4s2c2t", "48amd64-", "64amd64-", "96em64t-" };
 #define NMACHINES 4
 
 static char *fixture(const char *prefix, const char *rel, size_t *len)
@@ -494,7 +558,7 @@ START_TEST(test_machine_masks)
 			checked++;
 		}
 	}
-	if (strcmp(mc, "16em64t-") || strcmp(sets[_i % 4], "1"))
+	if (strcmp(mc, "16em64t-4s2c2t") || strcmp(sets[_i % 4], "1"))
 		ck_assert_uint_gt(checked, 0);
 }
 END_TEST
@@ -608,6 +672,93 @@ START_TEST(test_redirects_threads)
 }
 END_TEST
 
+/* Every file of the CPU directory's list of views passes the path
+ * filters in every form they test it: the name alone (a directory fd's
+ * relative name), below the CPU directory, and the stubs' two-byte table. */
+START_TEST(test_top_names_filtered)
+{
+	struct set s;
+	char phys[256];
+	unsigned count = 0;
+
+	set_of(&s, "1");
+	for (const struct cps_vsys_name *t = cps_vsys_cpu_top; t->name; t++, count++) {
+		char abs[128];
+
+		ck_assert_msg(cps_path_view_name(t->name, strlen(t->name)), "%s: not a view's name",
+			      t->name);
+		ck_assert_msg(cps_path_rel_may_view(t->name), "%s: relative name refused", t->name);
+		ck_assert_msg(!cps_path_rel_quick_pass(t->name), "%s: passed by the stubs' table",
+			      t->name);
+		snprintf(abs, sizeof(abs), "/sys/devices/system/cpu/%s", t->name);
+		ck_assert_int_eq(cps_vpath_family(abs), CPS_VF_CPUDIR);
+		ck_assert_int_eq(cps_vsys_resolve(abs, &s.in, phys, sizeof(phys)), t->kind);
+		ck_assert_str_eq(phys, abs);
+	}
+	/* the ones a program reads by a directory fd after open("/sys/devices/system/cpu") */
+	ck_assert_uint_ge(count, 8);
+	ck_assert(cps_path_view_name("enabled", 7) && cps_path_view_name("nohz_full", 9));
+	/* and a name that is no view still passes quickly */
+	ck_assert(cps_path_rel_quick_pass("energy_perf_bias") || !cps_path_view_name("energy_perf_bias", 16));
+	ck_assert(!cps_path_view_name("uevent", 6));
+}
+END_TEST
+
+/* Every view's path, one of each kind, with its family: each must pass
+ * every path filter in every relative form (the rest of the path below
+ * each of its directories, as openat of a descriptor of that directory
+ * gives it), and the name alone must not be let through by the stubs'
+ * two-byte table. */
+static const struct {
+	const char *path;
+	enum cps_vfamily family;
+} every_view[] = {
+	{ "/proc/cpuinfo", CPS_VF_CPUINFO },
+	{ "/proc/stat", CPS_VF_STAT },
+	{ "/proc/self/status", CPS_VF_STATUS },
+	{ "/proc/thread-self/status", CPS_VF_STATUS },
+	{ "/proc/12/task/13/status", CPS_VF_STATUS },
+	{ "/proc/12/stat", CPS_VF_PIDSTAT },
+	{ "/proc/self/task/13/stat", CPS_VF_PIDSTAT },
+	{ "/sys/fs/cgroup/job/cpuset.cpus", CPS_VF_CGROUP },
+	{ "/sys/fs/cgroup/job/cpuset.cpus.effective", CPS_VF_CGROUP },
+	{ "/sys/fs/cgroup/cpuset/job/cpuset.effective_cpus", CPS_VF_CGROUP },
+	{ "/sys/fs/cgroup/cpuset/job/cpus", CPS_VF_CGROUP },
+	{ "/sys/fs/cgroup/cpuset/job/effective_cpus", CPS_VF_CGROUP },
+	{ "/sys/devices/system/cpu/cpu3", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/thread_siblings_list", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/core_siblings", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/core_cpus_list", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/cluster_cpus", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/die_cpus_list", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/package_cpus", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/book_siblings_list", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/topology/drawer_siblings", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/cache/index2/shared_cpu_map", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/cache/index2/shared_cpu_list", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/cpufreq/related_cpus", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/cpu/cpu3/cpufreq/affected_cpus", CPS_VF_CPUDIR },
+	{ "/sys/bus/cpu/devices/cpu3", CPS_VF_CPUDIR },
+	{ "/sys/devices/system/node/has_cpu", CPS_VF_NODE },
+	{ "/sys/devices/system/node/node1/cpumap", CPS_VF_NODE },
+	{ "/sys/devices/system/node/node1/cpulist", CPS_VF_NODE },
+	{ "/sys/devices/system/node/node1/cpu3", CPS_VF_NODE },
+};
+
+START_TEST(test_every_view_filtered)
+{
+	const char *path = every_view[_i].path;
+	const char *base = strrchr(path, '/') + 1;
+
+	ck_assert_int_eq(cps_vpath_family(path), every_view[_i].family);
+	ck_assert_msg(cps_path_view_name(base, strlen(base)), "%s: %s is no view's name", path, base);
+	ck_assert_msg(!cps_path_rel_quick_pass(base), "%s: %s passed by the stubs' table", path,
+		      base);
+	for (const char *p = path + 1; (p = strchr(p, '/')); p++)
+		ck_assert_msg(cps_path_rel_may_view(p + 1), "%s: relative %s refused", path, p + 1);
+}
+END_TEST
+
 static Suite *vsys_suite(void)
 {
 	Suite *s = suite_create("vsys");
@@ -617,11 +768,15 @@ static Suite *vsys_suite(void)
 	tcase_add_test(tc, test_below);
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_dirent);
+	tcase_add_test(tc, test_top_names_filtered);
+	tcase_add_loop_test(tc, test_every_view_filtered, 0,
+			    (int)(sizeof(every_view) / sizeof(every_view[0])));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("contents");
 	tcase_add_test(tc, test_kmask_widths);
 	tcase_add_test(tc, test_lists);
+	tcase_add_test(tc, test_formats);
 	tcase_add_test(tc, test_bad_input_left_untouched);
 	tcase_add_test(tc, test_kernel_max);
 	tcase_add_test(tc, test_has_cpu);

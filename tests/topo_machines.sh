@@ -35,7 +35,6 @@ for F in "$CPS_FIXTURES"/*/; do
 	has_lscpu=$?
 	in_machine "$F" "$all" numactl --hardware > "$T/numactl" 2>&1
 	while read -r shape S; do
-		[ "$shape" = all ] && continue
 		what="$m $shape {$S}"
 		in_machine "$F" "$S" env HWLOC_FSROOT="$F" lstopo-no-graphics --of xml - > "$T/got.xml" 2>"$T/err"
 		check "$what: lstopo" $CMP hwloc "$F" "$S" "$T/got.xml"
@@ -49,7 +48,7 @@ for F in "$CPS_FIXTURES"/*/; do
 		if [ $has_lscpu = 0 ]; then
 			for o in p e; do
 				in_machine "$F" "$S" lscpu --sysroot "$F" -$o > "$T/got" 2>&1
-				check "$what: lscpu -$o" $CMP lscpu "$T/lscpu-$o" "$S" "$T/got"
+				check "$what: lscpu -$o" $CMP lscpu "$T/lscpu-$o" "$S" "$T/got" "$F"
 			done
 		else
 			# lscpu cannot read this capture itself (no cpu/possible):
@@ -58,13 +57,28 @@ for F in "$CPS_FIXTURES"/*/; do
 				"$(in_machine "$F" "$S" lscpu --sysroot "$F" -p=cpu,node 2>&1 | grep -v '^#')" \
 				"$($CMP cpu-node "$F" "$S")"
 		fi
+		# the CPU directory's own list files, in every spelling
+		in_machine "$F" "$S" $PY "$SRC/tests/topo/compare.py" read-top "$F" > "$T/got" 2>&1
+		expect_eq "$what: the CPU directory's lists in every spelling" "$(cat "$T/got")" \
+			"$($CMP top-files "$F" "$S")"
 		in_machine "$F" "$S" numactl --hardware > "$T/got" 2>&1
 		check "$what: numactl --hardware" $CMP numactl "$T/numactl" "$S" "$T/got" "$all"
 		# libnuma's node of every virtual CPU is its physical CPU's
-		in_machine "$F" "$S" $PY "$SRC/tests/topo/compare.py" node-of-cpu "$F" "$S" > "$T/diff" 2>&1
-		expect_eq "$what: numa_node_of_cpu" "$?" 0
+		$CMP cpu-node "$F" "$S" > "$T/cpu-node"
+		in_machine "$F" "$S" $PY "$SRC/tests/topo/compare.py" node-of-cpu "$T/cpu-node" > "$T/diff" 2>&1
+		expect_eq "$what: numa_node_of_cpu" "$?" 0 || show "$T/diff"
 	done < "$T/shapes"
 	# lscpu cannot read machines captured without a cpu/possible file
 	[ $has_lscpu = 0 ] || note "$m: lscpu cannot read this capture itself (no cpu/possible); lscpu -p and -e not compared, its nodes checked"
 done
+# This machine's CPU directory read by a descriptor of it, in a set of
+# physical CPU 1: each list file the kernel has there is the set's part
+need taskset util-linux
+if [ $((0x$(outside taskset -p $$ | sed 's/.*: //') & 2)) -ne 0 ]; then
+	S1=$("$CPUSET" create --cpus 1 --name topo-one) || die "cpuset create --cpus 1"
+	in_set "$S1" $PY "$SRC/tests/topo/compare.py" read-top / > "$T/got" 2>&1
+	expect_eq "this machine, set {1}: the CPU directory's lists in every spelling" \
+		"$(cat "$T/got")" "$($CMP top-files / 1)"
+	show "$T/got"
+fi
 finish

@@ -4,17 +4,24 @@ restriction of the captured machine reports (tests/topo/).
 
   compare.py hwloc  ROOT CPULIST GOT.xml   lstopo --of xml inside the set vs
                                            HWLOC_FSROOT=ROOT lstopo --restrict
-  compare.py lscpu  FULL CPULIST GOT       lscpu -p or -e inside the set vs
+  compare.py lscpu  FULL CPULIST GOT [ROOT] lscpu -p or -e inside the set vs
                                            FULL (the same on the whole
                                            machine) restricted to the set
+                                           (ROOT: the machine, whose cache
+                                           ids lscpu -p may print)
   compare.py numactl FULL CPULIST GOT [FULLCPUS]
                                            numactl --hardware, the same way (FULL
                                            made in the set FULLCPUS, if given)
   compare.py shapes ROOT                   the sets to try on ROOT ("all": every
                                            online CPU)
   compare.py cpu-node ROOT CPULIST         "v,node" of each virtual CPU
-  compare.py node-of-cpu ROOT CPULIST      under the shim: libnuma's node of each
-                                           virtual CPU is its physical CPU's
+  compare.py top-files ROOT CPULIST        the CPU directory's own list files
+                                           in the set (name, text)
+  compare.py read-top ROOT                 under the shim: the same files read
+                                           in every spelling
+  compare.py node-of-cpu WANT              under the shim: libnuma's node of each
+                                           virtual CPU is what WANT (cpu-node's
+                                           output) says
 
 CPULIST: the set's physical CPUs ("0,1,5,40-47"). The only difference
 allowed is the CPUs' numbers, renumbered 0..n-1 in ascending order (and
@@ -216,7 +223,7 @@ MEMORY = ("NUMANode", "MemCache")
 def canon_memory(e):
     """Structure hwloc's restriction keeps but a discovery of the same
     machine does not make: a Group with the CPUs and nodes of its only
-    child is dropped, and memory hangs from the deepest object that has
+    child, or of its parent whose only child it is, is dropped, and memory hangs from the deepest object that has
     exactly its parent's CPUs and nodes (where a discovery attaches it)."""
     def key(o):
         return (o.get("cpuset"), o.get("nodeset"))
@@ -237,19 +244,33 @@ def canon_memory(e):
                 if len(n) != 1 or key(n[0]) != key(c):
                     continue
                 mem = [m for m in c if m.tag == "object" and m.get("type") in MEMORY]
+                # memory goes first among the children objects, after
+                # the infos (as a discovery writes it)
+                at = len([x for x in n[0] if x.tag != "object"])
                 if c.get("type") == "Group":
                     # the Group goes, its child takes its place and memory
                     parent.remove(c)
                     for j, m in enumerate(mem):
                         c.remove(m)
-                        n[0].insert(j, m)
+                        n[0].insert(at + j, m)
                     parent.insert(i, n[0])
+                    changed = True
+                    break
+                if n[0].get("type") == "Group":
+                    # a Group with its parent's CPUs and nodes, its
+                    # parent's only child: it goes, its children take
+                    # its place
+                    g = n[0]
+                    k = list(c).index(g)
+                    c.remove(g)
+                    for j, x in enumerate([x for x in g if x.tag == "object"]):
+                        c.insert(k + j, x)
                     changed = True
                     break
                 if mem:
                     for j, m in enumerate(mem):
                         c.remove(m)
-                        n[0].insert(j, m)
+                        n[0].insert(at + j, m)
                     changed = True
                     break
             if changed:
@@ -272,7 +293,7 @@ def cmd_hwloc(root, cpus, got_path):
 
 # ---- lscpu -p / -e ----
 
-def renumber_rows(header, rows, cpus):
+def renumber_rows(header, rows, cpus, keep=()):
     """rows: lists of column strings, the first the CPU. Keeps the set's
     rows, CPU -> virtual, and each made-up id column renumbered in order
     of first appearance (lscpu numbers its ids that way); NODE and the
@@ -281,10 +302,13 @@ def renumber_rows(header, rows, cpus):
     kept = [r for r in rows if int(r[0]) in rank]
     if len(kept) != len(cpus):
         raise SystemExit("full output lacks CPUs of the set")
-    out = [[str(rank[int(r[0])])] + r[1:] for r in kept]
+    # lscpu -p leaves off the empty cells at the end of a row (a CPU
+    # without some cache level): pad to renumber, cut back after
+    widths = [len(r) for r in kept]
+    out = [[str(rank[int(r[0])])] + r[1:] + [""] * (len(header) - len(r)) for r in kept]
     for col, name in enumerate(header):
-        if col == 0 or name.upper() not in ("CORE", "SOCKET", "BOOK", "DRAWER", "CLUSTER",
-                                            "L1D", "L1I", "L2", "L3", "CACHE"):
+        if col == 0 or name in keep or name.upper() not in (
+                "CORE", "SOCKET", "BOOK", "DRAWER", "CLUSTER", "L1D", "L1I", "L2", "L3", "CACHE"):
             continue
         seen = {}
         for r in out:
@@ -299,27 +323,81 @@ def renumber_rows(header, rows, cpus):
                     seen[key] = str(len([k for k in seen if k[0] == i]))
                 new.append(seen[key])
             r[col] = ":".join(new)
+    return [r[:w] for r, w in zip(out, widths)]
+
+
+CACHE_NAMES = ("L1d", "L1i", "L2", "L3", "L4")
+
+
+def uneven_caches(full):
+    """Whether some CPU lacks a cache level others have (lscpu -p leaves
+    its cells empty or the row short, -e prints fewer ids or "-"). lscpu
+    then numbers each CPU's caches by their place, not their level, and
+    finds a CPU's caches only from index0 on: what it prints for a CPU
+    depends on the other CPUs it read, so the rows of the whole machine
+    kept to the set are not what it prints in the set. The caches are
+    compared by hwloc's restriction instead."""
+    if full and full[0].startswith("#"):
+        header = [l for l in full if l.startswith("#")][-1][2:].split(",")
+        cols = [i for i, h in enumerate(header) if h in CACHE_NAMES]
+        rows = [l.split(",") for l in full if not l.startswith("#")]
+        return any(len(r) <= c or r[c] == "" for r in rows for c in cols)
+    header = full[0].split()
+    cols = [i for i, h in enumerate(header) if ":" in h]
+    rows = [l.split() for l in full[1:]]
+    return any(len(r) <= c or r[c] == "-" or len(r[c].split(":")) != len(header[c].split(":"))
+               for r in rows for c in cols)
+
+
+def drop_caches(lines):
+    """The lines of lscpu -p or -e without the cache columns."""
+    if lines and lines[0].startswith("#"):
+        header = [l for l in lines if l.startswith("#")][-1][2:].split(",")
+        first = min([i for i, h in enumerate(header) if h in CACHE_NAMES] or [len(header)])
+        return [l.rstrip("\n") if l.startswith("#") and l[2:].split(",") != header
+                else (("# " if l.startswith("#") else "") +
+                      ",".join((l[2:] if l.startswith("#") else l).rstrip("\n").split(",")[:first])
+                      .rstrip(","))
+                for l in lines]
+    header = lines[0].split()
+    keep = [i for i, h in enumerate(header) if ":" not in h]
+    out = []
+    for l in lines:
+        w = l.split()
+        out.append(" ".join(w[i] for i in keep if i < len(w)))
     return out
 
 
-def cmd_lscpu(full_path, cpus, got_path):
+def has_cache_ids(root):
+    """Whether the machine's caches have id files: lscpu -p and -e print
+    those ids (kept by a restriction, and by the views) instead of its
+    own."""
+    import glob
+    return bool(root) and bool(glob.glob(os.path.join(
+        root, "sys/devices/system/cpu/cpu*/cache/index*/id")))
+
+
+def cmd_lscpu(full_path, cpus, got_path, root=None):
     with open(full_path) as f:
         full = f.read().splitlines()
     with open(got_path) as f:
         got = [l + "\n" for l in f.read().splitlines()]
+    if uneven_caches(full):
+        full = drop_caches(full)
+        got = [l + "\n" for l in drop_caches([l.rstrip("\n") for l in got])]
     if full and full[0].startswith("#"):
         # -p: comments, then the header as a comment, then CSV rows
         comments = [l for l in full if l.startswith("#")]
         header = comments[-1][2:].split(",")
         rows = [l.split(",") for l in full if not l.startswith("#")]
-        out = renumber_rows(header, rows, cpus)
+        out = renumber_rows(header, rows, cpus, CACHE_NAMES if has_cache_ids(root) else ())
         want = [l + "\n" for l in comments] + [",".join(r) + "\n" for r in out]
     else:
         header = full[0].split()
         cache_col = [i for i, h in enumerate(header) if ":" in h]
         rows = [l.split() for l in full[1:]]
         names = ["CACHE" if i in cache_col else h for i, h in enumerate(header)]
-        out = renumber_rows(names, rows, cpus)
+        out = renumber_rows(names, rows, cpus, ("CACHE",) if has_cache_ids(root) else ())
         # lscpu -e pads its columns; compare the cells, not the spacing
         want = [" ".join(header) + "\n"] + [" ".join(r) + "\n" for r in out]
         got = [" ".join(l.split()) + "\n" for l in got]
@@ -357,7 +435,7 @@ def cmd_numactl(full_path, cpus, got_path, full_cpus=None):
 def read(root, rel):
     try:
         with open(os.path.join(root, rel.lstrip("/"))) as f:
-            return f.read().strip()
+            return f.read().replace("\0", "").strip()
     except OSError:
         return None
 
@@ -385,34 +463,78 @@ def siblings(root, cpu, name):
     return mask_cpus(t)
 
 
+def allowed_cpus(root):
+    """The CPUs hwloc says the captured process may use (the root object's
+    allowed_cpuset), or None if it cannot tell."""
+    env = dict(os.environ, HWLOC_FSROOT=root)
+    env.pop("LD_PRELOAD", None)
+    try:
+        x = subprocess.run(["lstopo-no-graphics", "--of", "xml", "-"], env=env,
+                           capture_output=True, text=True, check=True).stdout
+        o = ET.fromstring(x).find("object")
+        return parse_bitmap(o.get("allowed_cpuset"))
+    except (OSError, subprocess.CalledProcessError, ET.ParseError, AttributeError,
+            TypeError, ValueError):
+        return None
+
+
 def cmd_shapes(root):
-    """name cpulist, one set a line: one core's hyperthreads, one whole
-    package, CPUs of two NUMA nodes, every other CPU, a sparse pick."""
+    """name cpulist, one set a line, of every shape: one CPU, one core's
+    threads, one thread of each core, a NUMA node, a package, CPUs of two
+    packages, a non-contiguous pick (given out of order to whoever makes
+    the set), the first and last CPU, all ("all": every online CPU the
+    captured process may use). A
+    shape whose CPUs an earlier one (or all) already has is left out."""
     on = online_cpus(root)
+    # only CPUs the captured process may use (its cpuset cgroup): no set
+    # can hold another, and hwloc refuses to restrict to one
+    allowed = allowed_cpus(root)
+    if allowed is not None:
+        on = [c for c in on if c in allowed]
+    onset = set(on)
+
+    def sib(x, *names):
+        for n in names:
+            t = read(root, "sys/devices/system/cpu/cpu%d/topology/%s" % (x, n))
+            if t is not None and t.strip("\0\n "):
+                return [y for y in mask_cpus(t.strip("\0\n ")) if y in onset]
+        return [x]
+
     c = on[len(on) // 3]
     for x in on:  # a core with hyperthreads, where there are some
-        if len([y for y in siblings(root, x, "thread_siblings") if y in on]) > 1:
+        if len(sib(x, "thread_siblings", "core_cpus")) > 1:
             c = x
             break
-    shapes = [("core", [y for y in siblings(root, c, "thread_siblings") if y in on]),
-              ("package", [y for y in siblings(root, c, "core_siblings") if y in on])]
+    firsts = sorted({min(sib(x, "thread_siblings", "core_cpus")) for x in on})
+    pkgs = sorted({tuple(sib(x, "package_cpus", "core_siblings")) for x in on})
+    pkg = list(sib(c, "package_cpus", "core_siblings"))
+    shapes = [("one", [on[len(on) // 3]]),
+              ("core", sib(c, "thread_siblings", "core_cpus")),
+              ("threads", firsts)]
     nodes = []
     nd = os.path.join(root, "sys/devices/system/node")
     for e in sorted(os.listdir(nd)) if os.path.isdir(nd) else []:
         if e.startswith("node") and e[4:].isdigit():
-            cs = [x for x in mask_cpus(read(root, "sys/devices/system/node/%s/cpumap" % e))
-                  if x in on]
+            cs = [x for x in mask_cpus(read(root, "sys/devices/system/node/%s/cpumap" % e).strip("\0\n "))
+                  if x in onset]
             if cs:
                 nodes.append((int(e[4:]), cs))
     nodes.sort()
-    if len(nodes) >= 2:
-        shapes.append(("two-nodes", nodes[0][1][-2:] + nodes[1][1][:3]))
-    shapes.append(("every-other", on[::2]))
-    # sparse, and given out of order to whoever makes the set
-    pick = [on[-1], on[3], on[len(on) // 2 + 1], on[1]]
-    shapes.append(("sparse", pick))
+    if nodes:  # the last node with CPUs: not the one that holds the first CPU
+        shapes.append(("node", nodes[-1][1]))
+    shapes.append(("package", pkg))
+    if len(pkgs) >= 2:
+        shapes.append(("packages", sorted(list(pkgs[0][-2:]) + list(pkgs[1][:3]))))
+    pick = [on[-1], on[3 % len(on)], on[len(on) // 2 + 1 if len(on) > 2 else 0], on[1 % len(on)]]
+    shapes.append(("sparse", list(dict.fromkeys(pick))))
+    shapes.append(("ends", [on[0], on[-1]]))
     shapes.append(("all", on))
+    seen = {tuple(on)}
     for name, cs in shapes:
+        key = tuple(sorted(cs))
+        if key in seen and name != "all":
+            continue
+        seen.add(key)
         print(name, ",".join(str(x) for x in cs))
 
 
@@ -429,41 +551,131 @@ def cmd_cpu_node(root, cpus):
         print("%d,%d" % (v, node_of[p]))
 
 
-def cmd_node_of_cpu(root, cpus):
+def cmd_node_of_cpu(want_path):
     """Run under the shim: libnuma's numa_node_of_cpu(v) for each virtual
-    CPU v is the node whose cpumap holds physical CPU p(v)."""
+    CPU v is the node WANT (cpu-node's output, made outside the shim: the
+    node whose cpumap holds p(v)) says, and none beyond the set."""
     import ctypes
     numa = ctypes.CDLL("libnuma.so.1")
     if numa.numa_available() < 0:
         print("numa_available() < 0")
         sys.exit(1)
-    node_of = {}
-    nd = os.path.join(root, "sys/devices/system/node")
-    for e in os.listdir(nd):
-        if e.startswith("node") and e[4:].isdigit():
-            for c in mask_cpus(read(root, "sys/devices/system/node/%s/cpumap" % e)):
-                node_of[c] = int(e[4:])
+    want = {}
+    with open(want_path) as f:
+        for l in f:
+            v, k = l.split(",")
+            want[int(v)] = int(k)
     bad = 0
-    for v, p in enumerate(cpus):
+    for v in sorted(want):
         got = numa.numa_node_of_cpu(v)
-        if got != node_of.get(p, -1):
-            print("virtual CPU %d (physical %d): node %d, want %d" % (v, p, got, node_of.get(p, -1)))
+        if got != want[v]:
+            print("virtual CPU %d: node %d, want %d" % (v, got, want[v]))
             bad = 1
-    if numa.numa_node_of_cpu(len(cpus)) != -1:
-        print("virtual CPU %d (beyond the set) has a node" % len(cpus))
+    if numa.numa_node_of_cpu(len(want)) != -1:
+        print("virtual CPU %d (beyond the set) has a node" % len(want))
         bad = 1
     sys.exit(bad)
 
 
+def fmt_list(vs):
+    out, vs = [], sorted(vs)
+    i = 0
+    while i < len(vs):
+        j = i
+        while j + 1 < len(vs) and vs[j + 1] == vs[j] + 1:
+            j += 1
+        out.append(str(vs[i]) if i == j else "%d-%d" % (vs[i], vs[j]))
+        i = j + 1
+    return ",".join(out)
+
+
+TOP_RANGE = ("online", "possible", "present")
+TOP_LIST = ("offline", "isolated", "enabled", "nohz_full")
+
+
+def cmd_top_files(root, cpus):
+    """The files of the CPU directory itself that are views, as the set
+    sees them: "name<TAB>text" for each one the machine has (text with
+    its newline as \\n). A range is 0..n-1; a list is the set's part of
+    the real one, renumbered; kernel_max n-1."""
+    rank = {p: v for v, p in enumerate(cpus)}
+    for name in TOP_RANGE + ("kernel_max",) + TOP_LIST:
+        t = read(root, "sys/devices/system/cpu/" + name)
+        if t is None:
+            continue
+        if name in TOP_RANGE:
+            text = "0-%d" % (len(cpus) - 1) if len(cpus) > 1 else "0"
+        elif name == "kernel_max":
+            text = str(len(cpus) - 1)
+        else:
+            t = t.strip("\0\n ")
+            real = [] if t in ("", "(null)") else cpulist(t)
+            text = fmt_list(rank[c] for c in real if c in rank)
+        print("%s\t%s\\n" % (name, text))
+
+
+def cmd_read_top(root):
+    """Run under the shim: each of the CPU directory's own list files the
+    machine has, read in every spelling (below ROOT absolute, with "//"
+    and "/./", ".." through a sibling, relative after chdir to the
+    directory, relative to a descriptor of it, relative to ROOT): one
+    "name<TAB>text" line when they all agree, else a line naming the
+    spellings that differ (exit 1)."""
+    d = os.path.join(root, "sys/devices/system/cpu")
+    bad = 0
+
+    def rd(path, dir_fd=None):
+        try:
+            fd = os.open(path, os.O_RDONLY, dir_fd=dir_fd)
+        except OSError as e:
+            return "error %s" % e.strerror
+        try:
+            return os.read(fd, 65536).decode().replace("\n", "\\n")
+        finally:
+            os.close(fd)
+
+    here = os.getcwd()
+    dfd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    rfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    for name in TOP_RANGE + ("kernel_max",) + TOP_LIST:
+        if not os.path.exists(os.path.join(d, name)):
+            continue
+        got = {"absolute": rd(os.path.join(d, name)),
+               "//": rd(d.replace("/system/", "//system//") + "//" + name),
+               "/./": rd(d + "/./" + name),
+               "..": rd(d + "/cpuidle/../" + name) if os.path.isdir(d + "/cpuidle")
+               else rd(d + "/../cpu/" + name),
+               "dirfd": rd(name, dir_fd=dfd),
+               "root-dirfd": rd("sys/devices/system/cpu/" + name, dir_fd=rfd)}
+        os.chdir(d)
+        got["chdir"] = rd(name)
+        os.chdir(root)
+        got["chdir-root"] = rd("sys/devices/system/cpu/" + name)
+        os.chdir(here)
+        texts = set(got.values())
+        if len(texts) == 1:
+            print("%s\t%s" % (name, texts.pop()))
+        else:
+            bad = 1
+            print("%s\tspellings differ: %s" % (name, sorted(got.items())))
+    sys.exit(bad)
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "read-top":
+        return cmd_read_top(sys.argv[2])
+    if len(sys.argv) == 4 and sys.argv[1] == "top-files":
+        return cmd_top_files(sys.argv[2], cpulist(sys.argv[3]))
     if len(sys.argv) == 3 and sys.argv[1] == "shapes":
         return cmd_shapes(sys.argv[2])
     if len(sys.argv) == 4 and sys.argv[1] == "cpu-node":
         return cmd_cpu_node(sys.argv[2], cpulist(sys.argv[3]))
-    if len(sys.argv) == 4 and sys.argv[1] == "node-of-cpu":
-        return cmd_node_of_cpu(sys.argv[2], cpulist(sys.argv[3]))
+    if len(sys.argv) == 3 and sys.argv[1] == "node-of-cpu":
+        return cmd_node_of_cpu(sys.argv[2])
     if len(sys.argv) == 6 and sys.argv[1] == "numactl":
         return cmd_numactl(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4], cpulist(sys.argv[5]))
+    if len(sys.argv) == 6 and sys.argv[1] == "lscpu":
+        return cmd_lscpu(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4], sys.argv[5])
     if len(sys.argv) != 5 or sys.argv[1] not in ("hwloc", "lscpu", "numactl"):
         sys.stderr.write(__doc__)
         sys.exit(2)
