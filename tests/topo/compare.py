@@ -15,6 +15,20 @@ restriction of the captured machine reports (tests/topo/).
   compare.py cpu-node ROOT CPULIST         "v,node" of each virtual CPU
   compare.py node-of-cpu ROOT CPULIST      under the shim: libnuma's node of each
                                            virtual CPU is its physical CPU's
+  compare.py counts ROOT CPULIST           "cores N" (the set's distinct cores),
+                                           "siblings ..." and "cpu-cores ..."
+                                           (per package: its CPUs and its
+                                           cores in the set, each value once)
+  compare.py node-of ROOT CPULIST          the node of each CPU of the set, from
+                                           ROOT's node cpumaps (-1: none)
+  compare.py names LIST                    "cpu0 cpu1 ..." of a CPU list
+  compare.py view ROOT CPULIST PATH...     what each file PATH (as the program
+                                           names it, virtual CPUs, without
+                                           ROOT) must read in the set, from
+                                           ROOT's real files: "PATH: TEXT",
+                                           TEXT "ENOENT" where it must not
+                                           exist (the real file is missing,
+                                           or the CPU is beyond the set)
 
 CPULIST: the set's physical CPUs ("0,1,5,40-47"). The only difference
 allowed is the CPUs' numbers, renumbered 0..n-1 in ascending order (and
@@ -455,7 +469,163 @@ def cmd_node_of_cpu(root, cpus):
     sys.exit(bad)
 
 
+# ---- a file's expected view ----
+
+def fmt_list(cs):
+    out, cs = [], sorted(cs)
+    i = 0
+    while i < len(cs):
+        j = i
+        while j + 1 < len(cs) and cs[j + 1] == cs[j] + 1:
+            j += 1
+        out.append(str(cs[i]) if i == j else "%d-%d" % (cs[i], cs[j]))
+        i = j + 1
+    return ",".join(out)
+
+
+def fmt_mask(cs, nbits):
+    """as the kernel prints a cpumask of nbits possible CPUs ("%*pb")"""
+    m = 0
+    for c in cs:
+        m |= 1 << c
+    groups = max(1, (nbits + 31) // 32)
+    first = nbits % 32 or 32
+    out = []
+    for g in reversed(range(groups)):
+        v = (m >> (32 * g)) & 0xFFFFFFFF
+        if g == groups - 1:
+            out.append("%0*x" % ((first + 3) // 4, v & ((1 << first) - 1)))
+        else:
+            out.append("%08x" % v)
+    return ",".join(out)
+
+
+def real_text(root, phys):
+    """the real file's text without its end ("\n", "\n\0"), or None"""
+    try:
+        with open(os.path.join(root, phys.lstrip("/")), "rb") as f:
+            return f.read().decode().rstrip("\0").rstrip("\n")
+    except OSError:
+        return None
+
+
+def kind_of(rest):
+    """the kind of a file below cpuN/ (the kernel's names)"""
+    base = rest.rsplit("/", 1)[-1]
+    if base.endswith("_list"):
+        return "list"
+    if rest.startswith("cpufreq/") and base in ("related_cpus", "affected_cpus",
+                                                 "freqdomain_cpus"):
+        return "spacelist"
+    if base.endswith("_siblings") or base.endswith("_cpus") or base == "shared_cpu_map":
+        return "mask"
+    return "same"
+
+
+def view_of(root, cpus, path):
+    rank = {p: v for v, p in enumerate(cpus)}
+    n = len(cpus)
+    cpu_dir, bus_dir, node_dir = ("/sys/devices/system/cpu/", "/sys/bus/cpu/devices/",
+                                  "/sys/devices/system/node/")
+    kind, phys = "same", path
+    for d in (cpu_dir, bus_dir, node_dir):
+        if not path.startswith(d):
+            continue
+        parts = path[len(d):].split("/")
+        if d == node_dir and parts[0] == "has_cpu":
+            kind = "has_cpu"
+            break
+        if d == node_dir and parts[0].startswith("node") and len(parts) >= 2:
+            if len(parts) == 2 and parts[1] in ("cpumap", "cpulist"):
+                kind = "mask" if parts[1] == "cpumap" else "list"
+                break
+            d, parts = d + parts[0] + "/", parts[1:]
+        if d == cpu_dir and len(parts) == 1:
+            kind = {"online": "range", "possible": "range", "present": "range",
+                    "kernel_max": "kernel_max", "offline": "list", "isolated": "list",
+                    "enabled": "list", "nohz_full": "list"}.get(parts[0], "same")
+            break
+        if parts[0].startswith("cpu") and parts[0][3:].isdigit():
+            v = int(parts[0][3:])
+            if v >= n:
+                return "ENOENT"
+            phys = d + "cpu%d" % cpus[v] + "".join("/" + x for x in parts[1:])
+            kind = kind_of("/".join(parts[1:])) if len(parts) > 1 else "same"
+        break
+    text = real_text(root, phys)
+    if text is None:
+        return "ENOENT"
+    if kind == "same":
+        return text
+    if kind == "range":
+        return fmt_list(range(n))
+    if kind == "kernel_max":
+        return str(n - 1)
+    if kind == "has_cpu":
+        keep = []
+        for k in cpulist(text):
+            m = real_text(root, node_dir + "node%d/cpumap" % k)
+            if m is not None and set(mask_cpus(m)) & set(cpus):
+                keep.append(k)
+        return fmt_list(keep)
+    if kind == "mask":
+        phys_cpus = mask_cpus(text)
+    elif kind == "spacelist":
+        phys_cpus = [int(x) for x in text.split()]
+    else:
+        phys_cpus = [] if text == "(null)" else cpulist(text)
+    virt = [rank[c] for c in phys_cpus if c in rank]
+    if kind == "mask":
+        return fmt_mask(virt, n)
+    if kind == "spacelist":
+        return "".join("%d " % c for c in sorted(virt))
+    return fmt_list(virt)
+
+
+def cmd_view(root, cpus, paths):
+    """paths as the program names them: below root, or from / when root
+    is "/" """
+    r = root.rstrip("/")
+    for p in paths:
+        rel = p[len(r):] if r and p.startswith(r + "/") else p
+        print("%s: %s" % (p, view_of(root, cpus, rel)))
+
+
+def cmd_counts(root, cpus):
+    pkg_cpus, pkg_cores = {}, {}
+    for c in cpus:
+        t = "sys/devices/system/cpu/cpu%d/topology/" % c
+        pkg = read(root, t + "physical_package_id")
+        core = (read(root, t + "die_id"), read(root, t + "core_id"))
+        if core[1] is None:
+            core = ("cpu", c)
+        pkg_cpus.setdefault(pkg, set()).add(c)
+        pkg_cores.setdefault(pkg, set()).add(core)
+    print("cores %d" % sum(len(v) for v in pkg_cores.values()))
+    print("siblings " + " ".join(str(x) for x in sorted({len(v) for v in pkg_cpus.values()})))
+    print("cpu-cores " + " ".join(str(x) for x in sorted({len(v) for v in pkg_cores.values()})))
+
+
+def cmd_node_of(root, cpus):
+    node_of = {}
+    nd = os.path.join(root, "sys/devices/system/node")
+    for e in os.listdir(nd) if os.path.isdir(nd) else []:
+        if e.startswith("node") and e[4:].isdigit():
+            m = read(root, "sys/devices/system/node/%s/cpumap" % e)
+            for c in mask_cpus(m) if m else []:
+                node_of[c] = int(e[4:])
+    print(" ".join(str(node_of.get(p, -1)) for p in cpus))
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "node-of":
+        return cmd_node_of(sys.argv[2], cpulist(sys.argv[3]))
+    if len(sys.argv) == 3 and sys.argv[1] == "names":
+        return print(" ".join("cpu%d" % c for c in cpulist(sys.argv[2])))
+    if len(sys.argv) == 4 and sys.argv[1] == "counts":
+        return cmd_counts(sys.argv[2], cpulist(sys.argv[3]))
+    if len(sys.argv) >= 5 and sys.argv[1] == "view":
+        return cmd_view(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4:])
     if len(sys.argv) == 3 and sys.argv[1] == "shapes":
         return cmd_shapes(sys.argv[2])
     if len(sys.argv) == 4 and sys.argv[1] == "cpu-node":
