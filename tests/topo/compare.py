@@ -21,6 +21,10 @@ restriction of the captured machine reports (tests/topo/).
                                            cores in the set, each value once)
   compare.py node-of ROOT CPULIST          the node of each CPU of the set, from
                                            ROOT's node cpumaps (-1: none)
+  compare.py entries ROOT CPULIST DIR...   the cpuN entries each DIR (below ROOT)
+                                           must list in the set: its own,
+                                           restricted and renumbered
+                                           ("ENOENT": no such directory)
   compare.py names LIST                    "cpu0 cpu1 ..." of a CPU list
   compare.py view ROOT CPULIST PATH...     what each file PATH (as the program
                                            names it, virtual CPUs, without
@@ -230,8 +234,10 @@ MEMORY = ("NUMANode", "MemCache")
 def canon_memory(e):
     """Structure hwloc's restriction keeps but a discovery of the same
     machine does not make: a Group with the CPUs and nodes of its only
-    child is dropped, and memory hangs from the deepest object that has
-    exactly its parent's CPUs and nodes (where a discovery attaches it)."""
+    child, or of its parent (a machine without caches has no level
+    between a package and its node's Group), is dropped, and memory hangs
+    from the deepest object that has exactly its parent's CPUs and nodes
+    (where a discovery attaches it)."""
     def key(o):
         return (o.get("cpuset"), o.get("nodeset"))
 
@@ -247,6 +253,14 @@ def canon_memory(e):
             for i, c in enumerate(kids):
                 if c.tag != "object":
                     continue
+                if (c.get("type") == "Group" and parent.tag == "object"
+                        and key(c) == key(parent)):
+                    # the Group goes, its children take its place
+                    parent.remove(c)
+                    for j, g in enumerate(list(c)):
+                        parent.insert(i + j, g)
+                    changed = True
+                    break
                 n = normal(c)
                 if len(n) != 1 or key(n[0]) != key(c):
                     continue
@@ -617,7 +631,22 @@ def cmd_node_of(root, cpus):
     print(" ".join(str(node_of.get(p, -1)) for p in cpus))
 
 
+def cmd_entries(root, cpus, dirs):
+    rank = {p: v for v, p in enumerate(cpus)}
+    for d in dirs:
+        try:
+            names = os.listdir(os.path.join(root, d.lstrip("/")))
+        except OSError:
+            print("ENOENT")
+            continue
+        own = [int(e[3:]) for e in names if e.startswith("cpu") and e[3:].isdigit()]
+        print(" ".join("cpu%d" % rank[p] for p in sorted(own, key=lambda p: rank.get(p, -1))
+                       if p in rank))
+
+
 def main():
+    if len(sys.argv) >= 5 and sys.argv[1] == "entries":
+        return cmd_entries(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4:])
     if len(sys.argv) == 4 and sys.argv[1] == "node-of":
         return cmd_node_of(sys.argv[2], cpulist(sys.argv[3]))
     if len(sys.argv) == 3 and sys.argv[1] == "names":
