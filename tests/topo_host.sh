@@ -62,7 +62,10 @@ parent (True, True) (True, True) (True, True)"
 	# psutil: the set's CPUs and its cores (distinct package, die and core
 	# ids of the machine's topology files)
 	expect_eq "{$S} psutil cores" "$(run $PY -c 'import psutil; print(psutil.cpu_count(logical=False), psutil.cpu_count())')" "$cores $n"
-	# cpuinfo, per package: the set's CPUs in it, and its cores
+	# cpuinfo, per package: the set's CPUs in it, and its cores (where the
+	# machine's cpuinfo has these fields: x86's; arm64's has none)
+	grep -q '^siblings' /proc/cpuinfo || siblings=
+	grep -q '^cpu cores' /proc/cpuinfo || cpucores=
 	expect_eq "{$S} cpuinfo siblings" "$(run sed -n 's/^siblings[[:space:]]*: //p' /proc/cpuinfo | sort -nu | tr '\n' ' ' | sed 's/ $//')" "$siblings"
 	expect_eq "{$S} cpuinfo cpu cores" "$(run sed -n 's/^cpu cores[[:space:]]*: //p' /proc/cpuinfo | sort -nu | tr '\n' ' ' | sed 's/ $//')" "$cpucores"
 done
