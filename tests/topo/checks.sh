@@ -17,12 +17,14 @@
 # CPU). Needs common.sh, PY and CMP.
 
 # vcat PATH: the file as the set reads it; "ENOENT" if it does not exist,
-# "ERROR ..." for any other failure
+# "EACCES" if it may not be read, "ERROR ..." for any other failure
 vcat() {
 	if run cat "$1" >"$T/vcat" 2>"$T/vcat.err"; then
 		cat "$T/vcat"
 	elif grep -q 'No such file' "$T/vcat.err"; then
 		echo ENOENT
+	elif grep -q 'Permission denied' "$T/vcat.err"; then
+		echo EACCES
 	else
 		echo "ERROR $(cat "$T/vcat.err")"
 	fi
@@ -89,7 +91,8 @@ topo_checks() {
 			cpufreq/related_cpus cpufreq/affected_cpus; do
 			echo "$SYS/cpu$v/$f" >>"$T/paths"
 		done
-		[ -d "$R$SYS/cpu$p" ] && (cd "$R$SYS/cpu$p" && find topology cache cpufreq -type f 2>/dev/null) |
+		# (cpufreq's other files move: its CPU lists are named above)
+		[ -d "$R$SYS/cpu$p" ] && (cd "$R$SYS/cpu$p" && find topology cache -type f 2>/dev/null) |
 			sed "s|^|$SYS/cpu$v/|" >>"$T/paths"
 	done
 	for f in online possible present kernel_max offline isolated enabled nohz_full; do

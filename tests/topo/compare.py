@@ -515,10 +515,13 @@ def fmt_mask(cs, nbits):
 
 
 def real_text(root, phys):
-    """the real file's text without its end ("\n", "\n\0"), or None"""
+    """the real file's text without its end ("\n", "\n\0"), None if it
+    does not exist, a PermissionError if it may not be read"""
     try:
         with open(os.path.join(root, phys.lstrip("/")), "rb") as f:
             return f.read().decode().rstrip("\0").rstrip("\n")
+    except PermissionError as e:
+        return e
     except OSError:
         return None
 
@@ -569,6 +572,8 @@ def view_of(root, cpus, path):
     text = real_text(root, phys)
     if text is None:
         return "ENOENT"
+    if isinstance(text, PermissionError):
+        return "EACCES"
     if kind == "same":
         return text
     if kind == "range":
@@ -579,7 +584,7 @@ def view_of(root, cpus, path):
         keep = []
         for k in cpulist(text):
             m = real_text(root, node_dir + "node%d/cpumap" % k)
-            if m is not None and set(mask_cpus(m)) & set(cpus):
+            if isinstance(m, str) and set(mask_cpus(m)) & set(cpus):
                 keep.append(k)
         return fmt_list(keep)
     if kind == "mask":
