@@ -20,6 +20,8 @@
  *                                     DIFF_P10: the difference of each
  *                                     side's 10th percentile)
  *   bench_calls --list                the case names
+ *   bench_calls --file CASE           the file CASE reads, as virtual CPU 0's
+ *                                     (nothing for a case that reads none)
  *
  * It is the same binary natively and under the shim: run.sh starts it both
  * ways, interleaved. RESULT is what the call answered the last time (a CPU
@@ -277,6 +279,18 @@ static long c_sched_getcpu(void)
 static int (*open_ptr)(const char *, int, ...);
 static int (*open_prog)(const char *, int, ...);
 
+/* The files the read_ and list_ cases read (--file names them: a machine
+ * may lack some, which run.sh then leaves out, saying so). */
+static const char f_cpuinfo[] = "/proc/cpuinfo";
+static const char f_stat[] = "/proc/stat";
+static const char f_online[] = "/sys/devices/system/cpu/online";
+static const char f_self_status[] = "/proc/self/status";
+static const char f_self_stat[] = "/proc/self/stat";
+static const char f_core_cpus_list[] = "/sys/devices/system/cpu/cpu0/topology/core_cpus_list";
+static const char f_shared_cpu_map[] = "/sys/devices/system/cpu/cpu0/cache/index0/shared_cpu_map";
+static const char f_node_cpumap[] = "/sys/devices/system/node/node0/cpumap";
+static const char f_cpu_dir[] = "/sys/devices/system/cpu";
+
 static long read_file(const char *path)
 {
 	int fd = open_ptr(path, O_RDONLY | O_CLOEXEC);
@@ -301,29 +315,29 @@ static long read_file(const char *path)
 
 static long c_read_cpuinfo(void)
 {
-	return read_file("/proc/cpuinfo");
+	return read_file(f_cpuinfo);
 }
 
 static long c_read_stat(void)
 {
-	return read_file("/proc/stat");
+	return read_file(f_stat);
 }
 
 static long c_read_online(void)
 {
-	return read_file("/sys/devices/system/cpu/online");
+	return read_file(f_online);
 }
 
 static long c_read_self_status(void)
 {
-	return read_file("/proc/self/status");
+	return read_file(f_self_status);
 }
 
 /* The last CPU, field 39 (ps -o psr), is a view in a set that is not CPUs
  * 0..n-1 of an n-CPU machine: made at each open, as the status is. */
 static long c_read_self_stat(void)
 {
-	return read_file("/proc/self/stat");
+	return read_file(f_self_stat);
 }
 
 /* The topology views: a CPU list of a CPU (a view kept beside the table),
@@ -331,17 +345,17 @@ static long c_read_self_stat(void)
  * physical CPU's own file, opened by its virtual name). */
 static long c_read_core_cpus_list(void)
 {
-	return read_file("/sys/devices/system/cpu/cpu0/topology/core_cpus_list");
+	return read_file(f_core_cpus_list);
 }
 
 static long c_read_shared_cpu_map(void)
 {
-	return read_file("/sys/devices/system/cpu/cpu0/cache/index0/shared_cpu_map");
+	return read_file(f_shared_cpu_map);
 }
 
 static long c_read_node_cpumap(void)
 {
-	return read_file("/sys/devices/system/node/node0/cpumap");
+	return read_file(f_node_cpumap);
 }
 
 /* The process's own cgroup CPU file (its path from run.sh, which found
@@ -372,7 +386,7 @@ static int (*closedir_ptr)(DIR *) = closedir;
 
 static long c_list_sys_cpu(void)
 {
-	DIR *d = opendir_ptr("/sys/devices/system/cpu");
+	DIR *d = opendir_ptr(f_cpu_dir);
 	struct dirent *e;
 	long cpus = 0;
 
@@ -660,53 +674,61 @@ static const struct {
 	long (*fn)(void);
 	long (*libc)(void); /* the same through libc's own function (--ab) */
 	void (*select)(bool libc); /* --ab: one call site, this says where it goes */
+	const char *file; /* the file it reads (virtual CPU 0's), or NULL */
 } cases[] = {
-	{ "sched_getaffinity", c_sched_getaffinity, d_sched_getaffinity, NULL },
-	{ "pthread_getaffinity_np", c_pthread_getaffinity_np, d_pthread_getaffinity_np, NULL },
-	{ "sched_setaffinity_same", c_sched_setaffinity_same, d_sched_setaffinity_same, NULL },
-	{ "sysconf_nprocessors_onln", c_sysconf_onln, NULL, NULL },
-	{ "sysconf_nprocessors_conf", c_sysconf_conf, NULL, NULL },
-	{ "get_nprocs", c_get_nprocs, NULL, NULL },
-	{ "get_nprocs_conf", c_get_nprocs_conf, NULL, NULL },
-	{ "sysconf_pagesize", c_sysconf_pagesize, d_sysconf_pagesize, NULL },
-	{ "sysconf_clk_tck", c_sysconf_clk_tck, d_sysconf_clk_tck, NULL },
-	{ "syscall_getppid", c_syscall_getppid, d_syscall_getppid, NULL },
-	{ "open_close_devnull", c_open_close_devnull, d_open_close_devnull, NULL },
-	{ "openat_close_devnull", c_openat_close_devnull, d_openat_close_devnull, NULL },
-	{ "open_close_relative", c_open_close_relative, d_open_close_relative, NULL },
-	{ "openat_close_dirfd", c_openat_close_dirfd, d_openat_close_dirfd, NULL },
-	{ "stat_devnull", c_stat_devnull, d_stat_devnull, NULL },
-	{ "access_devnull", c_access_devnull, d_access_devnull, NULL },
-	{ "fopen_fclose_devnull", c_fopen_fclose_devnull, d_fopen_fclose_devnull, NULL },
-	{ "lseek_devnull", c_lseek_devnull, d_lseek_devnull, NULL },
-	{ "lseek_devnull_after_view", c_lseek_devnull_after_view, d_lseek_devnull_after_view, NULL },
-	{ "pread_devnull", c_pread_devnull, d_pread_devnull, NULL },
-	{ "sched_getcpu", c_sched_getcpu, d_sched_getcpu, NULL },
-	{ "sched_getaffinity_8", c_sched_getaffinity_8, c_sched_getaffinity_8, aff_select },
-	{ "sched_getaffinity_16", c_sched_getaffinity_16, c_sched_getaffinity_16, aff_select },
-	{ "sched_getaffinity_128", c_sched_getaffinity_128, c_sched_getaffinity_128, aff_select },
-	{ "sched_getaffinity_1024", c_sched_getaffinity_1024, c_sched_getaffinity_1024, aff_select },
+	{ "sched_getaffinity", c_sched_getaffinity, d_sched_getaffinity, NULL, NULL },
+	{ "pthread_getaffinity_np", c_pthread_getaffinity_np, d_pthread_getaffinity_np,
+	  NULL, NULL },
+	{ "sched_setaffinity_same", c_sched_setaffinity_same, d_sched_setaffinity_same,
+	  NULL, NULL },
+	{ "sysconf_nprocessors_onln", c_sysconf_onln, NULL, NULL, NULL },
+	{ "sysconf_nprocessors_conf", c_sysconf_conf, NULL, NULL, NULL },
+	{ "get_nprocs", c_get_nprocs, NULL, NULL, NULL },
+	{ "get_nprocs_conf", c_get_nprocs_conf, NULL, NULL, NULL },
+	{ "sysconf_pagesize", c_sysconf_pagesize, d_sysconf_pagesize, NULL, NULL },
+	{ "sysconf_clk_tck", c_sysconf_clk_tck, d_sysconf_clk_tck, NULL, NULL },
+	{ "syscall_getppid", c_syscall_getppid, d_syscall_getppid, NULL, NULL },
+	{ "open_close_devnull", c_open_close_devnull, d_open_close_devnull, NULL, NULL },
+	{ "openat_close_devnull", c_openat_close_devnull, d_openat_close_devnull, NULL, NULL },
+	{ "open_close_relative", c_open_close_relative, d_open_close_relative, NULL, NULL },
+	{ "openat_close_dirfd", c_openat_close_dirfd, d_openat_close_dirfd, NULL, NULL },
+	{ "stat_devnull", c_stat_devnull, d_stat_devnull, NULL, NULL },
+	{ "access_devnull", c_access_devnull, d_access_devnull, NULL, NULL },
+	{ "fopen_fclose_devnull", c_fopen_fclose_devnull, d_fopen_fclose_devnull, NULL, NULL },
+	{ "lseek_devnull", c_lseek_devnull, d_lseek_devnull, NULL, NULL },
+	{ "lseek_devnull_after_view", c_lseek_devnull_after_view, d_lseek_devnull_after_view,
+	  NULL, NULL },
+	{ "pread_devnull", c_pread_devnull, d_pread_devnull, NULL, NULL },
+	{ "sched_getcpu", c_sched_getcpu, d_sched_getcpu, NULL, NULL },
+	{ "sched_getaffinity_8", c_sched_getaffinity_8, c_sched_getaffinity_8, aff_select, NULL },
+	{ "sched_getaffinity_16", c_sched_getaffinity_16, c_sched_getaffinity_16,
+	  aff_select, NULL },
+	{ "sched_getaffinity_128", c_sched_getaffinity_128, c_sched_getaffinity_128,
+	  aff_select, NULL },
+	{ "sched_getaffinity_1024", c_sched_getaffinity_1024, c_sched_getaffinity_1024,
+	  aff_select, NULL },
 	{ "pthread_getaffinity_np_8", c_pthread_getaffinity_np_8, c_pthread_getaffinity_np_8,
-	  aff_select },
+	  aff_select, NULL },
 	{ "pthread_getaffinity_np_16", c_pthread_getaffinity_np_16, c_pthread_getaffinity_np_16,
-	  aff_select },
+	  aff_select, NULL },
 	{ "pthread_getaffinity_np_128", c_pthread_getaffinity_np_128, c_pthread_getaffinity_np_128,
-	  aff_select },
+	  aff_select, NULL },
 	{ "pthread_getaffinity_np_1024", c_pthread_getaffinity_np_1024,
-	  c_pthread_getaffinity_np_1024, aff_select },
-	{ "read_proc_cpuinfo", c_read_cpuinfo, NULL, NULL },
-	{ "read_proc_stat", c_read_stat, c_read_stat, open_select },
-	{ "read_sys_cpu_online", c_read_online, NULL, NULL },
-	{ "read_proc_self_status", c_read_self_status, c_read_self_status, open_select },
-	{ "read_proc_self_stat", c_read_self_stat, c_read_self_stat, open_select },
-	{ "read_sys_cpu_core_cpus_list", c_read_core_cpus_list, NULL, NULL },
-	{ "read_sys_cpu_shared_cpu_map", c_read_shared_cpu_map, NULL, NULL },
-	{ "read_sys_node_cpumap", c_read_node_cpumap, NULL, NULL },
-	{ "read_cgroup_cpus", c_read_cgroup_cpus, c_read_cgroup_cpus, open_select },
-	{ "read_sys_cpu_core_id", c_read_core_id, c_read_core_id, core_select },
-	{ "list_sys_cpu", c_list_sys_cpu, c_list_sys_cpu, dir_select },
-	{ "ref_memfd_view", c_ref_memfd_view, NULL, NULL },
-	{ "ref_tmpfs_file", c_ref_tmpfs_file, NULL, NULL },
+	  c_pthread_getaffinity_np_1024, aff_select, NULL },
+	{ "read_proc_cpuinfo", c_read_cpuinfo, NULL, NULL, f_cpuinfo },
+	{ "read_proc_stat", c_read_stat, c_read_stat, open_select, f_stat },
+	{ "read_sys_cpu_online", c_read_online, NULL, NULL, f_online },
+	{ "read_proc_self_status", c_read_self_status, c_read_self_status,
+	  open_select, f_self_status },
+	{ "read_proc_self_stat", c_read_self_stat, c_read_self_stat, open_select, f_self_stat },
+	{ "read_sys_cpu_core_cpus_list", c_read_core_cpus_list, NULL, NULL, f_core_cpus_list },
+	{ "read_sys_cpu_shared_cpu_map", c_read_shared_cpu_map, NULL, NULL, f_shared_cpu_map },
+	{ "read_sys_node_cpumap", c_read_node_cpumap, NULL, NULL, f_node_cpumap },
+	{ "read_cgroup_cpus", c_read_cgroup_cpus, c_read_cgroup_cpus, open_select, NULL },
+	{ "read_sys_cpu_core_id", c_read_core_id, c_read_core_id, core_select, core0 },
+	{ "list_sys_cpu", c_list_sys_cpu, c_list_sys_cpu, dir_select, f_cpu_dir },
+	{ "ref_memfd_view", c_ref_memfd_view, NULL, NULL, NULL },
+	{ "ref_tmpfs_file", c_ref_tmpfs_file, NULL, NULL, NULL },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -748,6 +770,16 @@ int main(int argc, char **argv)
 			puts(cases[i].name);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "--file")) {
+		for (size_t i = 0; i < NCASES; i++)
+			if (!strcmp(cases[i].name, argv[2])) {
+				if (cases[i].file)
+					puts(cases[i].file);
+				return 0;
+			}
+		fprintf(stderr, "bench_calls: no case %s\n", argv[2]);
+		return 2;
+	}
 	open_ptr = open_prog = open;
 	getaff_ptr = getaff_prog = sched_getaffinity;
 	pgetaff_ptr = pgetaff_prog = pthread_getaffinity_np;
@@ -760,7 +792,7 @@ int main(int argc, char **argv)
 			break;
 	if (!name || k == NCASES) {
 		fprintf(stderr, "usage: bench_calls CASE [MS [BATCHES]] | --count CASE N | "
-				"--ab CASE [MS [BATCHES]] | --list\n");
+				"--ab CASE [MS [BATCHES]] | --list | --file CASE\n");
 		return 2;
 	}
 	if (ab) {

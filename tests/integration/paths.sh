@@ -111,8 +111,10 @@ print(int(s[s.rindex(")") + 2:].split()[36]) < '"$n"')
 	# there (of the shell and of a child that inherits it), are cpu0's;
 	# its files named by the physical CPU's
 	want_core=$(cat /sys/devices/system/cpu/cpu$([ $n = 1 ] && echo 1 || echo 0)/topology/core_id)
-	# the one CPU's own siblings in {1}; the whole machine's as they are
-	want_sib=$([ $n = 1 ] && echo 0 || cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list)
+	# the machine's siblings of the set's first CPU, restricted to the
+	# set and renumbered (tests/topo/compare.py view)
+	want_sib=$($PY "$SRC/tests/topo/compare.py" view / "$([ $n = 1 ] && echo 1 || echo 0,1)" \
+		/sys/devices/system/cpu/cpu0/topology/thread_siblings_list | sed 's/^[^ ]* //')
 	got=$(in_set "$s" $PY -c '
 import os
 fd = os.open("/sys/devices/system/cpu/cpu0", os.O_RDONLY | os.O_DIRECTORY)

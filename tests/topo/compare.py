@@ -22,6 +22,24 @@ restriction of the captured machine reports (tests/topo/).
   compare.py node-of-cpu WANT              under the shim: libnuma's node of each
                                            virtual CPU is what WANT (cpu-node's
                                            output) says
+  compare.py counts ROOT CPULIST           "cores N" (the set's distinct cores),
+                                           "siblings ..." and "cpu-cores ..."
+                                           (per package: its CPUs and its
+                                           cores in the set, each value once)
+  compare.py node-of ROOT CPULIST          the node of each CPU of the set, from
+                                           ROOT's node cpumaps (-1: none)
+  compare.py entries ROOT CPULIST DIR...   the cpuN entries each DIR (below ROOT)
+                                           must list in the set: its own,
+                                           restricted and renumbered
+                                           ("ENOENT": no such directory)
+  compare.py names LIST                    "cpu0 cpu1 ..." of a CPU list
+  compare.py view ROOT CPULIST PATH...     what each file PATH (as the program
+                                           names it, virtual CPUs, without
+                                           ROOT) must read in the set, from
+                                           ROOT's real files: "PATH: TEXT",
+                                           TEXT "ENOENT" where it must not
+                                           exist (the real file is missing,
+                                           or the CPU is beyond the set)
 
 CPULIST: the set's physical CPUs ("0,1,5,40-47"). The only difference
 allowed is the CPUs' numbers, renumbered 0..n-1 in ascending order (and
@@ -223,8 +241,10 @@ MEMORY = ("NUMANode", "MemCache")
 def canon_memory(e):
     """Structure hwloc's restriction keeps but a discovery of the same
     machine does not make: a Group with the CPUs and nodes of its only
-    child, or of its parent whose only child it is, is dropped, and memory hangs from the deepest object that has
-    exactly its parent's CPUs and nodes (where a discovery attaches it)."""
+    child, or of its parent (a machine without caches has no level
+    between a package and its node's Group), is dropped, and memory hangs
+    from the deepest object that has exactly its parent's CPUs and nodes
+    (where a discovery attaches it)."""
     def key(o):
         return (o.get("cpuset"), o.get("nodeset"))
 
@@ -240,6 +260,14 @@ def canon_memory(e):
             for i, c in enumerate(kids):
                 if c.tag != "object":
                     continue
+                if (c.get("type") == "Group" and parent.tag == "object"
+                        and key(c) == key(parent)):
+                    # the Group goes, its children take its place
+                    parent.remove(c)
+                    for j, g in enumerate(list(c)):
+                        parent.insert(i + j, g)
+                    changed = True
+                    break
                 n = normal(c)
                 if len(n) != 1 or key(n[0]) != key(c):
                     continue
@@ -661,11 +689,173 @@ def cmd_read_top(root):
     sys.exit(bad)
 
 
+def fmt_mask(cs, nbits):
+    """as the kernel prints a cpumask of nbits possible CPUs ("%*pb")"""
+    m = 0
+    for c in cs:
+        m |= 1 << c
+    groups = max(1, (nbits + 31) // 32)
+    first = nbits % 32 or 32
+    out = []
+    for g in reversed(range(groups)):
+        v = (m >> (32 * g)) & 0xFFFFFFFF
+        if g == groups - 1:
+            out.append("%0*x" % ((first + 3) // 4, v & ((1 << first) - 1)))
+        else:
+            out.append("%08x" % v)
+    return ",".join(out)
+
+
+def real_text(root, phys):
+    """the real file's text without its end ("\n", "\n\0"), None if it
+    does not exist, a PermissionError if it may not be read"""
+    try:
+        with open(os.path.join(root, phys.lstrip("/")), "rb") as f:
+            return f.read().decode().rstrip("\0").rstrip("\n")
+    except PermissionError as e:
+        return e
+    except OSError:
+        return None
+
+
+def kind_of(rest):
+    """the kind of a file below cpuN/ (the kernel's names)"""
+    base = rest.rsplit("/", 1)[-1]
+    if base.endswith("_list"):
+        return "list"
+    if rest.startswith("cpufreq/") and base in ("related_cpus", "affected_cpus",
+                                                 "freqdomain_cpus"):
+        return "spacelist"
+    if base.endswith("_siblings") or base.endswith("_cpus") or base == "shared_cpu_map":
+        return "mask"
+    return "same"
+
+
+def view_of(root, cpus, path):
+    rank = {p: v for v, p in enumerate(cpus)}
+    n = len(cpus)
+    cpu_dir, bus_dir, node_dir = ("/sys/devices/system/cpu/", "/sys/bus/cpu/devices/",
+                                  "/sys/devices/system/node/")
+    kind, phys = "same", path
+    for d in (cpu_dir, bus_dir, node_dir):
+        if not path.startswith(d):
+            continue
+        parts = path[len(d):].split("/")
+        if d == node_dir and parts[0] == "has_cpu":
+            kind = "has_cpu"
+            break
+        if d == node_dir and parts[0].startswith("node") and len(parts) >= 2:
+            if len(parts) == 2 and parts[1] in ("cpumap", "cpulist"):
+                kind = "mask" if parts[1] == "cpumap" else "list"
+                break
+            d, parts = d + parts[0] + "/", parts[1:]
+        if d == cpu_dir and len(parts) == 1:
+            kind = {"online": "range", "possible": "range", "present": "range",
+                    "kernel_max": "kernel_max", "offline": "list", "isolated": "list",
+                    "enabled": "list", "nohz_full": "list"}.get(parts[0], "same")
+            break
+        if parts[0].startswith("cpu") and parts[0][3:].isdigit():
+            v = int(parts[0][3:])
+            if v >= n:
+                return "ENOENT"
+            phys = d + "cpu%d" % cpus[v] + "".join("/" + x for x in parts[1:])
+            kind = kind_of("/".join(parts[1:])) if len(parts) > 1 else "same"
+        break
+    text = real_text(root, phys)
+    if text is None:
+        return "ENOENT"
+    if isinstance(text, PermissionError):
+        return "EACCES"
+    if kind == "same":
+        return text
+    if kind == "range":
+        return fmt_list(range(n))
+    if kind == "kernel_max":
+        return str(n - 1)
+    if kind == "has_cpu":
+        keep = []
+        for k in cpulist(text):
+            m = real_text(root, node_dir + "node%d/cpumap" % k)
+            if isinstance(m, str) and set(mask_cpus(m)) & set(cpus):
+                keep.append(k)
+        return fmt_list(keep)
+    if kind == "mask":
+        phys_cpus = mask_cpus(text)
+    elif kind == "spacelist":
+        phys_cpus = [int(x) for x in text.split()]
+    else:
+        phys_cpus = [] if text == "(null)" else cpulist(text)
+    virt = [rank[c] for c in phys_cpus if c in rank]
+    if kind == "mask":
+        return fmt_mask(virt, n)
+    if kind == "spacelist":
+        return "".join("%d " % c for c in sorted(virt))
+    return fmt_list(virt)
+
+
+def cmd_view(root, cpus, paths):
+    """paths as the program names them: below root, or from / when root
+    is "/" """
+    r = root.rstrip("/")
+    for p in paths:
+        rel = p[len(r):] if r and p.startswith(r + "/") else p
+        print("%s: %s" % (p, view_of(root, cpus, rel)))
+
+
+def cmd_counts(root, cpus):
+    pkg_cpus, pkg_cores = {}, {}
+    for c in cpus:
+        t = "sys/devices/system/cpu/cpu%d/topology/" % c
+        pkg = read(root, t + "physical_package_id")
+        core = (read(root, t + "die_id"), read(root, t + "core_id"))
+        if core[1] is None:
+            core = ("cpu", c)
+        pkg_cpus.setdefault(pkg, set()).add(c)
+        pkg_cores.setdefault(pkg, set()).add(core)
+    print("cores %d" % sum(len(v) for v in pkg_cores.values()))
+    print("siblings " + " ".join(str(x) for x in sorted({len(v) for v in pkg_cpus.values()})))
+    print("cpu-cores " + " ".join(str(x) for x in sorted({len(v) for v in pkg_cores.values()})))
+
+
+def cmd_node_of(root, cpus):
+    node_of = {}
+    nd = os.path.join(root, "sys/devices/system/node")
+    for e in os.listdir(nd) if os.path.isdir(nd) else []:
+        if e.startswith("node") and e[4:].isdigit():
+            m = read(root, "sys/devices/system/node/%s/cpumap" % e)
+            for c in mask_cpus(m) if m else []:
+                node_of[c] = int(e[4:])
+    print(" ".join(str(node_of.get(p, -1)) for p in cpus))
+
+
+def cmd_entries(root, cpus, dirs):
+    rank = {p: v for v, p in enumerate(cpus)}
+    for d in dirs:
+        try:
+            names = os.listdir(os.path.join(root, d.lstrip("/")))
+        except OSError:
+            print("ENOENT")
+            continue
+        own = [int(e[3:]) for e in names if e.startswith("cpu") and e[3:].isdigit()]
+        print(" ".join("cpu%d" % rank[p] for p in sorted(own, key=lambda p: rank.get(p, -1))
+                       if p in rank))
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "read-top":
         return cmd_read_top(sys.argv[2])
     if len(sys.argv) == 4 and sys.argv[1] == "top-files":
         return cmd_top_files(sys.argv[2], cpulist(sys.argv[3]))
+    if len(sys.argv) >= 5 and sys.argv[1] == "entries":
+        return cmd_entries(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4:])
+    if len(sys.argv) == 4 and sys.argv[1] == "node-of":
+        return cmd_node_of(sys.argv[2], cpulist(sys.argv[3]))
+    if len(sys.argv) == 3 and sys.argv[1] == "names":
+        return print(" ".join("cpu%d" % c for c in cpulist(sys.argv[2])))
+    if len(sys.argv) == 4 and sys.argv[1] == "counts":
+        return cmd_counts(sys.argv[2], cpulist(sys.argv[3]))
+    if len(sys.argv) >= 5 and sys.argv[1] == "view":
+        return cmd_view(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4:])
     if len(sys.argv) == 3 and sys.argv[1] == "shapes":
         return cmd_shapes(sys.argv[2])
     if len(sys.argv) == 4 and sys.argv[1] == "cpu-node":
