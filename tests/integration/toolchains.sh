@@ -88,7 +88,8 @@ same_built() {
 	fi
 }
 
-# both NAME WANT FILTER RESET CMD...: CMD natively, then in the set, each
+# both NAME WANT FILTER RESET CMD...: CMD natively (bounded in time as in
+# the set), then in the set, each
 # after RESET (a shell command bringing back the state before it). Checks
 # that natively it exits WANT, and that in the set it exits with the same
 # status and writes the same stdout and stderr (through FILTER). The
@@ -99,7 +100,7 @@ both() {
 	_n=$1 _w=$2 _flt=$3 _reset=$4
 	shift 4
 	eval "$_reset"
-	outside "$@" >"$T/$_n.native.out" 2>"$T/$_n.native.err"
+	outside timeout 300 "$@" >"$T/$_n.native.out" 2>"$T/$_n.native.err"
 	_ns=$?
 	if [ -n "${KEEP:-}" ]; then
 		rm -rf "$T/kept.native" "$T/kept.set"
@@ -135,7 +136,7 @@ both() {
 	done
 }
 
-# in_cpu_out DESC CMD...: CMD's stdout in the set (its stderr in $T/err)
+# in_cpu_out CMD...: CMD's stdout in the set (its stderr in $T/err)
 in_cpu_out() {
 	in_cpu "$@" 2>"$T/err"
 }
