@@ -142,10 +142,11 @@ in_cpu_out() {
 }
 
 # ---- cargo: a crate with no dependencies ----
-note "---- cargo ($(cargo --version 2>&1), $(rustc --version 2>&1)) ----"
-C=$T/crate
-mkdir -p "$C/src"
-cat >"$C/Cargo.toml" <<'EOF'
+cargo_checks() {
+	note "---- cargo ($(cargo --version 2>&1), $(rustc --version 2>&1)) ----"
+	C=$T/crate
+	mkdir -p "$C/src"
+	cat >"$C/Cargo.toml" <<'EOF'
 [package]
 name = "hello"
 version = "0.1.0"
@@ -153,7 +154,7 @@ edition = "2021"
 
 [dependencies]
 EOF
-cat >"$C/src/main.rs" <<'EOF'
+	cat >"$C/src/main.rs" <<'EOF'
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("cpus") {
         let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
@@ -165,16 +166,24 @@ fn main() {
     println!("hello from rust, missing file: {}", missing);
 }
 EOF
-cd "$C" || die "cd $C"
-KEEP=$C/target/debug/hello
-both "cargo build" 0 no_times "rm -rf '$C/target' '$C/Cargo.lock'" cargo build --offline
-same_built "cargo build: the binary built in the set is the native build's"
-KEEP=
-both "cargo run" 0 no_times ":" cargo run --offline -q
-expect_eq "cargo run: the program's output" "$(cat "$T/cargo run.set.out")" \
-	"hello from rust, missing file: true"
-expect_eq "rust: std::thread::available_parallelism in set {$CPU}" \
-	"$(in_cpu_out "$C/target/debug/hello" cpus)" "available_parallelism 1"
+	cd "$C" || die "cd $C"
+	KEEP=$C/target/debug/hello
+	both "cargo build" 0 no_times "rm -rf '$C/target' '$C/Cargo.lock'" cargo build --offline
+	same_built "cargo build: the binary built in the set is the native build's"
+	KEEP=
+	both "cargo run" 0 no_times ":" cargo run --offline -q
+	expect_eq "cargo run: the program's output" "$(cat "$T/cargo run.set.out")" \
+		"hello from rust, missing file: true"
+	expect_eq "rust: std::thread::available_parallelism in set {$CPU}" \
+		"$(in_cpu_out "$C/target/debug/hello" cpus)" "available_parallelism 1"
+}
+if [ -n "$SAN_PRELOAD" ]; then
+	# (ASan's runtime alone, without the shim, does the same)
+	skip "cargo build and cargo run in set {$CPU}" \
+		"a sanitizer build: with ASan's runtime preloaded cargo hangs at its exit (libp11-kit's destructor waits in freelocale for glibc's locale lock) and rustc stops at an alloc-dealloc mismatch of its LLVM"
+else
+	cargo_checks
+fi
 
 # ---- go build, go run ----
 note "---- go ($(go version 2>&1)) ----"
