@@ -16,13 +16,46 @@ pkgs="$pkgs clang libomp-dev libclang-rt-dev libclang-rt-14-dev"
 # topology and MPI runtimes, Slurm, numactl
 pkgs="$pkgs hwloc libhwloc-dev numactl libnuma-dev openmpi-bin libopenmpi-dev mpich"
 pkgs="$pkgs slurm-wlm slurmd slurmctld libslurm-dev"
+# the toolchains run under the shim (tests/integration/toolchains.sh):
+# cargo, go, javac and java, node, cmake with ninja, make, gcc, git
+pkgs="$pkgs cargo rustc golang-go default-jdk-headless nodejs cmake ninja-build make gcc git"
+
+# A package is there when dpkg has unpacked and configured it: "installed",
+# or waiting only for triggers (another package's, such as man-db's or
+# libc-bin's, which dpkg runs later), "triggers-pending" or
+# "triggers-awaited". A package on hold is there too (the first word of its
+# status is "hold", not "install").
+present() {
+	case $(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null) in
+	installed | triggers-pending | triggers-awaited) return 0 ;;
+	esac
+	return 1
+}
 missing=""
 for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+	present "$p" || missing="$missing $p"
 done
-if [ -n "$missing" ]; then
-	echo "deps: installing$missing"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq $missing >/dev/null
-fi
+[ -n "$missing" ] || exit 0
+
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+# Another apt or dpkg (unattended upgrades, a second job) may hold dpkg's
+# lock: wait for it (at most 600 s), do not fail at once.
+apt="apt-get -o DPkg::Lock::Timeout=600"
+# apt-get update takes the package lists' lock too, which DPkg::Lock::Timeout
+# does not cover (apt fails at once): tried again every 5 s while another
+# apt holds it, for 600 s at most
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+waited=0
+until LC_ALL=C $apt update -qq 2>"$err"; do
+	if ! grep -q 'Could not get lock' "$err" || [ "$waited" -ge 600 ]; then
+		cat "$err" >&2
+		exit 1
+	fi
+	[ "$waited" -gt 0 ] || echo "deps: another apt holds the package lists' lock; waiting for it (600 s at most)"
+	sleep 5
+	waited=$((waited + 5))
+done
+cat "$err" >&2
+$apt install -y -qq $missing >/dev/null
