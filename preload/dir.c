@@ -422,8 +422,33 @@ struct walk {
 	nftw_fn fn;
 	int flags;
 	dev_t dev;
+	/* the directories entered, as glibc's walk keeps them: without
+	 * FTW_PHYS a directory met again (through a link: /sys is full of
+	 * cycles) is neither reported nor entered */
+	struct { dev_t dev; ino_t ino; } *seen;
+	size_t nseen, capseen;
 	char path[PATH_MAX];
 };
+
+/* Whether directory st was entered before; else remembers it. */
+static bool walk_seen(struct walk *w, const struct stat *st)
+{
+	for (size_t i = 0; i < w->nseen; i++)
+		if (w->seen[i].ino == st->st_ino && w->seen[i].dev == st->st_dev)
+			return true;
+	if (w->nseen == w->capseen) {
+		size_t cap = w->capseen ? 2 * w->capseen : 64;
+		void *m = realloc(w->seen, cap * sizeof(*w->seen));
+		if (!m)
+			return false;
+		w->seen = m;
+		w->capseen = cap;
+	}
+	w->seen[w->nseen].dev = st->st_dev;
+	w->seen[w->nseen].ino = st->st_ino;
+	w->nseen++;
+	return false;
+}
 
 /* FTW_ACTIONRETVAL's answers, and a plain nonzero one: stop */
 #define WALK_STOP(r) ((w->flags & FTW_ACTIONRETVAL) ? (r) == FTW_STOP : (r) != 0)
@@ -451,6 +476,8 @@ static int walk_at(struct walk *w, size_t len, int base, int level)
 		r = w->fn(w->path, &st, type, &f);
 		return WALK_STOP(r) ? r : 0;
 	}
+	if (!(w->flags & FTW_PHYS) && walk_seen(w, &st))
+		return 0;
 	DIR *d = opendir(w->path);
 	if (!d) {
 		r = w->fn(w->path, &st, FTW_DNR, &f);
@@ -523,10 +550,13 @@ EXPORT int nftw(const char *dir, nftw_fn fn, int nopenfd, int flags)
 	w->path[len] = 0;
 	w->fn = fn;
 	w->flags = flags;
+	w->seen = NULL;
+	w->nseen = w->capseen = 0;
 	w->dev = stat(w->path, &st) == 0 ? st.st_dev : 0;
 	const char *slash = strrchr(w->path, '/');
 	int base = slash && slash[1] ? (int)(slash - w->path) + 1 : 0;
 	int saved = errno, r = walk_at(w, len, base, 0);
+	free(w->seen);
 	free(w);
 	if (r == FTW_SKIP_SIBLINGS && (flags & FTW_ACTIONRETVAL))
 		r = 0;
