@@ -715,6 +715,9 @@ static void d_stat(const char *name, int c)
 	else
 		r = F(int (*)(const char *, void *), name)(p, b);
 	result(r);
+	/* the descriptor itself (AT_EMPTY_PATH) of a view: its own file's
+	 * inode, one of the views' traces (DESIGN.md), as fstat shows it */
+	R->volatile_out = (sf[fi] & AT_EMPTY_PATH) && (pi == P_NULL || pi == P_EMPTY_EDGE) && di == D_FILE;
 	if (r == 0 && b == &ok && !path_volatile(pi) && pi != P_TMPFILE)
 		dig_stat(&ok);
 }
@@ -731,6 +734,7 @@ static void d_statx(const char *name, int c)
 	long r = F(int (*)(int, const char *, int, unsigned, void *), name)(dirfd_of(di), path_of(pi), sf[fi],
 									     sm[mi], b);
 	result(r);
+	R->volatile_out = (sf[fi] & AT_EMPTY_PATH) && (pi == P_NULL || pi == P_EMPTY_EDGE) && di == D_FILE;
 	if (r == 0 && b == &ok && !path_volatile(pi) && pi != P_TMPFILE) {
 		dig_long(ok.stx_mode);
 		dig_long((long)ok.stx_ino);
