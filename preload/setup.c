@@ -100,6 +100,7 @@ static void after_fork_child(void)
 		shim_ctx.t.lock_wait_ms = 0; /* never wait: see setup() */
 		cps_register(&shim_ctx, shim_self_pid, set);
 		shim_ctx.t.lock_wait_ms = SHIM_RECORD_WAIT_MS;
+	shim_ctx.t.lock_queue_ms = 0; /* its waits stay bounded in all */
 	}
 	shim_refresh(false);
 }
@@ -255,6 +256,7 @@ static void setup(void)
 	 * keeps, waits for a running writer up to SHIM_RECORD_WAIT_MS, for a
 	 * stopped one not at all (shm_write_begin). */
 	shim_ctx.t.lock_wait_ms = SHIM_RECORD_WAIT_MS;
+	shim_ctx.t.lock_queue_ms = 0; /* its waits stay bounded in all */
 	shim_self_pid = getpid();
 	shim_self_start = 0;
 	/* Our start time tells our record from a dead process's with our pid;
@@ -312,6 +314,7 @@ static void setup(void)
 		shim_debug("cannot register in set %u: %s", set,
 			   shim_ctx.why ? shim_ctx.why : strerror(-r));
 	shim_ctx.t.lock_wait_ms = SHIM_RECORD_WAIT_MS;
+	shim_ctx.t.lock_queue_ms = 0; /* its waits stay bounded in all */
 	find_tid_offset();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	/* The first set copy before READY: the other threads take READY

@@ -152,11 +152,13 @@ static int64_t mono_ms(void)
  * bound is for a writer stuck inside (or a forged lock word), not for a
  * queue: while the lock changes hands (another holder, or the same pid
  * in another transaction, which moves the sequence counter) the clock
- * starts again, so a launch never fails because others are launching. */
+ * starts again (for lock_queue_ms in all: 2 min for the tools, none for
+ * the shim's own writes), so a launch never fails because others are
+ * launching. */
 static int lock_bounded(struct shm_table *t)
 {
 	pthread_mutex_t *m = &t->h->lock;
-	int64_t start = mono_ms();
+	int64_t start = mono_ms(), first = start;
 	pid_t holder = 0, seen_holder = 0;
 	uint64_t seen_seq = __atomic_load_n(&t->h->seq, __ATOMIC_ACQUIRE);
 	for (int takeovers = 0;;) {
@@ -197,7 +199,8 @@ static int lock_bounded(struct shm_table *t)
 			continue;
 		}
 		uint64_t seq = __atomic_load_n(&t->h->seq, __ATOMIC_ACQUIRE);
-		if (holder != seen_holder || seq != seen_seq) {
+		if ((holder != seen_holder || seq != seen_seq) &&
+		    mono_ms() - first < (int64_t)t->lock_queue_ms) {
 			seen_holder = holder;
 			seen_seq = seq;
 			start = mono_ms();

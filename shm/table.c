@@ -456,6 +456,7 @@ int shm_table_open(struct shm_table *t, const char *name, int how, const char **
 	bind_handle(t, base, size);
 	t->writable = how == SHM_OPEN_RDWR;
 	t->lock_wait_ms = lock_wait_default();
+	t->lock_queue_ms = SHM_LOCK_QUEUE_MS;
 	return 0;
 fail:
 	close(fd);
@@ -568,6 +569,7 @@ int shm_table_create(struct shm_table *t, const char *name, const struct shm_cap
 	close(fd);
 	/* its maker writes through it as an opener would: with the same wait */
 	t->lock_wait_ms = lock_wait_default();
+	t->lock_queue_ms = SHM_LOCK_QUEUE_MS;
 	return 0;
 out_unmap:
 	guard_remove(base);

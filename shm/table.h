@@ -140,10 +140,16 @@ struct shm_table {
 	 * (the shim); set from $CPUSETSHIM_LOCK_TIMEOUT (seconds, default
 	 * SHM_LOCK_WAIT_MS) at open. */
 	unsigned lock_wait_ms;
+	/* How long, in all, it waits while the lock changes hands (a queue of
+	 * writers, each within lock_wait_ms): SHM_LOCK_QUEUE_MS at open; 0
+	 * counts the whole wait against lock_wait_ms (the shim's own
+	 * writes, which must never stall its host). */
+	unsigned lock_queue_ms;
 	pid_t holder;  /* the lock's holder named by the last failure, or 0 */
 	char why[320]; /* English reason of the last failure of a writer, or "" */
 	char name[SHM_TABLE_NAME_MAX];
 };
+#define SHM_LOCK_QUEUE_MS 120000u
 #define SHM_LOCK_WAIT_MS 10000u
 
 /* The table's name: explicit, else $CPUSETSHIM_TABLE, else
