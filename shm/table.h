@@ -136,6 +136,7 @@ struct shm_table {
 	bool writable;
 	bool in_write;
 	bool faults; /* opened with SHM_OPEN_FAULTS (tests only) */
+	uid_t file_uid; /* the owner of the table's file, at open */
 	/* How long shm_write_begin waits for another writer: 0 never waits
 	 * (the shim); set from $CPUSETSHIM_LOCK_TIMEOUT (seconds, default
 	 * SHM_LOCK_WAIT_MS) at open. */
