@@ -36,6 +36,9 @@ expect_status "repair refuses a forged journal" 3 "$CPUSET" repair
 expect_stderr "the remedy is named" "cpuset init --force"
 expect_stderr "the damage is named" "table is damaged"
 expect_status "every writer refuses it the same way" 3 "$CPUSET" create --cpus 0
+expect_status "a reader says so too" 3 "$CPUSET" list
+expect_stderr "the table is damaged, not busy" "table is damaged"
+expect_stderr "with its errno" "(EUCLEAN)"
 expect_stderr "the writer names the remedy" "cpuset init --force"
 env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" "$QUERY" 0.1 >"$T/q" 2>&1
 expect_eq "a program under the shim survives it" "$?" 0
@@ -89,6 +92,38 @@ fresh
 env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 "$QUERY" 0.1 >"$T/q" 2>"$T/q.err"
 expect_eq "a good set: the program runs" "$?" 0
 expect_eq "in its set, silently" "$(cut -d' ' -f2,3,8 "$T/q")$(cat "$T/q.err")" "1 1 1"
+
+# ---- parents that do not lead to the root (raw writes) ----
+# s0 (set 2) its own parent: named, repaired, and its destroy leaves the
+# root's counts right
+fresh
+poke set set:2+4 u32 2
+expect_status "a set its own parent: the checker" 1 "$CPUSET_INSPECT" --check
+expect_match "names it" "$(cat "$T/out")" "set 2 is its own parent"
+expect_status "destroy it" 0 "$CPUSET" destroy s0
+expect_status "the counts are right after" 0 "$CPUSET_INSPECT" --check
+fresh
+poke set set:2+4 u32 2
+expect_status "repair" 0 "$CPUSET" repair
+expect_match "repair says what it did" "$(cat "$T/out")" "1 set whose parents did not lead to the root"
+expect_status "the table checks out after repair" 0 "$CPUSET_INSPECT" --check
+expect_eq "s0 is the root's child again" "$(poke get set:2+4 u32)" 1
+# s0 and b (sets 2 and 3) each other's parent
+fresh
+"$CPUSET" create --cpus 0 --name b >/dev/null
+poke set set:2+4 u32 3
+poke set set:3+4 u32 2
+expect_status "a cycle: the checker" 1 "$CPUSET_INSPECT" --check
+expect_match "names both" "$(cat "$T/out")" "sets (2 -> 3 -> 2|3 -> 2 -> 3) make a cycle of parents"
+expect_status "destroy b, s0's parent, is refused" 1 "$CPUSET" destroy b
+expect_stderr "it has a child" "the set has child sets (EBUSY)"
+expect_eq "s0 keeps its parent" "$(poke get set:2+4 u32)" 3
+expect_status "repair" 0 "$CPUSET" repair
+expect_match "breaks the cycle (one set put under the root)" "$(cat "$T/out")" "1 set whose parents"
+expect_status "the table checks out after repair" 0 "$CPUSET_INSPECT" --check
+expect_status "both can go now" 0 "$CPUSET" destroy b
+expect_status "both can go now (s0)" 0 "$CPUSET" destroy s0
+expect_status "and the counts are right" 0 "$CPUSET_INSPECT" --check
 
 # ---- 6: a forged or held lock word ----
 fresh
