@@ -63,7 +63,7 @@ struct shm_set {
 	uint32_t nchildren;
 	uint32_t nmembers;  /* registered member processes */
 	uint32_t attached;  /* has ever had a member (AUTOCLEAN) */
-	uint32_t created;   /* time(2) it was made, low 32 bits (AUTOCLEAN) */
+	uint32_t created;   /* CLOCK_BOOTTIME seconds when made (AUTOCLEAN grace) */
 	char name[SHM_NAME_MAX];
 	uint64_t masks[];
 };

@@ -157,6 +157,17 @@ int cps_open(struct cps_ctx *c, const char *name, int how)
 	return r;
 }
 
+uint32_t cps_autoclean_clock(void)
+{
+	struct timespec ts;
+	/* system-wide, counts suspend, and is never stepped: the same in
+	 * every process sharing the table (the table lives in /dev/shm, so
+	 * no longer than the boot) */
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint32_t)ts.tv_sec;
+}
+
 const char *cps_errname(int err)
 {
 	switch (err < 0 ? -err : err) {
@@ -606,7 +617,7 @@ static int create_locked(struct cps_ctx *c, uint32_t parent, unsigned flags, con
 	s->parent = parent;
 	s->flags = flags;
 	s->uid = (uint32_t)c->uid;
-	s->created = (uint32_t)time(NULL);
+	s->created = cps_autoclean_clock();
 	if (name)
 		strncpy(s->name, name, SHM_NAME_MAX - 1);
 	__atomic_store_n(&s->id, nid, __ATOMIC_RELEASE);

@@ -80,7 +80,7 @@ int cps_reap_unattached(struct cps_ctx *c)
 			continue;
 		if (!timed) {
 			grace = autoclean_grace();
-			now = (uint32_t)time(NULL);
+			now = cps_autoclean_clock();
 			timed = true;
 		}
 		if ((uint32_t)(now - s->created) <= grace)
