@@ -236,7 +236,7 @@ static int migrate_threads(struct migration *m, pid_t pid, uint64_t pstart, bool
 	tids->n = 0;
 	/* Root on another user's table moves that user's processes only: a
 	 * record there is that user's word, and may name anyone's process */
-	if (c->foreign_uid > 0) {
+	if (c->foreign_uid > 0 && pid != c->self) {
 		long ruid = cps_proc_real_uid(pid);
 		if (ruid == -ESRCH)
 			return 0;

@@ -189,7 +189,8 @@ const char *cps_errname(int err)
 
 int cps_foreign_check(struct cps_ctx *c, pid_t pid)
 {
-	if (c->foreign_uid <= 0)
+	/* root moving itself (cpuset-run, asked by root) is root's choice */
+	if (c->foreign_uid <= 0 || pid == c->self)
 		return 0;
 	long ruid = cps_proc_real_uid(pid);
 	if (ruid == -ESRCH)

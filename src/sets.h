@@ -111,7 +111,7 @@ int cps_repair_tree(struct cps_ctx *c, uint32_t *moved);
 /* The symbolic name of an errno the rules return ("EINVAL"), or "error". */
 const char *cps_errname(int err);
 /* Root on a table that is not its own moves only the table owner's
- * processes (by real uid): 0, or -EPERM with c->why. */
+ * processes (by real uid), and itself: 0, or -EPERM with c->why. */
 int cps_foreign_check(struct cps_ctx *c, pid_t pid);
 /* The caller's registration removed, its kernel mask left as it is: for a
  * process that is about to end (an AUTOCLEAN set it emptied goes). */
