@@ -51,9 +51,12 @@ int cpusetctl_destroy(cpusetctl_id_t id);
  * owner. */
 int cpusetctl_alloc(cpusetctl_id_t id, size_t setsize, const cpu_set_t *mask);
 
-/* Moves a process, all its threads (pid 0: the caller), into a set.
+/* Moves a process, all its threads (pid 0: the caller), into a set; its
+ * running descendants keep their masks (children to come inherit it).
  * EINVAL: unknown or empty set; ESRCH: no such process; EPERM: not the owner
- * of the set, or not allowed to move that process. */
+ * of the set, or not allowed to move that process (pid 1 or a pid
+ * namespace's first process, but the caller; for root with another user's
+ * table, a process not of that user). */
 int cpusetctl_attach(cpusetctl_id_t id, pid_t pid);
 
 /* The CPUs of the caller's set that a new child with these flags could

@@ -93,16 +93,27 @@ static void after_fork_child(void)
 	if (cps_proc_stat(shim_self_pid, &pi) == 0)
 		shim_self_start = pi.start;
 	shim_fallback_set = set;
+	pthread_mutex_init(&shim_refresh_lock, NULL);
+	/* A table truncated under the parent reads zeros: the child keeps the
+	 * parent's set copy, as the parent does (nothing to register in) */
+	if (shm_table_lost(&shim_ctx.t))
+		return;
+	int was_valid = shim_setcopy.valid;
+	uint64_t one_phys = shim_setcopy.one_phys;
 	shim_setcopy.valid = 0;
 	shim_setcopy.one_phys = 0; /* the fast case waits for a copy of its own */
-	pthread_mutex_init(&shim_refresh_lock, NULL);
 	if (shim_ctx.t.writable && set && set != shim_ctx.t.root_id) {
 		shim_ctx.t.lock_wait_ms = 0; /* never wait: see setup() */
 		cps_register(&shim_ctx, shim_self_pid, set);
 		shim_ctx.t.lock_wait_ms = SHIM_RECORD_WAIT_MS;
 	shim_ctx.t.lock_queue_ms = 0; /* its waits stay bounded in all */
 	}
-	shim_refresh(false);
+	/* the table lost meanwhile (truncated while we registered), or not
+	 * readable now: the parent's copy, the same set, stays */
+	if (!shim_refresh(false) && was_valid) {
+		shim_setcopy.one_phys = one_phys;
+		__atomic_store_n(&shim_setcopy.valid, was_valid, __ATOMIC_RELEASE);
+	}
 }
 
 /* A writer died inside the table: repair it if we may write the table
@@ -146,24 +157,30 @@ int shim_placement_wait(pid_t pid, uint64_t start, uint32_t fallback, struct cps
 }
 
 /* Set of pid by its record, else its nearest ancestor's: the rule of
- * cps_which(), without the owner checks it makes. 0: no record
+ * cps_which() (through processes of our session, an ancestor whose record
+ * is of our user), without the owner checks it makes. 0: no record
  * matched (the root). Each process without a record costs one read of
  * its /proc/PID/stat, so a table with no members answers at once. */
 static uint32_t ancestry_set(pid_t pid)
 {
 	if (__atomic_load_n(&shim_ctx.t.h->nprocs, __ATOMIC_RELAXED) == 0)
 		return 0;
+	pid_t sid = getsid(0);
 	for (int depth = 0; pid > 1 && depth < 256; depth++) {
 		struct cps_procinfo pi;
-		if (cps_proc_stat(pid, &pi) < 0)
+		if (cps_proc_stat(pid, &pi) < 0 || pi.session != sid)
 			return 0;
 		/* a record of pid with this start time, in a set that exists:
 		 * cps_placement_read answers the root otherwise (no record is ever
 		 * kept for the root itself) */
 		struct cps_placement tmp;
-		if (shm_proc_find(&shim_ctx.t, pid) >= 0 &&
-		    shim_placement_wait(pid, pi.start, 0, &tmp) == 0 && tmp.set != shim_ctx.t.root_id)
-			return tmp.set;
+		long k = shm_proc_find(&shim_ctx.t, pid);
+		if (k >= 0 && shim_placement_wait(pid, pi.start, 0, &tmp) == 0 &&
+		    tmp.set != shim_ctx.t.root_id) {
+			uint32_t uid = __atomic_load_n(&shm_proc_at(&shim_ctx.t, (uint32_t)k)->uid,
+						       __ATOMIC_RELAXED);
+			return uid == (uint32_t)getuid() || uid == (uint32_t)geteuid() ? tmp.set : 0;
+		}
 		pid = pi.ppid;
 	}
 	return 0;
@@ -209,6 +226,93 @@ static bool adopt_checked(uint32_t set, bool confine)
 	return false;
 }
 
+/* A program started with $CPUSETSHIM_SET names its set as cpuset-run --set
+ * does, and must never run outside it in silence: when the set cannot be
+ * had, set-up keeps cpuset-run's message and exit status here, and the
+ * constructor stops the program with them before main (the one time the
+ * shim prints or exits in its host). */
+#define RUN_REFUSED 1
+#define RUN_FAIL 125
+static char env_refusal[480];
+static int env_refusal_status;
+
+static void env_refuse(int status, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(env_refusal, sizeof(env_refusal), "cpusetshim: CPUSETSHIM_SET: ");
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof(env_refusal))
+		vsnprintf(env_refusal + n, sizeof(env_refusal) - (size_t)n, fmt, ap);
+	va_end(ap);
+	env_refusal_status = status;
+}
+
+/* cpuset-run's words for a refusal of the rules (cli_refused): the
+ * table's own trouble (its lock, a damaged journal) is 125, the rules' 1. */
+static void env_refuse_err(int err, const char *why, const char *what)
+{
+	bool table = shim_ctx.t.why[0] && (!why || why == shim_ctx.t.why);
+	if (table)
+		why = shim_ctx.t.why;
+	if (err < 0)
+		err = -err;
+	bool rules = !table && (err == EINVAL || err == EPERM || err == EBUSY || err == EACCES ||
+				err == ENOSPC || err == ESRCH || err == EEXIST || err == ENOENT);
+	env_refuse(rules ? RUN_REFUSED : RUN_FAIL, "%s: %s (%s)\n", what,
+		   why ? why : strerror(err), cps_errname(err));
+}
+
+/* The set $CPUSETSHIM_SET names, as cpuset-run --set takes it: found,
+ * with CPUs, all of them CPUs the kernel lets this process run on; then
+ * the process's mask becomes the set's CPUs, and the kernel must keep it
+ * so. False (the refusal kept for the constructor) otherwise. */
+static bool adopt_env(const char *name, uint32_t set)
+{
+	struct cps_setinfo si;
+	const char *why = NULL;
+	uint64_t k[CPS_MAX_WORDS];
+	size_t nw = shim_ctx.t.mask_words;
+	char what[160];
+	int r;
+	snprintf(what, sizeof(what), "set '%s'", name);
+	if ((r = cps_set_get(&shim_ctx, set, &si)) < 0) {
+		env_refuse_err(r == -EINVAL ? -EINVAL : r, r == -EINVAL ? "no such set" : shim_ctx.why,
+			       what);
+		return false;
+	}
+	snprintf(what, sizeof(what), "attach to set %u", set);
+	if (cps_mask_empty(si.cpus, nw)) {
+		env_refuse_err(-EINVAL, "the set has no CPUs", what);
+		return false;
+	}
+	if ((r = cps_allowance_check(si.cpus, nw, &why)) < 0) {
+		env_refuse_err(r, why, what);
+		return false;
+	}
+	{
+		SHIM_KEEP_ERRNO;
+		shim_real.sched_setaffinity(0, nw * 8, (const cpu_set_t *)(void *)si.cpus);
+	}
+	if ((r = cps_kernel_affinity(0, k, nw)) < 0) {
+		env_refuse(RUN_REFUSED, "set %u: cannot read the CPUs back: %s\n", set, strerror(-r));
+		return false;
+	}
+	if (!cps_mask_equal(k, si.cpus, nw)) {
+		char want[256], got[256];
+		uint64_t both[CPS_MAX_WORDS];
+		cps_mask_and(both, k, si.cpus, nw);
+		cps_cpulist_format(want, sizeof(want), si.cpus, nw);
+		cps_cpulist_format(got, sizeof(got), k, nw);
+		env_refuse(RUN_REFUSED,
+			   "set %u: the kernel %s the affinity: the set's CPUs are %s, the kernel "
+			   "lets this process run on %s; not running the program\n",
+			   set, cps_mask_empty(both, nw) ? "refused" : "narrowed", want,
+			   got[0] ? got : "none");
+		return false;
+	}
+	return true;
+}
+
 /* Two copies of the shim in one process (under two file names, say one
  * in LD_PRELOAD and one a program loads) would translate twice: the copy
  * found first in the global search order translates, every other one
@@ -246,6 +350,16 @@ static void setup(void)
 	if (r < 0) {
 		shim_debug("passing through: table %s: %s", shim_ctx.t.name[0] ? shim_ctx.t.name : "?",
 			   shim_ctx.why ? shim_ctx.why : strerror(-r));
+		const char *env = getenv("CPUSETSHIM_SET");
+		/* cpuset-run makes a missing table, then finds no such set */
+		char what[160];
+		snprintf(what, sizeof(what), "set '%s'", env ? env : "");
+		if (env && *env && r == -ENOENT)
+			env_refuse_err(-EINVAL, "no such set", what);
+		else if (env && *env)
+			env_refuse(RUN_FAIL, "table %s: %s; refusing to use it\n",
+				   shim_ctx.t.name[0] ? shim_ctx.t.name : "?",
+				   shim_ctx.why ? shim_ctx.why : strerror(-r));
 		shim_state = ST_PASS;
 		return;
 	}
@@ -282,11 +396,21 @@ static void setup(void)
 	const char *env = getenv("CPUSETSHIM_SET");
 	bool set_from_env = false, inherited_from_run = false;
 	if (!own && !set && env && *env) {
-		if (cps_find(&shim_ctx, env, &set) < 0) {
-			shim_debug("CPUSETSHIM_SET=%s: no such set; using the root", env);
-			set = 0;
+		if ((r = cps_find(&shim_ctx, env, &set)) < 0) {
+			char what[160];
+			snprintf(what, sizeof(what), "set '%s'", env);
+			if (r == -ENOENT)
+				env_refuse_err(-EINVAL, "no such set", what);
+			else if (r == -EINVAL)
+				env_refuse(RUN_FAIL, "'%s' is neither a set id nor a set name\n", env);
+			else
+				env_refuse_err(r, shim_ctx.why, what);
+			shim_debug("CPUSETSHIM_SET=%s: %s", env, env_refusal);
+			cps_close(&shim_ctx);
+			shim_state = ST_PASS;
+			return;
 		}
-		set_from_env = set != 0;
+		set_from_env = true;
 	}
 	/* Left by cpuset-run for its descendants: the set of one that lost
 	 * its ancestry (an orphan, reparented). Its kernel mask came from
@@ -303,7 +427,12 @@ static void setup(void)
 	 * the kernel mask must lie inside the set's CPUs. Otherwise the set
 	 * would be shown while the program runs elsewhere (a cgroup that
 	 * forbids its CPUs, a task Slurm bound to other CPUs, taskset). */
-	if (!own && set && (set_from_env || inherited_from_run) && !adopt_checked(set, set_from_env)) {
+	if (!own && set_from_env && !adopt_env(env, set)) {
+		cps_close(&shim_ctx);
+		shim_state = ST_PASS;
+		return;
+	}
+	if (!own && set && inherited_from_run && !adopt_checked(set, false)) {
 		cps_close(&shim_ctx);
 		shim_state = ST_PASS;
 		return;
@@ -321,6 +450,9 @@ static void setup(void)
 	 * for "the set copy is there" and would pass through without it. */
 	if (!shim_refresh(true)) {
 		shim_debug("passing through: no usable set in table %s", shim_ctx.t.name);
+		if (set_from_env)
+			env_refuse(RUN_FAIL, "set '%s': no usable set in table %s\n", env,
+				   shim_ctx.t.name);
 		shim_state = ST_PASS;
 		return;
 	}
@@ -399,4 +531,11 @@ __attribute__((constructor)) static void shim_ctor(void)
 	const char *e = getenv("CPUSETSHIM_SET");
 	if (e && *e)
 		shim_ready();
+	if (env_refusal_status) {
+		/* cpuset-run --set would not have run the program: nor do we */
+		size_t n = strlen(env_refusal);
+		ssize_t w = write(2, env_refusal, n);
+		(void)w;
+		_exit(env_refusal_status);
+	}
 }

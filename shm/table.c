@@ -454,6 +454,7 @@ int shm_table_open(struct shm_table *t, const char *name, int how, const char **
 		return r;
 	}
 	bind_handle(t, base, size);
+	t->file_uid = st.st_uid;
 	t->writable = how == SHM_OPEN_RDWR;
 	t->lock_wait_ms = lock_wait_default();
 	t->lock_queue_ms = SHM_LOCK_QUEUE_MS;
@@ -550,6 +551,7 @@ int shm_table_create(struct shm_table *t, const char *name, const struct shm_cap
 	if (r < 0)
 		goto out_unmap;
 	bind_handle(t, base, lay.total_size);
+	t->file_uid = geteuid();
 	t->writable = true;
 	t->in_write = true;
 	r = populate ? populate(t, arg) : 0;

@@ -63,7 +63,7 @@ struct shm_set {
 	uint32_t nchildren;
 	uint32_t nmembers;  /* registered member processes */
 	uint32_t attached;  /* has ever had a member (AUTOCLEAN) */
-	uint32_t created;   /* time(2) it was made, low 32 bits (AUTOCLEAN) */
+	uint32_t created;   /* CLOCK_BOOTTIME seconds when made (AUTOCLEAN grace) */
 	char name[SHM_NAME_MAX];
 	uint64_t masks[];
 };
@@ -136,6 +136,7 @@ struct shm_table {
 	bool writable;
 	bool in_write;
 	bool faults; /* opened with SHM_OPEN_FAULTS (tests only) */
+	uid_t file_uid; /* the owner of the table's file, at open */
 	/* How long shm_write_begin waits for another writer: 0 never waits
 	 * (the shim); set from $CPUSETSHIM_LOCK_TIMEOUT (seconds, default
 	 * SHM_LOCK_WAIT_MS) at open. */

@@ -157,6 +157,75 @@ static int by_name(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Parents that do not lead to the root: a set that is its own parent,
+ * sets that are each other's (raw writes). Each cycle is named once, with
+ * every set in it. Each set is walked once (a state per slot: 0 not seen,
+ * 1 on the walk under way, 2 leads to the root, 3 does not). */
+static void check_parents(struct check_state *cs, const struct shm_table *t, const uint32_t *live,
+			  uint32_t nsets)
+{
+	uint32_t slots = t->set_slots;
+	unsigned char *state = calloc(slots, 1);
+	if (!state) {
+		viol(cs, "out of memory: the parents could not be checked");
+		return;
+	}
+	for (uint32_t k = 0; k < nsets; k++) {
+		uint32_t cur = live[k];
+		if (state[cur] || shm_set_at(t, cur)->id % slots != cur)
+			continue;
+		unsigned char res = 3;
+		for (;;) {
+			const struct shm_set *s = shm_set_at(t, cur);
+			if (s->id == t->root_id) {
+				res = 2;
+				break;
+			}
+			if (state[cur] >= 2) {
+				res = state[cur];
+				break;
+			}
+			if (state[cur] == 1) {
+				/* a cycle through cur: name its sets */
+				char list[200];
+				size_t n = 0;
+				uint32_t len = 0, at = cur;
+				do {
+					const struct shm_set *x = shm_set_at(t, at);
+					if (n < sizeof(list))
+						n += (size_t)snprintf(list + n, sizeof(list) - n, "%u -> ",
+								      x->id);
+					const struct shm_set *px = shm_set_by_id(t, x->parent);
+					at = px ? px->id % slots : cur;
+					len++;
+				} while (at != cur && len <= slots);
+				if (n < sizeof(list))
+					snprintf(list + n, sizeof(list) - n, "%u", s->id);
+				if (len == 1)
+					viol(cs, "set %u is its own parent: it is under no set", s->id);
+				else
+					viol(cs, "sets %s make a cycle of parents: none is under the root",
+					     list);
+				break;
+			}
+			state[cur] = 1;
+			const struct shm_set *p = shm_set_by_id(t, s->parent);
+			if (!p)
+				break; /* a missing parent: said with the set */
+			cur = p->id % slots;
+		}
+		/* everything on this walk shares its end */
+		for (cur = live[k]; state[cur] == 1;) {
+			state[cur] = res;
+			const struct shm_set *p = shm_set_by_id(t, shm_set_at(t, cur)->parent);
+			if (!p)
+				break;
+			cur = p->id % slots;
+		}
+	}
+	free(state);
+}
+
 /* Every check walks the occupied slots once (or sorts them): a table of
  * 65,536 sets and a million members is checked in O(n log n), not in
  * the product of its capacities. */
@@ -226,6 +295,7 @@ int cps_check(const struct shm_table *t, cps_check_report report, void *arg)
 		if (nm && !s->attached)
 			viol(cs, "set %u has members but is not marked attached", s->id);
 	}
+	check_parents(cs, t, live, nsets);
 	/* children, by parent: each set's run of children in the sorted list */
 	sort_tbl = t;
 	qsort(live, nsets, sizeof(uint32_t), by_parent);

@@ -32,17 +32,34 @@ uint32_t cps_registered_set(const struct shm_table *t, pid_t pid, uint64_t start
 	return shm_set_by_id(t, p->set) ? p->set : 0;
 }
 
-/* Set of pid by registry, then ancestry. Caller holds the lock or
+/* The uid on pid's record (0 if none). */
+static uint32_t record_uid(const struct shm_table *t, pid_t pid)
+{
+	long i = shm_proc_find(t, pid);
+	return i >= 0 ? shm_proc_at(t, (uint32_t)i)->uid : 0;
+}
+
+/* Set of pid by registry, then ancestry: its nearest registered
+ * ancestor's, when every process on the way is in pid's session and the
+ * ancestor's record is of pid's user; else the root. A process of another
+ * user or session (a daemon, a login, a service started by init) never
+ * takes the set of whatever it descends from. Caller holds the lock or
  * tolerates a torn answer. */
 uint32_t cps_which_locked(struct cps_ctx *c, pid_t pid)
 {
+	struct cps_procinfo self, pi;
+	if (pid <= 0 || cps_proc_info(pid, &self) < 0)
+		return c->t.root_id;
+	uint32_t s = cps_registered_set(&c->t, pid, self.start);
+	if (s)
+		return s;
+	pid = self.ppid;
 	for (int depth = 0; pid > 0 && depth < 4096; depth++) {
-		struct cps_procinfo pi;
-		if (cps_proc_info(pid, &pi) < 0)
+		if (cps_proc_stat(pid, &pi) < 0 || pi.session != self.session)
 			break;
-		uint32_t s = cps_registered_set(&c->t, pid, pi.start);
+		s = cps_registered_set(&c->t, pid, pi.start);
 		if (s)
-			return s;
+			return record_uid(&c->t, pid) == (uint32_t)self.uid ? s : c->t.root_id;
 		pid = pi.ppid;
 	}
 	return c->t.root_id;
@@ -56,8 +73,9 @@ int cps_which(struct cps_ctx *c, pid_t pid, uint32_t *id)
 		return -ESRCH;
 	for (int tries = 0; tries < 100; tries++) {
 		uint64_t seq;
-		if (read_begin(c, &seq) < 0)
-			return -EAGAIN;
+		int rb = read_begin(c, &seq);
+		if (rb < 0)
+			return rb;
 		uint32_t s = cps_which_locked(c, pid);
 		if (!shm_read_retry(&c->t, seq)) {
 			*id = s;
@@ -78,8 +96,9 @@ long cps_members(struct cps_ctx *c, uint32_t set, struct cps_member *out, size_t
 {
 	for (int tries = 0; tries < 1000; tries++) {
 		uint64_t seq;
-		if (read_begin(c, &seq) < 0)
-			return -EAGAIN;
+		int rb = read_begin(c, &seq);
+		if (rb < 0)
+			return rb;
 		size_t n = 0;
 		for (uint32_t i = 0; i < c->t.proc_slots; i++) {
 			const struct shm_proc *p = shm_proc_at(&c->t, i);
@@ -387,7 +406,9 @@ int cps_register_locked(struct cps_ctx *c, pid_t pid, uint32_t set,
 			       .uid = (uint32_t)pi.uid };
 	if ((r = shm_write(&c->t, p, &np, sizeof(np))) < 0)
 		return r;
-	s = set_get(c, set);
+	/* the table truncated under us: its mapping reads zeros now */
+	if (!(s = set_get(c, set)))
+		return -ESTALE;
 	if ((r = shm_write_u32(&c->t, &s->nmembers, s->nmembers + 1)) < 0 ||
 	    (!s->attached && (r = shm_write_u32(&c->t, &s->attached, 1)) < 0))
 		return r;
@@ -422,7 +443,7 @@ int cps_leave(struct cps_ctx *c)
 	return leave(c, c->self);
 }
 
-int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
+int cps_attach_flags(struct cps_ctx *c, uint32_t id, pid_t pid, unsigned flags)
 {
 	struct cps_setinfo si;
 	struct cps_procinfo pi;
@@ -456,6 +477,18 @@ int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 		c->why = "not allowed to move that process";
 		return -EPERM;
 	}
+	/* pid 1's descendants are every process on the machine (a pid
+	 * namespace's first process's, every one of that namespace): one
+	 * attach of it once moved them all. A process moving itself (cpuset-run
+	 * as a container's first process) is not refused. */
+	if (!(flags & CPS_ATTACH_FORCE) && pid != c->self && cps_proc_is_ns_init(pid)) {
+		c->why = pid == 1 ? "pid 1 (init) is not moved unless forced (--force)"
+				  : "the first process of a pid namespace is not moved unless forced "
+				    "(--force)";
+		return -EPERM;
+	}
+	if ((r = cps_foreign_check(c, pid)) < 0)
+		return r;
 	/* The kernel's allowance: a process is never moved onto CPUs the
 	 * caller cannot run on (the root's too) */
 	if ((r = cps_allowance_check(si.cpus, MW(c), &c->why)) < 0)
@@ -469,9 +502,27 @@ int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
 		if ((r = register_txn(c, pid, id, true, &pi)) < 0)
 			return r;
 	}
-	/* the process and its descendants that are in no set of their own */
-	return cps_attach_move(c, pid, id, &pi,
-			       "registered in the set, but the kernel refused to move the process");
+	/* the process, all its threads; its running descendants that are in
+	 * no set of their own only when asked (new ones inherit at fork) */
+	if (flags & CPS_ATTACH_DESCENDANTS)
+		return cps_attach_move(c, pid, id, &pi,
+				       "registered in the set, but the kernel refused to move the "
+				       "process");
+	r = cps_migrate_process(c, pid, id);
+	if (r >= 0 && c->unmoved) {
+		c->why = "registered in the set, but the kernel refused to move the process";
+		return -c->unmoved_err;
+	}
+	if (r < 0 && r != -ESRCH) {
+		c->why = "the process is in the set, but moving its threads failed";
+		return r;
+	}
+	return 0;
+}
+
+int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
+{
+	return cps_attach_flags(c, id, pid, 0);
 }
 
 int cps_attach_move(struct cps_ctx *c, pid_t pid, uint32_t id, const struct cps_procinfo *pi,

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "src/allowance.h"
 #include "src/mask.h"
 #include "src/procfs.h"
 #include "src/rawsys.h"
@@ -145,6 +146,11 @@ struct migration {
 	bool wait;      /* readers wait for a writer inside; else -EAGAIN */
 	uint64_t cpus[CPS_MAX_WORDS]; /* the set's CPUs, read at the start */
 	struct pidset done;
+	/* the process a tree walk started from: its descendants follow it
+	 * only if of its user and session */
+	bool have_top;
+	pid_t top_sid;
+	uid_t top_uid;
 	struct tidlist later; /* met a writer inside: moved at the end */
 	uint64_t *pool; /* wanted masks of the threads of one process */
 	size_t pool_cap; /* in masks */
@@ -228,6 +234,18 @@ static int migrate_threads(struct migration *m, pid_t pid, uint64_t pstart, bool
 
 	tidlist_init(&prev);
 	tids->n = 0;
+	/* Root on another user's table moves that user's processes only: a
+	 * record there is that user's word, and may name anyone's process */
+	if (c->foreign_uid > 0 && pid != c->self) {
+		long ruid = cps_proc_real_uid(pid);
+		if (ruid == -ESRCH)
+			return 0;
+		if (ruid != c->foreign_uid) {
+			note_unmoved(c, pid, EPERM);
+			c->unmoved_foreign++;
+			return 0;
+		}
+	}
 	for (int pass = 0; pass < 100; pass++) {
 		if (m->wait && (r = cps_set_get(c, m->set, &si)) < 0)
 			break;
@@ -259,6 +277,12 @@ static int migrate_threads(struct migration *m, pid_t pid, uint64_t pstart, bool
 					     m->wrap) == 0)
 				cps_mask_copy(phys, si.cpus, mw); /* asked for nothing: the whole set */
 			int e = cps_sys_setaffinity(tids->v[i], mw * 8, phys);
+			uint64_t k[CPS_MAX_WORDS];
+			/* refused (a setuid member, say) but already where it
+			 * should be: nothing to move */
+			if (e == -EPERM && cps_kernel_affinity(tids->v[i], k, mw) == 0 &&
+			    cps_mask_equal(k, phys, mw))
+				e = 0;
 			if (e == 0)
 				moved++;
 			else if (e != -ESRCH && !refused)
@@ -330,6 +354,13 @@ static int migrate_tree(struct migration *m, pid_t pid, uint64_t pstart, int dep
 	bool self = depth == 0 && pid == c->self;
 	if (known)
 		pstart = known->start;
+	if (depth == 0) {
+		m->have_top = known != NULL;
+		if (known) {
+			m->top_sid = known->session;
+			m->top_uid = known->uid;
+		}
+	}
 	tidlist_init(&tids);
 	tidlist_init(&kids);
 	int r = migrate_threads(m, pid, pstart, self && known && known->nthreads == 1, &tids);
@@ -346,6 +377,14 @@ static int migrate_tree(struct migration *m, pid_t pid, uint64_t pstart, int dep
 		total = -ENOENT;
 		goto out;
 	}
+	if (kids.n && !m->have_top) {
+		struct cps_procinfo ti;
+		if (cps_proc_info(pid, &ti) < 0)
+			goto out;
+		m->have_top = true;
+		m->top_sid = ti.session;
+		m->top_uid = ti.uid;
+	}
 	for (size_t i = 0; i < kids.n; i++) {
 		long k = shm_proc_find(&c->t, kids.v[i]);
 		if (k >= 0 && shm_proc_at(&c->t, (uint32_t)k)->set != m->set)
@@ -353,6 +392,10 @@ static int migrate_tree(struct migration *m, pid_t pid, uint64_t pstart, int dep
 		struct cps_procinfo ki;
 		if (cps_proc_info(kids.v[i], &ki) < 0)
 			continue; /* gone */
+		/* another user's, or a session of its own (a daemon, a login):
+		 * not in the set by ancestry (cps_which_locked), not moved */
+		if (ki.session != m->top_sid || ki.uid != m->top_uid)
+			continue;
 		r = migrate_tree(m, kids.v[i], ki.start, depth + 1, &ki);
 		if (r == -ENOENT) {
 			total = -ENOENT;
@@ -377,6 +420,7 @@ static void migration_init(struct migration *m, struct cps_ctx *c, uint32_t set)
 	m->wait = true;
 	tidlist_init(&m->later);
 	c->unmoved = 0;
+	c->unmoved_foreign = 0;
 }
 
 static void migration_free(struct migration *m)
@@ -414,7 +458,8 @@ int cps_migrate_one(struct cps_ctx *c, pid_t pid, uint32_t set, const struct cps
 }
 
 struct pmap {
-	pid_t *pid, *ppid;
+	pid_t *pid, *ppid, *sid;
+	uid_t *uid;
 	size_t n, cap;
 };
 
@@ -434,15 +479,26 @@ static int collect_proc(pid_t pid, void *arg)
 		if (!b)
 			return -ENOMEM;
 		m->ppid = b;
+		pid_t *d = realloc(m->sid, cap * sizeof(pid_t));
+		if (!d)
+			return -ENOMEM;
+		m->sid = d;
+		uid_t *u = realloc(m->uid, cap * sizeof(uid_t));
+		if (!u)
+			return -ENOMEM;
+		m->uid = u;
 		m->cap = cap;
 	}
 	m->pid[m->n] = pid;
 	m->ppid[m->n] = pi.ppid;
+	m->sid[m->n] = pi.session;
+	m->uid[m->n] = pi.uid;
 	m->n++;
 	return 0;
 }
 
-static pid_t ppid_of(const struct pmap *m, pid_t pid)
+/* The index of pid in m, or -1. */
+static long pmap_at(const struct pmap *m, pid_t pid)
 {
 	/* /proc lists pids in increasing order */
 	size_t lo = 0, hi = m->n;
@@ -453,7 +509,7 @@ static pid_t ppid_of(const struct pmap *m, pid_t pid)
 		else
 			hi = mid;
 	}
-	return lo < m->n && m->pid[lo] == pid ? m->ppid[lo] : 0;
+	return lo < m->n && m->pid[lo] == pid ? (long)lo : -1;
 }
 
 static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set);
@@ -537,15 +593,23 @@ static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set)
 	if ((r = cps_proc_each(collect_proc, &pm)) < 0)
 		goto out;
 	for (size_t i = 0; i < pm.n; i++) {
-		/* nearest registered ancestor (or itself) decides */
+		/* nearest registered ancestor (or itself) decides, through
+		 * processes of its session, if that ancestor is of its user
+		 * (cps_which_locked) */
 		pid_t p = pm.pid[i];
 		uint32_t s = 0;
 		for (int depth = 0; p > 1 && depth < 4096 && !s; depth++) {
+			long at = depth ? pmap_at(&pm, p) : (long)i;
+			if (at < 0 || pm.sid[at] != pm.sid[i])
+				break;
 			long k = shm_proc_find(&c->t, p);
-			if (k >= 0 && shm_proc_at(&c->t, (uint32_t)k)->pid == p)
+			if (k >= 0 && shm_proc_at(&c->t, (uint32_t)k)->pid == p) {
 				s = shm_proc_at(&c->t, (uint32_t)k)->set;
-			else
-				p = ppid_of(&pm, p);
+				if (depth && shm_proc_at(&c->t, (uint32_t)k)->uid != pm.uid[i])
+					s = 0;
+				break;
+			}
+			p = pm.ppid[at];
 		}
 		if (s != set)
 			continue;
@@ -560,6 +624,8 @@ static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set)
 out:
 	free(pm.pid);
 	free(pm.ppid);
+	free(pm.sid);
+	free(pm.uid);
 	migration_free(&m);
 	return r;
 }

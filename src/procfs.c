@@ -92,6 +92,8 @@ int cps_proc_stat(pid_t pid, struct cps_procinfo *pi)
 			p++;
 		if (field == 4)
 			pi->ppid = (pid_t)take_dec(&p);
+		else if (field == 6)
+			pi->session = (pid_t)take_dec(&p);
 		else if (field == 20)
 			pi->nthreads = (int)take_dec(&p);
 		else if (field == 22)
@@ -168,6 +170,60 @@ pid_t cps_proc_tgid(pid_t tid)
 		p++;
 	unsigned long long v = take_dec(&p);
 	return v > 0 && v < 0x7fffffff ? (pid_t)v : -EIO;
+}
+
+/* The value of the status line that starts with key (with its colon),
+ * the text after it in buf; NULL if none. */
+static const char *status_line(pid_t pid, const char *key, char *buf, size_t len, int *err)
+{
+	char path[PROC_PATH_MAX];
+	proc_path(path, pid, 0, "/status");
+	int n = read_small(path, buf, len);
+	if (n < 0) {
+		*err = n == -ENOENT ? -ESRCH : n;
+		return NULL;
+	}
+	size_t kl = strlen(key);
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, kl))
+			return p + kl;
+	*err = -EIO;
+	return NULL;
+}
+
+long cps_proc_real_uid(pid_t pid)
+{
+	char buf[2048];
+	int err = 0;
+	const char *p = status_line(pid, "Uid:", buf, sizeof(buf), &err);
+	if (!p)
+		return err;
+	while (*p == '\t' || *p == ' ')
+		p++;
+	if (!cps_is_digit(*p))
+		return -EIO;
+	unsigned long long v = take_dec(&p);
+	return v <= 0xffffffffull ? (long)v : -EIO;
+}
+
+bool cps_proc_is_ns_init(pid_t pid)
+{
+	if (pid == 1)
+		return true;
+	char buf[2048];
+	int err = 0;
+	const char *p = status_line(pid, "NSpid:", buf, sizeof(buf), &err);
+	if (!p)
+		return false; /* a kernel without NSpid: no nested namespaces told */
+	unsigned long long last = 0;
+	for (;;) {
+		while (*p == '\t' || *p == ' ')
+			p++;
+		if (!cps_is_digit(*p))
+			break;
+		last = take_dec(&p);
+	}
+	return last == 1;
 }
 
 bool cps_self_has_children(void)

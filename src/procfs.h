@@ -12,7 +12,8 @@
 
 struct cps_procinfo {
 	pid_t pid, ppid;
-	uid_t uid;         /* real uid */
+	pid_t session;     /* stat field 6 */
+	uid_t uid;         /* owner of /proc/PID (its effective uid) */
 	uint64_t start;    /* start time, clock ticks after boot (stat field 22) */
 	int nthreads;      /* stat field 20 */
 	int last_cpu;      /* stat field 39 */
@@ -51,6 +52,12 @@ int cps_proc_each_child(pid_t pid, pid_t tid, int (*fn)(pid_t child, void *arg),
  * words: 0, or a negative errno (-EINVAL: unreadable as a CPU list or
  * wider than nw words). */
 int cps_online_cpus(uint64_t *m, size_t nw);
+/* The real uid of pid (the first field of Uid: in /proc/PID/status), or
+ * a negative errno. */
+long cps_proc_real_uid(pid_t pid);
+/* True if pid is the first process of a pid namespace: pid 1 of ours, or
+ * a process whose innermost pid (the last of NSpid: in its status) is 1. */
+bool cps_proc_is_ns_init(pid_t pid);
 /* Calls fn for every process on the machine. */
 int cps_proc_each(int (*fn)(pid_t pid, void *arg), void *arg);
 

@@ -148,7 +148,59 @@ int cps_open(struct cps_ctx *c, const char *name, int how)
 		else if (r == 0)
 			c->t.faults = faults != 0;
 	}
+	c->foreign_uid = 0;
+	/* Root (the real one: the uid seam grants nothing) on a table of
+	 * another user: whatever that user wrote in it must not make root move
+	 * a third user's processes. */
+	if (r == 0 && geteuid() == 0 && c->t.file_uid != 0)
+		c->foreign_uid = (long)c->t.file_uid;
 	return r;
+}
+
+uint32_t cps_autoclean_clock(void)
+{
+	struct timespec ts;
+	/* system-wide, counts suspend, and is never stepped: the same in
+	 * every process sharing the table (the table lives in /dev/shm, so
+	 * no longer than the boot) */
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint32_t)ts.tv_sec;
+}
+
+const char *cps_errname(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case EINVAL: return "EINVAL";
+	case EPERM: return "EPERM";
+	case EBUSY: return "EBUSY";
+	case EACCES: return "EACCES";
+	case ENOSPC: return "ENOSPC";
+	case ESRCH: return "ESRCH";
+	case EEXIST: return "EEXIST";
+	case ENOENT: return "ENOENT";
+	case EAGAIN: return "EAGAIN";
+	case EUCLEAN: return "EUCLEAN";
+	case ESTALE: return "ESTALE";
+	case EOWNERDEAD: return "EOWNERDEAD";
+	default: return "error";
+	}
+}
+
+int cps_foreign_check(struct cps_ctx *c, pid_t pid)
+{
+	/* root moving itself (cpuset-run, asked by root) is root's choice */
+	if (c->foreign_uid <= 0 || pid == c->self)
+		return 0;
+	long ruid = cps_proc_real_uid(pid);
+	if (ruid == -ESRCH)
+		return -ESRCH;
+	if (ruid != c->foreign_uid) {
+		c->why = "the table is another user's: root moves only that user's processes "
+			 "with it";
+		return -EPERM;
+	}
+	return 0;
 }
 
 void cps_close(struct cps_ctx *c)
@@ -230,8 +282,9 @@ long cps_set_list(struct cps_ctx *c, uint32_t *ids, size_t max)
 {
 	for (int tries = 0; tries < 1000; tries++) {
 		uint64_t seq;
-		if (read_begin(c, &seq) < 0)
-			return -EAGAIN;
+		int rb = read_begin(c, &seq);
+		if (rb < 0)
+			return rb;
 		size_t n = 0;
 		for (uint32_t i = 0; i < c->t.set_slots; i++) {
 			uint32_t id = shm_set_at(&c->t, i)->id;
@@ -292,9 +345,11 @@ static int find_name_committed(struct cps_ctx *c, const char *name, uint32_t *id
 		struct shm_set *s = shm_set_at(t, i);
 		uint32_t sid;
 		char n[SHM_NAME_MAX];
-		if (shm_read_committed(t, &s->id, sizeof(sid), &sid) < 0 ||
-		    (sid && shm_read_committed(t, s->name, sizeof(n), n) < 0))
-			return -EAGAIN;
+		int r = shm_read_committed(t, &s->id, sizeof(sid), &sid);
+		if (r == 0 && sid)
+			r = shm_read_committed(t, s->name, sizeof(n), n);
+		if (r < 0)
+			return r == -EUCLEAN ? r : -EAGAIN;
 		if (sid && sid % t->set_slots == i && !strncmp(n, name, SHM_NAME_MAX)) {
 			*id = sid;
 			return 0;
@@ -351,7 +406,7 @@ static int rebuild_reserved(struct cps_ctx *c, struct shm_set *p)
 	cps_mask_zero(sr, mw);
 	for (uint32_t i = 0; i < c->t.set_slots; i++) {
 		struct shm_set *s = shm_set_at(&c->t, i);
-		if (!s->id || s->parent != p->id)
+		if (!s->id || s == p || s->parent != p->id)
 			continue;
 		uint64_t *cpus = shm_set_mask(&c->t, s, SHM_MASK_CPUS);
 		cps_mask_or(r, r, cpus, mw);
@@ -368,16 +423,59 @@ static int rebuild_reserved(struct cps_ctx *c, struct shm_set *p)
 	return 0;
 }
 
+/* Whether s's parents lead to the root. Raw writes can make a set its
+ * own parent, or two sets each other's: such a set hangs under no set's
+ * counts as the rules keep them. */
+static bool reaches_root(struct cps_ctx *c, const struct shm_set *s)
+{
+	for (uint32_t n = 0; s && n <= c->t.set_slots; n++) {
+		if (s->id == c->t.root_id)
+			return true;
+		if (s->parent == s->id)
+			return false;
+		s = set_get(c, s->parent);
+	}
+	return false;
+}
+
+/* Every set's children counts and reserved CPUs made again from the
+ * parents on record: after damage, when a count cannot be told from its
+ * set alone. O(sets with children x slots): rare by construction. */
+static int recount_all(struct cps_ctx *c)
+{
+	for (uint32_t i = 0; i < c->t.set_slots; i++) {
+		struct shm_set *p = shm_set_at(&c->t, i);
+		if (!p->id || p->id % c->t.set_slots != i)
+			continue;
+		bool parent = p->nchildren != 0 || p->id == c->t.root_id;
+		for (uint32_t j = 0; !parent && j < c->t.set_slots; j++) {
+			struct shm_set *ch = shm_set_at(&c->t, j);
+			parent = ch->id && ch != p && ch->parent == p->id;
+		}
+		int e;
+		if (parent && (e = rebuild_reserved(c, p)) < 0)
+			return e;
+	}
+	return 0;
+}
+
 int cps_remove_set(struct cps_ctx *c, struct shm_set *s)
 {
 	for (int depth = 0; s && depth < 4096; depth++) {
 		struct shm_set *p = set_get(c, s->parent);
+		/* a set that is its own parent, or in a cycle of parents: the
+		 * counts that held it are not its parent's alone */
+		bool damaged = p == s || !reaches_root(c, s);
+		if (p == s)
+			p = NULL;
 		int e = shm_undo(&c->t, s, c->t.set_rsz);
 		if (e < 0)
 			return e;
 		memset(s, 0, c->t.set_rsz);
 		if ((e = shm_write_u32(&c->t, &c->t.h->nsets, c->t.h->nsets - 1)) < 0)
 			return e;
+		if (damaged)
+			return recount_all(c);
 		if (!p)
 			return 0;
 		if ((e = rebuild_reserved(c, p)) < 0)
@@ -385,6 +483,38 @@ int cps_remove_set(struct cps_ctx *c, struct shm_set *s)
 		s = autoclean_due(p) ? p : NULL;
 	}
 	return 0;
+}
+
+/* Sets whose parent is id (but id itself), by the parents on record, not
+ * by id's count, which raw writes may have left wrong. */
+static bool has_children(struct cps_ctx *c, uint32_t id)
+{
+	for (uint32_t i = 0; i < c->t.set_slots; i++) {
+		struct shm_set *ch = shm_set_at(&c->t, i);
+		if (ch->id && ch->id != id && ch->parent == id)
+			return true;
+	}
+	return false;
+}
+
+int cps_repair_tree(struct cps_ctx *c, uint32_t *moved)
+{
+	*moved = 0;
+	int r = cps_txn_begin(c, false);
+	if (r < 0)
+		return r;
+	for (uint32_t i = 0; r >= 0 && i < c->t.set_slots; i++) {
+		struct shm_set *s = shm_set_at(&c->t, i);
+		if (!s->id || s->id % c->t.set_slots != i || s->id == c->t.root_id ||
+		    reaches_root(c, s))
+			continue;
+		/* under the root again: every set's CPUs are the machine's */
+		r = shm_write_u32(&c->t, &s->parent, c->t.root_id);
+		(*moved)++;
+	}
+	if (r >= 0)
+		r = recount_all(c);
+	return cps_txn_end(c, r);
 }
 
 static bool owner_ok(struct cps_ctx *c, const struct shm_set *s)
@@ -488,7 +618,7 @@ static int create_locked(struct cps_ctx *c, uint32_t parent, unsigned flags, con
 	s->parent = parent;
 	s->flags = flags;
 	s->uid = (uint32_t)c->uid;
-	s->created = (uint32_t)time(NULL);
+	s->created = cps_autoclean_clock();
 	if (name)
 		strncpy(s->name, name, SHM_NAME_MAX - 1);
 	__atomic_store_n(&s->id, nid, __ATOMIC_RELEASE);
@@ -532,7 +662,7 @@ static int destroy_locked(struct cps_ctx *c, uint32_t id, struct cps_dead_list *
 		return r;
 	if (!(s = set_get(c, id)))
 		return 0;
-	if (s->nmembers || s->nchildren) {
+	if (s->nmembers || s->nchildren || has_children(c, id)) {
 		c->why = s->nmembers ? "the set has member processes" : "the set has child sets";
 		return -EBUSY;
 	}

@@ -38,6 +38,12 @@ struct cps_ctx {
 	int unmoved;
 	int unmoved_err;
 	pid_t unmoved_pid[8];
+	/* Of those, how many the owner rule below refused (not the kernel). */
+	int unmoved_foreign;
+	/* Root acting on a table that is not its own (--table-owner): the
+	 * table's owner, whose processes alone it moves; else 0 (root's
+	 * own table, or not root). */
+	long foreign_uid;
 };
 
 #define CPS_OPEN_READ 0
@@ -89,6 +95,24 @@ int cps_create_attach(struct cps_ctx *c, uint32_t parent, unsigned flags, const 
 int cps_destroy(struct cps_ctx *c, uint32_t id);
 int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus);
 int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid);
+/* attach with flags: CPS_ATTACH_DESCENDANTS moves the running
+ * descendants of pid that are in no set of their own, of its user and
+ * session, with it (without it, pid alone: its threads; its children to
+ * come inherit at fork); CPS_ATTACH_FORCE moves pid 1 or the first
+ * process of a pid namespace, refused otherwise (-EPERM). */
+#define CPS_ATTACH_DESCENDANTS 1u
+#define CPS_ATTACH_FORCE 2u
+int cps_attach_flags(struct cps_ctx *c, uint32_t id, pid_t pid, unsigned flags);
+/* cpuset repair's second half: sets whose parents do not lead to the
+ * root (a set its own parent, a cycle: raw writes) put under the root,
+ * and every set's children counts and reserved CPUs made again; *moved:
+ * how many were put back. 0 or a negative errno. */
+int cps_repair_tree(struct cps_ctx *c, uint32_t *moved);
+/* The symbolic name of an errno the rules return ("EINVAL"), or "error". */
+const char *cps_errname(int err);
+/* Root on a table that is not its own moves only the table owner's
+ * processes (by real uid), and itself: 0, or -EPERM with c->why. */
+int cps_foreign_check(struct cps_ctx *c, pid_t pid);
 /* The caller's registration removed, its kernel mask left as it is: for a
  * process that is about to end (an AUTOCLEAN set it emptied goes). */
 int cps_leave(struct cps_ctx *c);

@@ -58,6 +58,9 @@ static inline bool autoclean_due(const struct shm_set *s)
 int cps_txn_begin(struct cps_ctx *c, bool sweep);
 /* The same, the sweep looking at every member of set in full. */
 int cps_txn_begin_for(struct cps_ctx *c, bool sweep, uint32_t set);
+/* Seconds on the clock of the AUTOCLEAN grace period (CLOCK_BOOTTIME):
+ * a set's creation time and the reaper's now. */
+uint32_t cps_autoclean_clock(void);
 /* AUTOCLEAN sets never attached and older than the grace period go
  * (inside a transaction). */
 int cps_reap_unattached(struct cps_ctx *c);

@@ -80,7 +80,7 @@ int cps_reap_unattached(struct cps_ctx *c)
 			continue;
 		if (!timed) {
 			grace = autoclean_grace();
-			now = (uint32_t)time(NULL);
+			now = cps_autoclean_clock();
 			timed = true;
 		}
 		if ((uint32_t)(now - s->created) <= grace)
@@ -131,10 +131,16 @@ int cps_read_busy(struct cps_ctx *c)
 
 int cps_read_dead_writer(struct cps_ctx *c, uint64_t *seq)
 {
-	if (c->t.writable && cps_repair(c) >= 0) {
-		int r = shm_read_begin(&c->t, seq);
+	int r = c->t.writable ? cps_repair(c) : -EACCES;
+	if (r >= 0) {
+		r = shm_read_begin(&c->t, seq);
 		if (r != -EOWNERDEAD)
 			return r;
+	}
+	/* a journal that fails its check: damage, said as such (not "busy") */
+	if (r == -EUCLEAN) {
+		c->why = c->t.why[0] ? c->t.why : "the table is damaged";
+		return r;
 	}
 	if (!c->t.why[0] || !c->t.writable)
 		snprintf(c->t.why, sizeof(c->t.why),

@@ -134,6 +134,20 @@ check "show --json: a member with a pid" "$PYTHON3" -c 'import json,sys; d=json.
 "$CPUSET" --json which $s1 >"$T/json"
 check "which --json: the set's name" "$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["set"]["name"]=="l"' "$T/json"
 
+# an AUTOCLEAN set never attached keeps its grace period when the wall
+# clock is stepped back (the grace runs on CLOCK_BOOTTIME)
+"$CPUSET" create --cpus 1 --autoclean --name graced >/dev/null
+STEPBACK=$B/tests/.libs/libstepback.so
+check "the step-back clock is built" [ -f "$STEPBACK" ]
+expect_eq "the preloaded clock is an hour behind" \
+	"$(( $(date +%s) - $(env LD_PRELOAD="$STEPBACK" date +%s) >= 3500 ))" 1
+expect_status "a sweep under a clock stepped back an hour" 0 \
+	env LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD:}$STEPBACK" "$CPUSET" sweep
+expect_status "the set is still there" 0 "$CPUSET" show graced
+expect_status "and goes after its grace period" 0 env CPUSETSHIM_AUTOCLEAN_GRACE=0 sh -c \
+	'sleep 1.1; "$1" sweep' - "$CPUSET"
+expect_status "(gone)" 1 "$CPUSET" show graced
+
 # unusable tables: exit 3 with a reason, never used
 printf 'garbage garbage garbage' >/dev/shm/$CPUSETSHIM_TABLE.bad
 chmod 600 /dev/shm/$CPUSETSHIM_TABLE.bad

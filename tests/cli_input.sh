@@ -22,6 +22,14 @@ expect_status "attach +PID" 2 "$CPUSET" attach s "+$p"
 expect_status "which 0PID" 0 "$CPUSET" which "00$p"
 expect_eq "which 00PID" "$(cat "$T/out")" "2 s"
 expect_status "init --max-sets 0x10" 2 "$CPUSET" init --force --max-sets 0x10
+expect_stderr "0x10 is no number" "'0x10' is not a number"
+# a number too large is said to be too large, not no number
+for opt in --max-sets --max-procs --max-threads --mask-bits; do
+	expect_status "init $opt 4294967295" 2 "$CPUSET" init --force $opt 4294967295
+	expect_stderr "init $opt 4294967295: too large, with the bound" "$opt 4294967295 is too large (at most "
+done
+expect_status "init --max-sets 18446744073709551616" 2 "$CPUSET" init --force --max-sets 18446744073709551616
+expect_stderr "beyond any integer: too large too" "is too large"
 expect_status "init --mode 0640 stays octal" 0 "$CPUSET" --table "$CPUSETSHIM_TABLE.m" init --mode 0640
 expect_eq "mode 0640" "$(stat -c %a /dev/shm/$CPUSETSHIM_TABLE.m)" "640"
 rm -f /dev/shm/$CPUSETSHIM_TABLE.m

@@ -36,8 +36,11 @@ expect_status "repair refuses a forged journal" 3 "$CPUSET" repair
 expect_stderr "the remedy is named" "cpuset init --force"
 expect_stderr "the damage is named" "table is damaged"
 expect_status "every writer refuses it the same way" 3 "$CPUSET" create --cpus 0
+expect_status "a reader says so too" 3 "$CPUSET" list
+expect_stderr "the table is damaged, not busy" "table is damaged"
+expect_stderr "with its errno" "(EUCLEAN)"
 expect_stderr "the writer names the remedy" "cpuset init --force"
-env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 "$QUERY" 0.1 >"$T/q" 2>&1
+env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" "$QUERY" 0.1 >"$T/q" 2>&1
 expect_eq "a program under the shim survives it" "$?" 0
 # an entry longer than the journal
 dead_writer
@@ -51,6 +54,76 @@ expect_status "an entry aimed at the lock is refused" 3 "$CPUSET" repair
 # after init --force all is well again
 expect_status "init --force is the remedy" 0 "$CPUSET" init --force
 expect_status "writes work again" 0 "$CPUSET" create --cpus 0
+
+# ---- CPUSETSHIM_SET names a set as cpuset-run --set does ----
+# like_run CASE: a program started with CPUSETSHIM_SET=s0 stops before
+# main with cpuset-run --set s0's message and exit status
+like_run() {
+	"$CPUSET_RUN" --set s0 true 2>"$T/run.err"
+	want=$?
+	env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 "$QUERY" 0.1 >"$T/q" 2>"$T/q.err"
+	got=$?
+	check "$1: cpuset-run refuses it" [ "$want" -ne 0 ]
+	expect_eq "$1: the program's exit status is cpuset-run's ($want)" "$got" "$want"
+	expect_eq "$1: its main never ran" "$(cat "$T/q")" ""
+	expect_eq "$1: cpuset-run's message" "$(sed 's/^cpusetshim: CPUSETSHIM_SET: //' "$T/q.err")" \
+		"$(sed 's/^cpuset-run: //' "$T/run.err")"
+}
+fresh
+"$CPUSET" destroy s0 >/dev/null
+like_run "a set that does not exist"
+fresh
+poke set set:2+80 u64 0x20
+like_run "a set whose CPUs are all absent"
+fresh
+poke set set:2+80 u64 0x7
+like_run "a set wider than the machine"
+dead_writer
+poke set jentry:2+12 u32 $(($(poke off jentry:1) - $(poke off journal) + 8))
+like_run "a dead writer and a journal that fails its check"
+expect_match "which names the damage" "$(cat "$T/q.err")" "the table is damaged"
+rm -f "/dev/shm/$TBL"
+env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 "$QUERY" 0.1 >"$T/q" 2>"$T/q.err"
+expect_eq "no table at all: the program stops (exit 1)" "$?" 1
+expect_eq "no table at all: no such set" "$(cat "$T/q.err")" \
+	"cpusetshim: CPUSETSHIM_SET: set 's0': no such set (EINVAL)"
+check "and no table was made" [ ! -e "/dev/shm/$TBL" ]
+fresh
+env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 "$QUERY" 0.1 >"$T/q" 2>"$T/q.err"
+expect_eq "a good set: the program runs" "$?" 0
+expect_eq "in its set, silently" "$(cut -d' ' -f2,3,8 "$T/q")$(cat "$T/q.err")" "1 1 1"
+
+# ---- parents that do not lead to the root (raw writes) ----
+# s0 (set 2) its own parent: named, repaired, and its destroy leaves the
+# root's counts right
+fresh
+poke set set:2+4 u32 2
+expect_status "a set its own parent: the checker" 1 "$CPUSET_INSPECT" --check
+expect_match "names it" "$(cat "$T/out")" "set 2 is its own parent"
+expect_status "destroy it" 0 "$CPUSET" destroy s0
+expect_status "the counts are right after" 0 "$CPUSET_INSPECT" --check
+fresh
+poke set set:2+4 u32 2
+expect_status "repair" 0 "$CPUSET" repair
+expect_match "repair says what it did" "$(cat "$T/out")" "1 set whose parents did not lead to the root"
+expect_status "the table checks out after repair" 0 "$CPUSET_INSPECT" --check
+expect_eq "s0 is the root's child again" "$(poke get set:2+4 u32)" 1
+# s0 and b (sets 2 and 3) each other's parent
+fresh
+"$CPUSET" create --cpus 0 --name b >/dev/null
+poke set set:2+4 u32 3
+poke set set:3+4 u32 2
+expect_status "a cycle: the checker" 1 "$CPUSET_INSPECT" --check
+expect_match "names both" "$(cat "$T/out")" "sets (2 -> 3 -> 2|3 -> 2 -> 3) make a cycle of parents"
+expect_status "destroy b, s0's parent, is refused" 1 "$CPUSET" destroy b
+expect_stderr "it has a child" "the set has child sets (EBUSY)"
+expect_eq "s0 keeps its parent" "$(poke get set:2+4 u32)" 3
+expect_status "repair" 0 "$CPUSET" repair
+expect_match "breaks the cycle (one set put under the root)" "$(cat "$T/out")" "1 set whose parents"
+expect_status "the table checks out after repair" 0 "$CPUSET_INSPECT" --check
+expect_status "both can go now" 0 "$CPUSET" destroy b
+expect_status "both can go now (s0)" 0 "$CPUSET" destroy s0
+expect_status "and the counts are right" 0 "$CPUSET_INSPECT" --check
 
 # ---- 6: a forged or held lock word ----
 fresh
@@ -159,6 +232,28 @@ poke truncate 4096
 wait $q
 expect_eq "a program under the shim survives its table shrinking" "$?" 0
 expect_eq "and keeps its last answers" "$(cut -d' ' -f2,3,5,6 "$T/q")" "1 1 1 1"
+# forking members while the table shrinks: every child keeps its parent's
+# set copy (none crashes in its registration, none passes through)
+for size in 4096 half; do
+	fresh
+	[ "$size" = half ] && size=$(($(poke size) / 2))
+	rm -f "$T/ready"
+	for k in 1 2 3 4; do
+		env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 \
+			"$QUERY" 2 "$T/ready.$k" forkloop >"$T/fq.$k" 2>&1 &
+		eval "fq$k=\$!"
+	done
+	for i in $(seq 100); do [ -e "$T/ready.4" ] && break; sleep 0.05; done
+	sleep 0.3
+	poke truncate $size
+	for k in 1 2 3 4; do
+		eval "wait \$fq$k"
+		expect_eq "forking member $k, table cut to $size bytes: exits 0" "$?" 0
+		expect_match "forking member $k, table cut to $size bytes: no child crashed or passed through" \
+			"$(cat "$T/fq.$k")" "^start 1 1 end 1 1 real 1 first 0 forks [1-9][0-9]* crashed 0 wrong 0$"
+	done
+	rm -f "$T"/ready.*
+done
 expect_status "the tools refuse the short table" 3 "$CPUSET" list
 poke truncate 0
 expect_status "and the empty one" 3 "$CPUSET_INSPECT" --check

@@ -1,7 +1,9 @@
-/* prog_query SECONDS [READY] [fork] — asks about CPUs again and again, as
- * a long-running program does, for SECONDS; touches READY ("-": none)
- * after its first answers; with "fork", forks a child that asks too, and
- * waits for it. Prints "start N M end N M real K": the online count
+/* prog_query SECONDS [READY] [fork|forkloop] — asks about CPUs again and
+ * again, as a long-running program does, for SECONDS; touches READY ("-":
+ * none) after its first answers; with "fork", forks a child that asks too,
+ * and waits for it; with "forkloop", forks such a child at every round and
+ * counts those that died of a signal and those whose answers differed from
+ * the parent's first ones (" forks N crashed C wrong W" at the end). Prints "start N M end N M real K": the online count
  * (sysconf) and the size of its affinity mask (sched_getaffinity), first
  * and last, and the number of CPUs the kernel really lets it run on and
  * the first of them ("... real K first F"; asked
@@ -68,6 +70,8 @@ int main(int argc, char **argv)
 		if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st))
 			return 1;
 	}
+	int forkloop = argc > 3 && !strcmp(argv[3], "forkloop");
+	unsigned forks = 0, crashed = 0, wrong = 0;
 	struct timespec t0, now, nap = { 0, 2000000 };
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (unsigned i = 0;; i++) {
@@ -77,6 +81,19 @@ int main(int argc, char **argv)
 		n = sysconf(_SC_NPROCESSORS_ONLN);
 		m = mask_count();
 		(void)sched_getcpu();
+		if (forkloop) {
+			pid_t p = fork();
+			if (p == 0)
+				_exit(sysconf(_SC_NPROCESSORS_ONLN) == n0 && mask_count() == m0 ? 0 : 1);
+			int st;
+			if (p > 0 && waitpid(p, &st, 0) == p) {
+				forks++;
+				if (WIFSIGNALED(st))
+					crashed++;
+				else if (!WIFEXITED(st) || WEXITSTATUS(st))
+					wrong++;
+			}
+		}
 		if (i % 16 == 0) {
 			char buf[4096];
 			int fd = open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
@@ -89,6 +106,9 @@ int main(int argc, char **argv)
 		nanosleep(&nap, NULL);
 	}
 	int first, k = real_count(&first);
-	printf("start %ld %d end %ld %d real %d first %d\n", n0, m0, n, m, k, first);
+	printf("start %ld %d end %ld %d real %d first %d", n0, m0, n, m, k, first);
+	if (forkloop)
+		printf(" forks %u crashed %u wrong %u", forks, crashed, wrong);
+	printf("\n");
 	return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "src/cpulist.h"
 #include "src/mask.h"
+#include "src/sets.h"
 #include "tools/cli.h"
 
 const char *cli_prog = "cpuset";
@@ -38,21 +39,7 @@ void cli_err(const char *fmt, ...)
 
 const char *cli_errname(int err)
 {
-	switch (err) {
-	case EINVAL: return "EINVAL";
-	case EPERM: return "EPERM";
-	case EBUSY: return "EBUSY";
-	case EACCES: return "EACCES";
-	case ENOSPC: return "ENOSPC";
-	case ESRCH: return "ESRCH";
-	case EEXIST: return "EEXIST";
-	case ENOENT: return "ENOENT";
-	case EAGAIN: return "EAGAIN";
-	case EUCLEAN: return "EUCLEAN";
-	case ESTALE: return "ESTALE";
-	case EOWNERDEAD: return "EOWNERDEAD";
-	default: return "error";
-	}
+	return cps_errname(err);
 }
 
 int cli_refused(int err, const char *why, const char *fmt, ...)

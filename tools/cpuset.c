@@ -40,7 +40,11 @@ static void usage(FILE *f)
 "                           with LIST, or what 'free' offers; prints its id\n"
 "  destroy SET              remove an empty, unused set\n"
 "  alloc SET LIST           give SET these CPUs, moving every member thread\n"
-"  attach SET PID...        move processes (all their threads) into SET\n"
+"  attach [--descendants] [--force] SET PID...\n"
+"                           move processes (all their threads) into SET;\n"
+"                           --descendants: their running descendants of the\n"
+"                           same user and session too; --force: pid 1 or a\n"
+"                           pid namespace's first process (refused otherwise)\n"
 "  free [--strict] [--parent SET]\n"
 "                           CPUs a new child could take\n"
 "  list                     every set\n"
@@ -117,14 +121,27 @@ static int cmd_init(int argc, char **argv)
 				return bad_usage("no such group '%s'", optarg);
 			break;
 		}
-		case 's': case 'p': case 't': case 'b':
-			if (cli_uint(optarg, 1ul << 24, &v) < 0)
+		case 's': case 'p': case 't': case 'b': {
+			static const char *const opt_of[] = { ['s'] = "--max-sets", ['p'] = "--max-procs",
+							      ['t'] = "--max-threads",
+							      ['b'] = "--mask-bits" };
+			static const unsigned max_of[] = { ['s'] = SHM_MAX_SETS, ['p'] = SHM_MAX_PROCS,
+							   ['t'] = SHM_MAX_THREADS,
+							   ['b'] = SHM_MAX_MASK_BITS };
+			bool digits = *optarg && !optarg[strspn(optarg, "0123456789")];
+			if (!digits)
 				return bad_usage("'%s' is not a number", optarg);
+			if (cli_uint(optarg, ~0ul, &v) < 0 || v > max_of[ch]) {
+				fprintf(stderr, "%s: %s %s is too large (at most %u)\n", cli_prog,
+					opt_of[ch], optarg, max_of[ch]);
+				return CLI_USAGE;
+			}
 			if (ch == 's') o.caps.max_sets = (uint32_t)v;
 			if (ch == 'p') o.caps.max_procs = (uint32_t)v;
 			if (ch == 't') o.caps.max_threads = (uint32_t)v;
 			if (ch == 'b') o.caps.mask_bits = (uint32_t)((v + 63) / 64 * 64);
 			break;
+		}
 		case 'f': o.force = true; break;
 		default: return CLI_USAGE;
 		}
@@ -251,6 +268,21 @@ static int cmd_destroy(struct cps_ctx *c, int argc, char **argv)
 	return CLI_OK;
 }
 
+/* "PID (COMMAND)" of a process, in buf. */
+static const char *proc_name(pid_t pid, char *buf, size_t len)
+{
+	char path[64], comm[32] = "";
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+	}
+	snprintf(buf, len, comm[0] ? "%d (%s)" : "%d", (int)pid, comm);
+	return buf;
+}
+
 /* A refusal; or, when the set rules held and the kernel refused to move
  * some processes (another user's, a privileged one), the change made and
  * who was not moved: exit status CLI_UNMOVED, never success. */
@@ -259,18 +291,24 @@ static int unmoved_refused(struct cps_ctx *c, int r, const char *fmt, const char
 {
 	if (!c->unmoved)
 		return cli_refused(r, c->why, fmt, a, b);
-	char what[256], pids[160];
+	char what[256], pids[480], name[64];
 	size_t n = 0;
 	int shown = c->unmoved < (int)CPS_ARRAY_SIZE(c->unmoved_pid) ? c->unmoved
 								       : (int)CPS_ARRAY_SIZE(c->unmoved_pid);
 	pids[0] = 0;
 	for (int i = 0; i < shown && n < sizeof(pids); i++)
-		n += (size_t)snprintf(pids + n, sizeof(pids) - n, "%s%d", i ? " " : "",
-				      (int)c->unmoved_pid[i]);
+		n += (size_t)snprintf(pids + n, sizeof(pids) - n, "%s%s", i ? " " : "",
+				      proc_name(c->unmoved_pid[i], name, sizeof(name)));
 	snprintf(what, sizeof(what), fmt, a, b);
-	cli_err("%s: %s; %d process%s not moved, the kernel said: %s (%s): %s%s", what, c->why,
-		c->unmoved, c->unmoved == 1 ? "" : "es", strerror(c->unmoved_err),
-		cli_errname(c->unmoved_err), pids, c->unmoved > shown ? " ..." : "");
+	if (c->unmoved_foreign)
+		cli_err("%s: the table is another user's (uid %ld): root moves only that user's "
+			"processes with it; %d process%s not of that user not moved (EPERM): %s%s",
+			what, c->foreign_uid, c->unmoved, c->unmoved == 1 ? "" : "es", pids,
+			c->unmoved > shown ? " ..." : "");
+	else
+		cli_err("%s: %s; %d process%s not moved, the kernel said: %s (%s): %s%s", what,
+			c->why, c->unmoved, c->unmoved == 1 ? "" : "es", strerror(c->unmoved_err),
+			cli_errname(c->unmoved_err), pids, c->unmoved > shown ? " ..." : "");
 	return CLI_UNMOVED;
 }
 
@@ -290,9 +328,23 @@ static int cmd_alloc(struct cps_ctx *c, int argc, char **argv)
 
 static int cmd_attach(struct cps_ctx *c, int argc, char **argv)
 {
+	static const struct option opts[] = { { "descendants", no_argument, 0, 'd' },
+					      { "force", no_argument, 0, 'f' },
+					      { 0, 0, 0, 0 } };
 	uint32_t id;
 	pid_t pid;
-	int r, ret = CLI_OK;
+	unsigned flags = 0;
+	int ch, r, ret = CLI_OK;
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (ch == 'd')
+			flags |= CPS_ATTACH_DESCENDANTS;
+		else if (ch == 'f')
+			flags |= CPS_ATTACH_FORCE;
+		else
+			return CLI_USAGE;
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
 	if (argc < 3)
 		return bad_usage("attach wants SET and at least one PID%s", "");
 	/* 0 would be this tool itself, gone when it returns: refused, as
@@ -304,13 +356,20 @@ static int cmd_attach(struct cps_ctx *c, int argc, char **argv)
 		return r;
 	for (int i = 2; i < argc; i++) {
 		cli_pid(argv[i], &pid);
-		if ((r = cps_attach(c, id, pid)) == -EINVAL && !cps_proc_is_process(pid)) {
+		if ((r = cps_attach_flags(c, id, pid, flags)) == -EINVAL && !cps_proc_is_process(pid)) {
 			pid_t tg = cps_proc_tgid(pid);
 			char why[128];
 			snprintf(why, sizeof(why),
 				 "%d is a thread of process %d, not a process (attach %d to move "
 				 "it with all its threads)", (int)pid, (int)tg, (int)tg);
 			ret = cli_refused(r, why, "attach %s %s", argv[1], argv[i]);
+		} else if (r == -EPERM && c->foreign_uid > 0 && !c->unmoved) {
+			char why[200], name[64];
+			snprintf(why, sizeof(why), "%s is not of uid %ld, the table's owner: root moves "
+				 "only that user's processes with another user's table",
+				 proc_name(pid, name, sizeof(name)), c->foreign_uid);
+			ret = cli_refused(r, c->why && strstr(c->why, "another user's") ? why : c->why,
+					  "attach %s %s", argv[1], argv[i]);
 		} else if (r < 0) {
 			ret = unmoved_refused(c, r, "attach %s %s", argv[1], argv[i]);
 		}
@@ -527,7 +586,16 @@ static int cmd_repair(struct cps_ctx *c, int argc, char **argv)
 	int r = cps_repair(c);
 	if (r < 0)
 		return cli_refused(r, NULL, "repair");
-	printf("%s\n", r ? "repaired: a dead writer's transaction was rolled back" : "nothing to repair");
+	uint32_t moved = 0;
+	int t = cps_repair_tree(c, &moved);
+	if (t < 0)
+		return cli_refused(t, c->why, "repair");
+	if (moved)
+		printf("repaired: %u set%s whose parents did not lead to the root put under the "
+		       "root, every set's counts made again\n", moved, moved == 1 ? "" : "s");
+	if (r || !moved)
+		printf("%s\n", r ? "repaired: a dead writer's transaction was rolled back"
+				 : "nothing to repair");
 	return CLI_OK;
 }
 
