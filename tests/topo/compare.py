@@ -4,9 +4,12 @@ restriction of the captured machine reports (tests/topo/).
 
   compare.py hwloc  ROOT CPULIST GOT.xml   lstopo --of xml inside the set vs
                                            HWLOC_FSROOT=ROOT lstopo --restrict
-  compare.py lscpu  FULL CPULIST GOT       lscpu -p or -e inside the set vs
+  compare.py lscpu  FULL CPULIST GOT [ROOT]
+                                           lscpu -p or -e inside the set vs
                                            FULL (the same on the whole
                                            machine) restricted to the set
+                                           (ROOT: the machine, whose cache id
+                                           files lscpu shows as they are)
   compare.py numactl FULL CPULIST GOT [FULLCPUS]
                                            numactl --hardware, the same way (FULL
                                            made in the set FULLCPUS, if given)
@@ -113,7 +116,9 @@ def norm_hwloc(xml_text, rank, cpuless_nodes=None):
             attrs.append("%s=%s" % (k, v))
         out = ["  " * depth + e.tag + " " + " ".join(attrs) + "\n"]
         with_cpus, cpuless = [], []
-        for c in e:
+        # infos and attributes before objects (a canon step may have
+        # moved an object to the front)
+        for c in [c for c in e if c.tag != "object"] + [c for c in e if c.tag == "object"]:
             block = walk(c, depth + 1)
             if c.tag == "object" and c.get("cpuset") in ("0x0", "0x00000000"):
                 cpuless.append(block)
@@ -125,18 +130,68 @@ def norm_hwloc(xml_text, rank, cpuless_nodes=None):
 
     cpuless = drop_cpuless(root, cpuless_nodes)
     canon_memory(root)
+    canon_dies(root)
     canon_caches(root)
+    canon_cpukinds(root)
     return (["cpu-less NUMA nodes: %s\n" % cpuless] + walk(root, 0),
             {i for i, _ in cpuless})
 
 
+def canon_dies(root):
+    """A Die or a Group that is its parent (its parent's CPUs and nodes,
+    its only child), or a Die of a single CPU: a restriction keeps it (the
+    whole machine has several dies, of several CPUs), a discovery of the
+    restricted machine makes none (as hwloc does on the same machine with
+    the other CPUs offline, or makes it where the restriction does not).
+    It goes, its children take its place."""
+    def one_cpu(o):
+        try:
+            return len(parse_bitmap(o.get("cpuset"))) == 1
+        except ValueError:
+            return False
+
+    changed = True
+    while changed:
+        changed = False
+        for parent in root.iter("object"):
+            kids = [c for c in parent if c.tag == "object" and c.get("type") not in MEMORY]
+            dies = [d for d in kids if d.get("type") in ("Die", "Group") and (
+                d.get("type") == "Die" and one_cpu(d) or (
+                    len(kids) == 1 and d.get("cpuset") == parent.get("cpuset")
+                    and d.get("nodeset") == parent.get("nodeset")))]
+            if dies:
+                d = dies[0]
+                at = list(parent).index(d)
+                parent.remove(d)
+                for j, x in enumerate([x for x in d if x.tag == "object"]):
+                    parent.insert(at + j, x)
+                changed = True
+                break
+
+
+def canon_cpukinds(root):
+    """One kind of CPU left in the set: a restriction keeps the
+    efficiency ranking of the whole machine's kinds, a discovery of the
+    restricted machine has nothing to rank."""
+    kinds = root.findall("cpukind")
+    if len(kinds) == 1:
+        kinds[0].attrib.pop("forced_efficiency", None)
+
+
 def canon_caches(root):
-    """Caches with the same CPUs one above the other: a restriction keeps
-    the order of the whole machine (an L1i shared by two cores above each
-    core's L1d), a discovery of the restricted machine sorts them (L1d
-    above L1i). Put every such chain in the discovery's order."""
+    """Caches (and a core) with the same CPUs one above the other: a
+    restriction keeps the order of the whole machine (an L1i shared by two
+    cores above each core's L1d; a core above its threads' private
+    caches), a discovery of the restricted machine sorts them (L1d above
+    L1i, caches above the core). Put every such chain in the discovery's
+    order."""
     def order(o):
+        if o.get("type") == "Core":
+            return (0, 0)
         return (-int(o.get("depth", "0")), int(o.get("cache_type", "0")))
+
+    def chained(o):
+        return o.get("type", "").endswith("Cache") or o.get("type") == "Core"
 
     def swap(a, b):
         aa, ba = dict(a.attrib), dict(b.attrib)
@@ -157,10 +212,10 @@ def canon_caches(root):
     while changed:
         changed = False
         for o in root.iter("object"):
-            if not o.get("type", "").endswith("Cache"):
+            if not chained(o):
                 continue
             kids = [c for c in o if c.tag == "object"]
-            if (len(kids) == 1 and kids[0].get("type", "").endswith("Cache")
+            if (len(kids) == 1 and chained(kids[0])
                     and kids[0].get("cpuset") == o.get("cpuset")
                     and order(kids[0]) < order(o)):
                 swap(o, kids[0])
@@ -272,7 +327,7 @@ def cmd_hwloc(root, cpus, got_path):
 
 # ---- lscpu -p / -e ----
 
-def renumber_rows(header, rows, cpus):
+def renumber_rows(header, rows, cpus, keep_cache=False):
     """rows: lists of column strings, the first the CPU. Keeps the set's
     rows, CPU -> virtual, and each made-up id column renumbered in order
     of first appearance (lscpu numbers its ids that way); NODE and the
@@ -285,6 +340,8 @@ def renumber_rows(header, rows, cpus):
     for col, name in enumerate(header):
         if col == 0 or name.upper() not in ("CORE", "SOCKET", "BOOK", "DRAWER", "CLUSTER",
                                             "L1D", "L1I", "L2", "L3", "CACHE"):
+            continue
+        if keep_cache and name.upper() in ("L1D", "L1I", "L2", "L3", "CACHE"):
             continue
         seen = {}
         for r in out:
@@ -302,7 +359,22 @@ def renumber_rows(header, rows, cpus):
     return out
 
 
-def cmd_lscpu(full_path, cpus, got_path):
+def has_cache_ids(root):
+    """lscpu shows a cache's id file where the machine has one (a
+    hardware id, kept as it is) and numbers the caches itself where not."""
+    d = os.path.join(root, "sys/devices/system/cpu")
+    for e in os.listdir(d):
+        if e.startswith("cpu") and e[3:].isdigit() and os.path.isdir(os.path.join(d, e, "cache")):
+            for i in os.listdir(os.path.join(d, e, "cache")):
+                if os.path.exists(os.path.join(d, e, "cache", i, "id")):
+                    return True
+    return False
+
+
+def cmd_lscpu(full_path, cpus, got_path, root=None):
+    """root: the machine; where its caches have id files, lscpu's cache
+    columns are those ids, compared as they are."""
+    keep_cache = root is not None and has_cache_ids(root)
     with open(full_path) as f:
         full = f.read().splitlines()
     with open(got_path) as f:
@@ -312,14 +384,14 @@ def cmd_lscpu(full_path, cpus, got_path):
         comments = [l for l in full if l.startswith("#")]
         header = comments[-1][2:].split(",")
         rows = [l.split(",") for l in full if not l.startswith("#")]
-        out = renumber_rows(header, rows, cpus)
+        out = renumber_rows(header, rows, cpus, keep_cache)
         want = [l + "\n" for l in comments] + [",".join(r) + "\n" for r in out]
     else:
         header = full[0].split()
         cache_col = [i for i, h in enumerate(header) if ":" in h]
         rows = [l.split() for l in full[1:]]
         names = ["CACHE" if i in cache_col else h for i, h in enumerate(header)]
-        out = renumber_rows(names, rows, cpus)
+        out = renumber_rows(names, rows, cpus, keep_cache)
         # lscpu -e pads its columns; compare the cells, not the spacing
         want = [" ".join(header) + "\n"] + [" ".join(r) + "\n" for r in out]
         got = [" ".join(l.split()) + "\n" for l in got]
@@ -464,6 +536,8 @@ def main():
         return cmd_node_of_cpu(sys.argv[2], cpulist(sys.argv[3]))
     if len(sys.argv) == 6 and sys.argv[1] == "numactl":
         return cmd_numactl(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4], cpulist(sys.argv[5]))
+    if len(sys.argv) == 6 and sys.argv[1] == "lscpu":
+        return cmd_lscpu(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4], sys.argv[5])
     if len(sys.argv) != 5 or sys.argv[1] not in ("hwloc", "lscpu", "numactl"):
         sys.stderr.write(__doc__)
         sys.exit(2)
