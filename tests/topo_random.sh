@@ -117,9 +117,9 @@ if [ -n "${RANDMACH_SEEDS:-}" ]; then
 else
 	seeds=$(seq "$SEED" $((SEED + COUNT - 1)))
 fi
+seeds=$(echo $seeds)
 case $seeds in
-*[!0-9\ \
-]*) die "RANDMACH_SEEDS is a list of numbers" ;;
+*[!0-9\ ]*) die "RANDMACH_SEEDS is a list of numbers" ;;
 esac
 # libnuma's node of each virtual CPU: compare.py node-of-cpu takes the
 # machine and the set, or (newer) the nodes compare.py cpu-node says
