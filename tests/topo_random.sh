@@ -174,6 +174,15 @@ for mseed in $seeds; do
 			want=$(env HWLOC_FSROOT="$M" hwloc-calc --restrict "$bm" -N $t all 2>&1)
 			got=$(in_machine "$M" "$S" env HWLOC_FSROOT="$M" hwloc-calc -N $t all 2>&1)
 			printf 'got:  [%s]\nwant: [%s]\n' "$got" "$want" > "$T/out"
+			case $want in
+			*"with multiple depth"*)
+				# hwloc's restriction keeps objects of this type at
+				# several depths (a core above its threads' private
+				# caches beside one below them): it cannot count them
+				skip "$what: hwloc-calc -N $t" "the restriction has $t objects at several depths"
+				echo "hwloc-calc skip $mseed $S $mkinds" >> "$RES"
+				continue ;;
+			esac
 			[ "$got" = "$want" ]
 			verdict hwloc-calc "$what: hwloc-calc -N $t" $?
 		done
@@ -195,9 +204,9 @@ note "seeds $(echo $seeds | cut -d' ' -f1-$machines | sed 's/ /,/g'): $machines 
 # counts: by tool, then by kind of machine (a check counts under each of
 # its machine's kinds)
 awk '{ n[$1]++; r[$1 " " $2]++ }
-     END { for (t in n) printf "%-11s %5d checks: %5d pass, %4d fail, %4d todo\n",
-           t, n[t], r[t " pass"], r[t " fail"], r[t " todo"] }' "$RES" | sort | sed 's/^/# /'
-awk '$2 != "pass" { for (i = 5; i <= NF; i++) bad[$i]++ }
+     END { for (t in n) printf "%-11s %5d checks: %5d pass, %4d fail, %4d todo, %3d skipped\n",
+           t, n[t], r[t " pass"], r[t " fail"], r[t " todo"], r[t " skip"] }' "$RES" | sort | sed 's/^/# /'
+awk '$2 != "pass" && $2 != "skip" { for (i = 5; i <= NF; i++) bad[$i]++ }
      { for (i = 5; i <= NF; i++) all[$i]++ }
      END { for (k in all) printf "kind %-18s %5d checks, %4d not passed\n", k, all[k], bad[k] }' "$RES" |
 	sort | sed 's/^/# /'

@@ -117,8 +117,14 @@ def norm_hwloc(xml_text, rank, cpuless_nodes=None):
         out = ["  " * depth + e.tag + " " + " ".join(attrs) + "\n"]
         with_cpus, cpuless = [], []
         # infos and attributes before objects (a canon step may have
-        # moved an object to the front)
-        for c in [c for c in e if c.tag != "object"] + [c for c in e if c.tag == "object"]:
+        # moved an object to the front), memory first among the objects
+        # and by number (a discovery sorts them, a restriction keeps the
+        # whole machine's order)
+        objs = [c for c in e if c.tag == "object"]
+        mem = sorted((c for c in objs if c.get("type") in MEMORY),
+                     key=lambda c: int(c.get("os_index", "0")))
+        for c in ([c for c in e if c.tag != "object"] + mem
+                  + [c for c in objs if c.get("type") not in MEMORY]):
             block = walk(c, depth + 1)
             if c.tag == "object" and c.get("cpuset") in ("0x0", "0x00000000"):
                 cpuless.append(block)
