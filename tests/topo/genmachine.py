@@ -872,7 +872,11 @@ def main():
         if len(a) == 5:
             # the same machine with only these CPUs online, as the kernel
             # shows it after the others went offline
-            keep = set(parse_list(a[4]))
+            try:
+                keep = set(parse_list(a[4]))
+            except ValueError:
+                sys.stderr.write("genmachine: --online: not a CPU list: %r\n" % a[4])
+                sys.exit(2)
             for c in m["cpus"]:
                 c.online = c.online and c.lid in keep
         if os.path.exists(a[2]):
@@ -884,6 +888,9 @@ def main():
         print(describe(draw(a[1])))
         return
     if len(a) in (2, 3) and a[0] == "sets":
+        if len(a) == 3 and not a[2].isdigit():
+            sys.stderr.write("genmachine: sets: N is a number, not %r\n" % a[2])
+            sys.exit(2)
         for name, cs in sets(draw(a[1]), int(a[2]) if len(a) == 3 else None):
             print(name, clist(cs))
         return
@@ -897,4 +904,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:  # a reader that stopped early (| head)
+        sys.exit(0)
