@@ -16,9 +16,10 @@
 #   RANDMACH_SETS    sets tried on each (3; 0: every shape genmachine draws)
 #   RANDMACH_BUDGET  seconds after which no new machine is started (90;
 #                    0: no limit)
-#   RANDMACH_KEEP    a directory: every machine drawn is left there, and
-#                    results (one line per check: tool, result, seed, set,
-#                    kinds) in RANDMACH_KEEP/results
+#   RANDMACH_KEEP    a directory: the machines that failed a check (or a
+#                    TODO) are left there (mSEED), and the results (one line
+#                    per check: tool, result, seed, set, kinds) in
+#                    RANDMACH_KEEP/results
 #
 # A failing case prints its seed, the machine drawn and the commands that
 # make it again (to keep it as a fixture) and rerun the tool. Known
@@ -141,16 +142,17 @@ for mseed in $seeds; do
 		break
 	fi
 	i=$((i + 1))
-	shown=
 	# a directory of its own for each machine: the shim keeps its list
 	# views by set and path, and does not read a changed file again (a
 	# machine made where another was is read as the other)
-	[ -n "$M" ] && [ -z "$KEEP" ] && rm -rf "$M"
+	# (the last machine's goes, unless kept for a failure)
+	[ -n "$M" ] && { [ -z "$KEEP" ] || [ -z "$shown" ]; } && rm -rf "$M"
 	if [ -n "$KEEP" ]; then
 		M=$KEEP/m$mseed
 	else
 		M=$T/m$mseed
 	fi
+	shown=
 	rm -rf "$M"
 	$GEN make "$mseed" "$M" || die "genmachine make $mseed"
 	mkinds=$($GEN describe "$mseed" | sed -n 's/^kinds: //p')
@@ -204,6 +206,7 @@ for mseed in $seeds; do
 		verdict libnuma "$what: numa_node_of_cpu" $?
 	done < "$T/sets"
 done
+[ -n "$M" ] && [ -n "$KEEP" ] && [ -z "$shown" ] && rm -rf "$M"
 # A machine made where another was, read in the same set: the second
 # machine's lists, not the first's (machine 20261205 has SMT pairs,
 # 20261211 none; both 8 CPUs)
@@ -217,7 +220,12 @@ $CMP lscpu "$T/lscpu-p" "$S" "$T/got" "$M" > "$T/out" 2>&1
 verdict lscpu "machine 20261211 made where 20261205 was, set {0-7}: lscpu -p" $?
 
 end=$(date +%s)
-note "seeds $(echo $seeds | cut -d' ' -f1-$machines | sed 's/ /,/g'): $machines machines, $sets sets, $((end - start))s"
+if [ -n "${RANDMACH_SEEDS:-}" ]; then
+	tried=$(echo $seeds | cut -d' ' -f1-$machines | sed 's/ /,/g')
+else
+	tried="$SEED..$((SEED + machines - 1))"
+fi
+note "seeds $tried: $machines machines, $sets sets, $((end - start))s"
 # counts: by tool, then by kind of machine (a check counts under each of
 # its machine's kinds)
 awk '{ n[$1]++; r[$1 " " $2]++ }
