@@ -139,6 +139,7 @@ def norm_hwloc(xml_text, rank, cpuless_nodes=None):
     canon_dies(root)
     canon_caches(root)
     canon_cpukinds(root)
+    canon_books(root)
     return (["cpu-less NUMA nodes: %s\n" % cpuless] + walk(root, 0),
             {i for i, _ in cpuless})
 
@@ -173,6 +174,18 @@ def canon_dies(root):
                     parent.insert(at + j, x)
                 changed = True
                 break
+
+
+def canon_books(root):
+    """A book and its drawer with the same CPUs (s390): hwloc keeps one
+    Group of the two, the drawer in a restriction, the book in a
+    discovery of the restricted machine (as on the same machine with the
+    other CPUs offline). Such groups are compared by their CPUs only."""
+    for o in root.iter("object"):
+        if o.get("type") == "Group" and o.get("subtype") in ("Book", "Drawer"):
+            for k in ("subtype", "subkind", "os_index", "kind"):
+                o.attrib.pop(k, None)
+            o.set("subtype", "Book-or-Drawer")
 
 
 def canon_cpukinds(root):
