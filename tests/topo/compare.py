@@ -138,7 +138,15 @@ def norm_hwloc(xml_text, rank, cpuless_nodes=None):
             attrs.append("%s=%s" % (k, v))
         out = ["  " * depth + e.tag + " " + " ".join(attrs) + "\n"]
         with_cpus, cpuless = [], []
-        for c in e:
+        # infos and attributes before objects (a canon step may have
+        # moved an object to the front), memory first among the objects
+        # and by number (a discovery sorts them, a restriction keeps the
+        # whole machine's order)
+        objs = [c for c in e if c.tag == "object"]
+        mem = sorted((c for c in objs if c.get("type") in MEMORY),
+                     key=lambda c: int(c.get("os_index", "0")))
+        for c in ([c for c in e if c.tag != "object"] + mem
+                  + [c for c in objs if c.get("type") not in MEMORY]):
             block = walk(c, depth + 1)
             if c.tag == "object" and c.get("cpuset") in ("0x0", "0x00000000"):
                 cpuless.append(block)
@@ -150,18 +158,81 @@ def norm_hwloc(xml_text, rank, cpuless_nodes=None):
 
     cpuless = drop_cpuless(root, cpuless_nodes)
     canon_memory(root)
+    canon_dies(root)
     canon_caches(root)
+    canon_cpukinds(root)
+    canon_books(root)
     return (["cpu-less NUMA nodes: %s\n" % cpuless] + walk(root, 0),
             {i for i, _ in cpuless})
 
 
+def canon_dies(root):
+    """A Die or a Group that is its parent (its parent's CPUs and nodes,
+    its only child), or a Die of a single CPU: a restriction keeps it (the
+    whole machine has several dies, of several CPUs), a discovery of the
+    restricted machine makes none (as hwloc does on the same machine with
+    the other CPUs offline, or makes it where the restriction does not).
+    It goes, its children take its place."""
+    def one_cpu(o):
+        try:
+            return len(parse_bitmap(o.get("cpuset"))) == 1
+        except ValueError:
+            return False
+
+    changed = True
+    while changed:
+        changed = False
+        for parent in root.iter("object"):
+            kids = [c for c in parent if c.tag == "object" and c.get("type") not in MEMORY]
+            dies = [d for d in kids if d.get("type") in ("Die", "Group") and (
+                d.get("type") == "Die" and one_cpu(d) or (
+                    len(kids) == 1 and d.get("cpuset") == parent.get("cpuset")
+                    and d.get("nodeset") == parent.get("nodeset")))]
+            if dies:
+                d = dies[0]
+                at = list(parent).index(d)
+                parent.remove(d)
+                for j, x in enumerate([x for x in d if x.tag == "object"]):
+                    parent.insert(at + j, x)
+                changed = True
+                break
+
+
+def canon_books(root):
+    """A book and its drawer with the same CPUs (s390): hwloc keeps one
+    Group of the two, the drawer in a restriction, the book in a
+    discovery of the restricted machine (as on the same machine with the
+    other CPUs offline). Such groups are compared by their CPUs only."""
+    for o in root.iter("object"):
+        if o.get("type") == "Group" and o.get("subtype") in ("Book", "Drawer"):
+            for k in ("subtype", "subkind", "os_index", "kind"):
+                o.attrib.pop(k, None)
+            o.set("subtype", "Book-or-Drawer")
+
+
+def canon_cpukinds(root):
+    """One kind of CPU left in the set: a restriction keeps the
+    efficiency ranking of the whole machine's kinds, a discovery of the
+    restricted machine has nothing to rank."""
+    kinds = root.findall("cpukind")
+    if len(kinds) == 1:
+        kinds[0].attrib.pop("forced_efficiency", None)
+
+
 def canon_caches(root):
-    """Caches with the same CPUs one above the other: a restriction keeps
-    the order of the whole machine (an L1i shared by two cores above each
-    core's L1d), a discovery of the restricted machine sorts them (L1d
-    above L1i). Put every such chain in the discovery's order."""
+    """Caches (and a core) with the same CPUs one above the other: a
+    restriction keeps the order of the whole machine (an L1i shared by two
+    cores above each core's L1d; a core above its threads' private
+    caches), a discovery of the restricted machine sorts them (L1d above
+    L1i, caches above the core). Put every such chain in the discovery's
+    order."""
     def order(o):
+        if o.get("type") == "Core":
+            return (0, 0)
         return (-int(o.get("depth", "0")), int(o.get("cache_type", "0")))
+
+    def chained(o):
+        return o.get("type", "").endswith("Cache") or o.get("type") == "Core"
 
     def swap(a, b):
         aa, ba = dict(a.attrib), dict(b.attrib)
@@ -182,10 +253,10 @@ def canon_caches(root):
     while changed:
         changed = False
         for o in root.iter("object"):
-            if not o.get("type", "").endswith("Cache"):
+            if not chained(o):
                 continue
             kids = [c for c in o if c.tag == "object"]
-            if (len(kids) == 1 and kids[0].get("type", "").endswith("Cache")
+            if (len(kids) == 1 and chained(kids[0])
                     and kids[0].get("cpuset") == o.get("cpuset")
                     and order(kids[0]) < order(o)):
                 swap(o, kids[0])
