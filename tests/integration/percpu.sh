@@ -6,16 +6,21 @@
 # cannot renumber (the rseq area's cpu_id, RDPID, RDTSCP, a getcpu system
 # call made by the instruction), which are physical.
 #
-# In a set the counts are the set's (DESIGN.md, Topology views: possible
-# and present are the set's n CPUs as online is), so a physical index can
-# reach past an array sized by any count: in set {1} the CPU read is 1 and
-# every count is 1. The test computes which (index, size) pairs are past
-# from the sizes this contract gives and the physical CPU each raw source
-# reads, and expects exactly those from the program; sched_getcpu is past
-# none. DESIGN.md's honest limits say what a program must do about it.
+# In a set every count is the set's n (DESIGN.md, Topology views), so in
+# set {1} a raw index (1) reaches past an array sized by any count (1).
+# With CPUSETSHIM_WIDE_POSSIBLE=1 the possible counts (CONF,
+# get_nprocs_conf, possible) reach the set's highest physical CPU: in set
+# {1}, 1 online CPU and 2 possible, so a raw index stays inside an array
+# sized by the possible CPUs, as on a machine with offline CPUs, and may
+# still reach past one sized by the online CPUs (wrong natively too on
+# such a machine). The test runs both ways, computes which (index, size)
+# pairs are past from the sizes the contract gives and the physical CPU
+# each raw source reads, and expects exactly those from the program;
+# sched_getcpu is past none.
 . "$(dirname "$0")/../common.sh"
 need timeout coreutils
 PROG="$B/tests/integration/prog_percpu"
+unset CPUSETSHIM_WIDE_POSSIBLE
 [ -x "$PROG" ] || die "$PROG is not built (make check builds it)"
 two_sets
 
@@ -38,11 +43,16 @@ size_of() {
 }
 
 percpu() {
+	[ -n "${CPUSETSHIM_WIDE_POSSIBLE-}" ] && t="$t, wide possible"
 	in_set "$s" "$PROG" >"$T/out" 2>"$T/err"
 	expect_eq "$t: prog_percpu exit status" "$?" 0 || show "$T/err"
-	# the contract's sizes: every count is the set's
-	for k in onln conf nprocs nprocs_conf possible; do
+	# the contract's sizes: online n, possible w
+	for k in onln nprocs; do
 		expect_eq "$t: array sized by $k has the set's $n slots" "$(size_of $k "$T/out")" "$n"
+	done
+	for k in conf nprocs_conf possible; do
+		expect_eq "$t: array sized by $k has $w slots, up to the set's highest CPU" \
+			"$(size_of $k "$T/out")" "$w"
 	done
 	v=$(awk '$1 == "index" && $2 == "sched_getcpu" { print $3 }' "$T/out")
 	expect_match "$t: sched_getcpu (through the shim) is a virtual CPU below $n" \
@@ -68,10 +78,21 @@ percpu() {
 		"$got" "$want"
 	expect_eq "$t: sched_getcpu reaches past no array" \
 		"$(grep -c '^past sched_getcpu ' "$T/out")" 0
+	if [ -n "${CPUSETSHIM_WIDE_POSSIBLE-}" ]; then
+		expect_nomatch "$t: no raw CPU number reaches past an array sized by the possible CPUs" \
+			"$got" '^past [a-z]+ (conf|nprocs_conf|possible) '
+	elif [ "$list" = 1 ] && [ -n "$raw" ]; then
+		expect_match "$t: a raw CPU number (1) reaches past an array of the possible count (1)" \
+			"$got" '^past [a-z]+ conf 1 1$'
+	fi
 	if [ "$list" = 1 ] && [ -n "$raw" ]; then
-		expect_match "$t: a raw CPU number (1) reaches past an array of the set's count (1)" \
+		expect_match "$t: a raw CPU number (1) reaches past an array of the online count (1)" \
 			"$got" '^past [a-z]+ onln 1 1$'
 	fi
 }
+each_set percpu
+note "---- with CPUSETSHIM_WIDE_POSSIBLE=1 ----"
+CPUSETSHIM_WIDE_POSSIBLE=1
+export CPUSETSHIM_WIDE_POSSIBLE
 each_set percpu
 finish
