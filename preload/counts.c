@@ -1,5 +1,10 @@
 /* The counts and where a thread runs: sysconf, get_nprocs(_conf),
- * sched_getcpu and getcpu, answered from the set copy. */
+ * sched_getcpu and getcpu, answered from the set copy. The online count
+ * (_SC_NPROCESSORS_ONLN, get_nprocs) is the set's n; so is the possible
+ * count (_SC_NPROCESSORS_CONF, get_nprocs_conf), or with
+ * CPUSETSHIM_WIDE_POSSIBLE=1 as wide as the set's highest physical CPU, so
+ * that an array it sizes holds a CPU number read from the rseq area,
+ * RDPID or RDTSCP (src/views.h, cps_view_width). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -33,7 +38,7 @@ __attribute__((noinline)) static long sysconf_slow(int name)
 		return shim_real.sysconf ? shim_real.sysconf(name) : fallback_sysconf(name);
 	}
 	unsigned n;
-	if (shim_count(&n))
+	if (name == _SC_NPROCESSORS_ONLN ? shim_count(&n) : shim_count_possible(&n))
 		return n;
 	return shim_real.sysconf ? shim_real.sysconf(name) : fallback_sysconf(name);
 }
@@ -78,7 +83,7 @@ EXPORT int get_nprocs(void)
 EXPORT int get_nprocs_conf(void)
 {
 	unsigned n;
-	if (shim_count(&n))
+	if (shim_count_possible(&n))
 		return (int)n;
 	return shim_real.get_nprocs_conf ? shim_real.get_nprocs_conf() : 1;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "preload/shim.h"
+#include "src/views.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -99,6 +100,39 @@ static inline bool shim_count(unsigned *n)
 		unsigned v = shim_setcopy.s.n;
 		if (setcopy_read_valid(ls)) {
 			*n = v;
+			return v > 0;
+		}
+	}
+	return false;
+}
+
+/* The possible CPUs' count: n, or with CPUSETSHIM_WIDE_POSSIBLE=1 the
+ * highest physical CPU of the set plus one if that is more
+ * (cps_view_width): the CONF path. */
+static inline bool shim_count_possible(unsigned *w)
+{
+	if (!shim_ready())
+		return false;
+	uint32_t ls;
+	for (int i = 0; i < 1000; i++) {
+		int rb = setcopy_read_begin(&ls);
+		if (rb < 0)
+			return false;
+		if (rb == 0)
+			continue;
+		unsigned n = shim_setcopy.s.n, nw = shim_setcopy.s.nw, v = n;
+		for (unsigned k = nw < CPS_MAX_WORDS ? nw : CPS_MAX_WORDS;
+		     cps_view_wide_possible && k-- > 0;) {
+			uint64_t word = shim_setcopy.s.cpus[k];
+			if (word) {
+				unsigned last = k * 64 + 63 - (unsigned)__builtin_clzll(word);
+				if (last >= n)
+					v = last + 1;
+				break;
+			}
+		}
+		if (setcopy_read_valid(ls)) {
+			*w = v;
 			return v > 0;
 		}
 	}

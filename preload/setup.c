@@ -22,6 +22,7 @@
 #include "src/allowance.h"
 #include "src/cpulist.h"
 #include "preload/shim.h"
+#include "src/views.h"
 #include "src/procfs.h"
 
 int shim_state;               /* ST_* */
@@ -333,6 +334,8 @@ static void setup(void)
 {
 	const char *e = getenv("CPUSETSHIM_DEBUG");
 	debug = e && *e == '1';
+	e = getenv("CPUSETSHIM_WIDE_POSSIBLE");
+	cps_view_wide_possible = e && e[0] == '1' && !e[1];
 	if (another_copy_first()) {
 		Dl_info self = { 0 }, other = { 0 };
 		dladdr(&copy_self, &self);

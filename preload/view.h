@@ -21,6 +21,7 @@ enum vkind {
 	V_NONE, V_CPUINFO, V_STAT, V_STATUS_PROC, V_STATUS_THREAD, V_RANGE,
 	V_PIDSTAT, /* /proc/<pid>/stat, /proc/<pid>/task/<tid>/stat */
 	V_CGROUP,  /* the CPU files of the caller's cpuset cgroup */
+	V_POSSIBLE, /* /sys/devices/system/cpu/possible: 0..w-1 (cps_view_width) */
 };
 
 /* $name is "0". */

@@ -170,8 +170,10 @@ enum vkind shim_view_classify(const char *c)
 		return classify_proc(c + 6);
 	if (!strncmp(c, "/sys/devices/system/cpu/", 24)) {
 		const char *r = c + 24;
-		if (!strcmp(r, "online") || !strcmp(r, "possible") || !strcmp(r, "present"))
+		if (!strcmp(r, "online") || !strcmp(r, "present"))
 			return V_RANGE;
+		if (!strcmp(r, "possible"))
+			return V_POSSIBLE;
 		return V_NONE;
 	}
 	if (!strncmp(c, "/sys/", 5))
@@ -246,7 +248,7 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 	 * if it can be had (into sb when it fits: no malloc) */
 	bool kept = k == V_STAT || k == V_STATUS_PROC || k == V_CGROUP ||
 		    (k == V_PIDSTAT && own_pidstat(real));
-	if (k != V_RANGE && (kept ? shim_real_read(k, real, sb, sizeof(sb), &in, &inlen) : -1) < 0 &&
+	if (k != V_RANGE && k != V_POSSIBLE && (kept ? shim_real_read(k, real, sb, sizeof(sb), &in, &inlen) : -1) < 0 &&
 	    (r = slurp(real, &in, &inlen)) < 0)
 		return r;
 	switch (k) {
@@ -257,6 +259,7 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 		r = cps_view_status(out, in, inlen, &s);
 		break;
 	case V_RANGE: r = cps_view_cpurange(out, &s); break;
+	case V_POSSIBLE: r = cps_view_possible(out, &s); break;
 	case V_PIDSTAT: r = cps_view_pidstat(out, in, inlen, &s); break;
 	case V_CGROUP: r = cps_view_cgroup_cpus(out, in, inlen, &s); break;
 	default: r = -EINVAL;

@@ -146,7 +146,7 @@ int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, in
 		return shim_real.open(real, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME)));
 	}
 	*how = SHIM_VIEW_KEPT;
-	if (k == V_RANGE || k == V_CPUINFO) {
+	if (k == V_RANGE || k == V_POSSIBLE || k == V_CPUINFO) {
 		fd = shim_kept_open(k, &v, flags, name, sizeof(name), &key, &store);
 		if (fd >= 0)
 			return fd;
@@ -160,7 +160,7 @@ int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, in
 	    (fd = shim_kept_content("cg", out.p, out.len, flags)) >= 0)
 		*how = SHIM_VIEW_KEPT; /* going back to the start opens it again */
 	if (r == 0 && fd < 0) {
-		bool kept_kind = k == V_RANGE || k == V_CPUINFO;
+		bool kept_kind = k == V_RANGE || k == V_POSSIBLE || k == V_CPUINFO;
 		*how = kept_kind ? SHIM_VIEW_KEPT : SHIM_VIEW_MADE;
 		if (!kept_kind && !shim_view_no_pool &&
 		    (fd = shim_pool_deliver(k, real, k == V_STATUS_THREAD ?

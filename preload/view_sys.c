@@ -211,6 +211,8 @@ static int build(int k, const char *rp, const struct cps_view_input *in, struct 
 
 	if (k == CPS_VSYS_RANGE)
 		return cps_view_cpurange(out, in);
+	if (k == CPS_VSYS_POSSIBLE)
+		return cps_view_possible(out, in);
 	if (k == CPS_VSYS_KERNEL_MAX)
 		return cps_view_kernel_max(out, in);
 	if ((r = slurp(rp, buf, sizeof(buf), &len)))
@@ -232,6 +234,8 @@ static bool kept_name(const char *canon, const struct shim_cpus *v, char *out, s
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
 	for (const char *s = canon; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	if (cps_view_wide_possible) /* masks printed w bits wide */
+		h = (h ^ 'w') * 1099511628211ull;
 	int n = snprintf(out, len, "%s/sys-%016llx-%016llx", dir,
 			 (unsigned long long)cps_kept_key(v->cpus, v->nw, v->n),
 			 (unsigned long long)h);
@@ -343,8 +347,8 @@ int shim_sys_open(const char *canon, int flags, int mode)
 		return -2;
 	}
 	/* the ranges are kept views of their own (range-N, shared by every
-	 * set of n CPUs): view_dispatch.c's */
-	if (k == CPS_VSYS_RANGE && !shim_test_root() && (flags & O_ACCMODE) == O_RDONLY &&
+	 * set of n CPUs, or of w possible CPUs): view_dispatch.c's */
+	if ((k == CPS_VSYS_RANGE || k == CPS_VSYS_POSSIBLE) && !shim_test_root() && (flags & O_ACCMODE) == O_RDONLY &&
 	    !(flags & (O_DIRECTORY | O_PATH)))
 		return -1;
 	bool content = k >= CPS_VSYS_MASK;

@@ -690,7 +690,7 @@ int cps_view_status(struct cps_buf *out, const char *real, size_t len,
 			 * the first 32-bit group only as wide as its bits */
 			r = cps_buf_append(out, real + l.start, val - l.start);
 			if (!r)
-				r = cps_buf_put_kmask_bits(out, s->vallowed, s->vnw, s->n);
+				r = cps_buf_put_kmask_bits(out, s->vallowed, s->vnw, cps_view_width(s));
 		} else {
 			val = status_value(real, &l, list_name);
 			r = cps_buf_append(out, real + l.start, val - l.start);
@@ -707,18 +707,37 @@ int cps_view_status(struct cps_buf *out, const char *real, size_t len,
 
 /* ---- /sys/devices/system/cpu/{online,possible,present} ---- */
 
-int cps_view_cpurange(struct cps_buf *out, const struct cps_view_input *s)
+bool cps_view_wide_possible;
+
+unsigned cps_view_width(const struct cps_view_input *s)
+{
+	int last = s->set && cps_view_wide_possible ? cps_mask_last(s->set, s->nw) : -1;
+
+	return last >= 0 && (unsigned)last >= s->n ? (unsigned)last + 1 : s->n;
+}
+
+static int put_range(struct cps_buf *out, unsigned n)
 {
 	size_t start_len = out->len;
 	int r;
 
-	if (s->n == 0)
+	if (n == 0)
 		return -EINVAL;
-	if (s->n == 1)
+	if (n == 1)
 		r = cps_buf_append(out, "0\n", 2);
 	else
-		r = cps_buf_printf(out, "0-%u\n", s->n - 1);
+		r = cps_buf_printf(out, "0-%u\n", n - 1);
 	if (r)
 		buf_truncate(out, start_len);
 	return r;
+}
+
+int cps_view_cpurange(struct cps_buf *out, const struct cps_view_input *s)
+{
+	return put_range(out, s->n);
+}
+
+int cps_view_possible(struct cps_buf *out, const struct cps_view_input *s)
+{
+	return s->n ? put_range(out, cps_view_width(s)) : -EINVAL;
 }

@@ -70,14 +70,28 @@ int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
  * (NULL: from the file's own Cpus_allowed_list, the task's kernel mask,
  * translated through the set; a mask sharing no CPU with it reads as all
  * of them),
- * Cpus_allowed as the kernel prints it on a machine of n CPUs (n bits:
- * 32-bit groups, the first only as wide as its bits: "3" for two CPUs,
- * "ff,ffffffff" for forty); other lines untouched. */
+ * Cpus_allowed as the kernel prints it on a machine of w possible CPUs
+ * (cps_view_width; w bits: 32-bit groups, the first only as wide as its
+ * bits: "3" for two CPUs, "ff,ffffffff" for forty); other lines
+ * untouched. */
 int cps_view_status(struct cps_buf *out, const char *real, size_t len,
 		    const struct cps_view_input *s);
 
-/* /sys/devices/system/cpu/{online,possible,present}: "0-(n-1)\n" ("0\n"
- * for one CPU). */
+/* /sys/devices/system/cpu/{online,present}: "0-(n-1)\n" ("0\n" for one
+ * CPU). */
 int cps_view_cpurange(struct cps_buf *out, const struct cps_view_input *s);
+
+/* The set's possible CPUs, w: n; with cps_view_wide_possible (the shim's
+ * CPUSETSHIM_WIDE_POSSIBLE=1) the highest physical CPU of the set plus
+ * one if that is more, so that an array sized by the possible CPUs
+ * (sysconf(_SC_NPROCESSORS_CONF), get_nprocs_conf) holds every CPU
+ * number a program reads without the shim (rseq, RDPID, RDTSCP). Virtual
+ * CPUs n..w-1 are then possible and offline; masks are printed w bits
+ * wide, as the kernel prints them nr_cpu_ids wide. */
+extern bool cps_view_wide_possible;
+unsigned cps_view_width(const struct cps_view_input *s);
+
+/* /sys/devices/system/cpu/possible: "0-(w-1)\n". */
+int cps_view_possible(struct cps_buf *out, const struct cps_view_input *s);
 
 #endif

@@ -40,10 +40,10 @@ static int copy_path(char *phys, size_t len, const char *a, size_t alen, const c
 
 const struct cps_vsys_name cps_vsys_cpu_top[] = {
 	{ "online", CPS_VSYS_RANGE },
-	{ "possible", CPS_VSYS_RANGE },
+	{ "possible", CPS_VSYS_POSSIBLE },
 	{ "present", CPS_VSYS_RANGE },
 	{ "kernel_max", CPS_VSYS_KERNEL_MAX },
-	{ "offline", CPS_VSYS_LIST },
+	{ "offline", CPS_VSYS_OFFLINE },
 	{ "isolated", CPS_VSYS_LIST },
 	{ "enabled", CPS_VSYS_LIST },
 	{ "nohz_full", CPS_VSYS_LIST },
@@ -275,6 +275,7 @@ int cps_view_cpumask_file(struct cps_buf *out, int kind, const char *real, size_
 		r = cps_hexmask_parse(t, phys, nw, &err) ? -EINVAL : 0;
 		break;
 	case CPS_VSYS_LIST:
+	case CPS_VSYS_OFFLINE:
 		/* an empty list is a line of its own (offline, isolated) */
 		if (!strcmp(t, "\n") || !*t)
 			r = 0;
@@ -291,8 +292,12 @@ int cps_view_cpumask_file(struct cps_buf *out, int kind, const char *real, size_
 	}
 	if (!r) {
 		cps_phys_to_virt(virt, nw, s->set, s->nw, phys);
+		/* the possible CPUs past the online ones are offline */
+		for (unsigned c = s->n; kind == CPS_VSYS_OFFLINE && c < cps_view_width(s) &&
+					c < nw * 64; c++)
+			cps_mask_set(virt, nw, c);
 		if (kind == CPS_VSYS_MASK) {
-			r = cps_buf_put_kmask(out, virt, nw, s->n);
+			r = cps_buf_put_kmask(out, virt, nw, cps_view_width(s));
 		} else if (kind == CPS_VSYS_SPACELIST) {
 			for (int c = cps_mask_next(virt, nw, -1); !r && c >= 0;
 			     c = cps_mask_next(virt, nw, c))
@@ -333,5 +338,5 @@ int cps_view_kernel_max(struct cps_buf *out, const struct cps_view_input *s)
 {
 	if (!s->n)
 		return -EINVAL;
-	return cps_buf_printf(out, "%u\n", s->n - 1);
+	return cps_buf_printf(out, "%u\n", cps_view_width(s) - 1);
 }

@@ -813,7 +813,7 @@ START_TEST(test_status)
 	check_status(va, 1,
 		     STATUS_HEAD "Cpus_allowed:\t00000000,00000000,0000ffff\n"
 				 "Cpus_allowed_list:\t0-15\n" STATUS_MEMS STATUS_TAIL,
-		     STATUS_HEAD "Cpus_allowed:\t5\n"
+		     STATUS_HEAD "Cpus_allowed:\t005\n"
 				 "Cpus_allowed_list:\t0,2\n" STATUS_MEMS STATUS_TAIL,
 		     0);
 }
@@ -824,17 +824,17 @@ START_TEST(test_status_widths)
 	static const uint64_t wide[2] = { UINT64_C(0xffffffffff), 0 };
 	static const uint64_t va[1] = { 0x5 };
 
-	/* the width is the set's, whatever the real line's (the kernel's
-	 * for the machine's possible CPUs) */
+	/* the width is the set's possible CPUs (w: here its highest CPU plus
+	 * one), whatever the real line's (the kernel's for the machine's) */
 	check_status_n(40, wide, 2,
 		       "Cpus_allowed:\t00000000,00000000,0000ffff\nCpus_allowed_list:\t0-15\n",
-		       "Cpus_allowed:\tff,ffffffff\nCpus_allowed_list:\t0-39\n", 0);
+		       "Cpus_allowed:\t00000,000000ff,ffffffff\nCpus_allowed_list:\t0-39\n", 0);
 	check_status_n(8, va, 1, "Cpus_allowed:\tff\nCpus_allowed_list:\t0-7",
-		       "Cpus_allowed:\t05\nCpus_allowed_list:\t0,2", 0);
+		       "Cpus_allowed:\t00005\nCpus_allowed_list:\t0,2", 0);
 	check_status_n(33, va, 1, "Cpus_allowed:\tff\n",
-		       "Cpus_allowed:\t0,00000005\n", 0);
-	check_status_n(32, va, 1, "Cpus_allowed:\tff\n", "Cpus_allowed:\t00000005\n", 0);
-	check_status_n(3, va, 1, "Cpus_allowed:\t00000000,000000ff\n", "Cpus_allowed:\t5\n", 0);
+		       "Cpus_allowed:\t00,00000000,00000005\n", 0);
+	check_status_n(32, va, 1, "Cpus_allowed:\tff\n", "Cpus_allowed:\t0,00000000,00000005\n", 0);
+	check_status_n(3, va, 1, "Cpus_allowed:\t00000000,000000ff\n", "Cpus_allowed:\t005\n", 0);
 }
 END_TEST
 
@@ -857,19 +857,19 @@ END_TEST
 START_TEST(test_status_own_mask)
 {
 	check_status(NULL, 0, "Cpus_allowed:\t00000110\nCpus_allowed_list:\t4,8\n",
-		     "Cpus_allowed:\t5\nCpus_allowed_list:\t0,2\n", 0);
+		     "Cpus_allowed:\t005\nCpus_allowed_list:\t0,2\n", 0);
 	check_status(NULL, 0,
 		     STATUS_HEAD "Cpus_allowed:\t0000ffff\nCpus_allowed_list:\t0-15\n" STATUS_MEMS
 				 STATUS_TAIL,
-		     STATUS_HEAD "Cpus_allowed:\t7\nCpus_allowed_list:\t0-2\n" STATUS_MEMS
+		     STATUS_HEAD "Cpus_allowed:\t007\nCpus_allowed_list:\t0-2\n" STATUS_MEMS
 				 STATUS_TAIL,
 		     0);
 	/* sharing no CPU with the set: all of the set's */
 	check_status(NULL, 0, "Cpus_allowed:\t2\nCpus_allowed_list:\t1\n",
-		     "Cpus_allowed:\t7\nCpus_allowed_list:\t0-2\n", 0);
+		     "Cpus_allowed:\t007\nCpus_allowed_list:\t0-2\n", 0);
 	/* the two lines the other way round: both made */
 	check_status(NULL, 0, "Cpus_allowed_list:\t6\nX:\t1\nCpus_allowed:\t40\n",
-		     "Cpus_allowed_list:\t1\nX:\t1\nCpus_allowed:\t2\n", 0);
+		     "Cpus_allowed_list:\t1\nX:\t1\nCpus_allowed:\t002\n", 0);
 	/* no list, or not a list: the file is not the kernel's */
 	check_status(NULL, 0, "Cpus_allowed:\t2\n", NULL, -EINVAL);
 	check_status(NULL, 0, "Cpus_allowed:\t2\nCpus_allowed_list:\tx\n", NULL, -EINVAL);
@@ -1289,6 +1289,8 @@ static Suite *views_suite(void)
 
 int main(void)
 {
+	/* the views of CPUSETSHIM_WIDE_POSSIBLE=1 (test_kernel_max: both) */
+	cps_view_wide_possible = true;
 	SRunner *sr = srunner_create(views_suite());
 	int failed;
 

@@ -141,11 +141,12 @@ START_TEST(test_resolve)
 		{ "/sys/devices/system/cpu/cpu0/cpufreq/related_cpus", CPS_VSYS_SPACELIST,
 		  "/sys/devices/system/cpu/cpu5/cpufreq/related_cpus" },
 		{ "/sys/devices/system/cpu/online", CPS_VSYS_RANGE, "/sys/devices/system/cpu/online" },
-		{ "/sys/devices/system/cpu/possible", CPS_VSYS_RANGE, "/sys/devices/system/cpu/possible" },
+		{ "/sys/devices/system/cpu/possible", CPS_VSYS_POSSIBLE,
+		  "/sys/devices/system/cpu/possible" },
 		{ "/sys/devices/system/cpu/present", CPS_VSYS_RANGE, "/sys/devices/system/cpu/present" },
 		{ "/sys/devices/system/cpu/kernel_max", CPS_VSYS_KERNEL_MAX,
 		  "/sys/devices/system/cpu/kernel_max" },
-		{ "/sys/devices/system/cpu/offline", CPS_VSYS_LIST, "/sys/devices/system/cpu/offline" },
+		{ "/sys/devices/system/cpu/offline", CPS_VSYS_OFFLINE, "/sys/devices/system/cpu/offline" },
 		{ "/sys/devices/system/cpu/isolated", CPS_VSYS_LIST, "/sys/devices/system/cpu/isolated" },
 		{ "/sys/devices/system/cpu/cpufreq/policy0", CPS_VSYS_SAME,
 		  "/sys/devices/system/cpu/cpufreq/policy0" },
@@ -223,11 +224,12 @@ START_TEST(test_kmask_widths)
 	static const struct {
 		const char *set, *real, *want;
 	} cases[] = {
-		/* the width is the set's n, as the kernel's for n possible CPUs */
+		/* the width is the set's possible CPUs w (n, or its highest
+		 * CPU plus one), as the kernel's for w possible CPUs */
 		{ "1", "3\n", "1\n" },
 		{ "0-1", "3\n", "3\n" },
 		{ "0", "00000000,00000002\n", "0\n" },
-		{ "4-7", "f0\n", "f\n" },
+		{ "4-7", "f0\n", "0f\n" },
 		{ "0-31", "ffffffff\n", "ffffffff\n" },
 		{ "0-32", "1,ffffffff\n", "1,ffffffff\n" },
 		{ "0-35", "f,ffffffff\n", "f,ffffffff\n" },
@@ -235,9 +237,10 @@ START_TEST(test_kmask_widths)
 		{ "0-39", "00000000,000000ff,ffffffff\n", "ff,ffffffff\n" },
 		{ "0-39", "00000000,00000000,00000001\n", "00,00000001\n" },
 		{ "0-95", "ffffffff,ffffffff,ffffffff\n", "ffffffff,ffffffff,ffffffff\n" },
-		{ "64-127", "ffffffff,ffffffff,00000000,00000000\n", "ffffffff,ffffffff\n" },
-		{ "1,3,5", "2a\n", "7\n" },
-		{ "1,3,5", "15\n", "0\n" },
+		{ "64-127", "ffffffff,ffffffff,00000000,00000000\n",
+		  "00000000,00000000,ffffffff,ffffffff\n" },
+		{ "1,3,5", "2a\n", "07\n" },
+		{ "1,3,5", "15\n", "00\n" },
 		/* wider than the set's words: bits beyond are outside the set */
 		{ "0", "80000000,00000000,00000000,00000000,00000000,00000001\n", "1\n" },
 	};
@@ -300,9 +303,15 @@ START_TEST(test_formats)
 		{ CPS_VSYS_LIST, "60-67", "0-63\n\0", 6, "0-3\n" },
 		{ CPS_VSYS_LIST, "60-67", "\0\n", 2, "\n" },
 		{ CPS_VSYS_MASK, "32-95", "00000000,00000000,ffffffff,ffffffff\n\0", 37,
-		  "00000000,ffffffff\n" },
-		{ CPS_VSYS_MASK, "60-67", "ffffffff,ffffffff,00000000,00000000\n", 36, "f0\n" },
-		{ CPS_VSYS_MASK, "0,40,127", "80000000,00000000,00000000,00000001\n\0", 37, "5\n" },
+		  "00000000,00000000,ffffffff\n" },
+		{ CPS_VSYS_MASK, "60-67", "ffffffff,ffffffff,00000000,00000000\n", 36,
+		  "0,00000000,000000f0\n" },
+		{ CPS_VSYS_MASK, "0,40,127", "80000000,00000000,00000000,00000001\n\0", 37,
+		  "00000000,00000000,00000000,00000005\n" },
+		/* offline: the real file's, and the possible CPUs past n */
+		{ CPS_VSYS_OFFLINE, "2,5", "\n", 1, "2-5\n" },
+		{ CPS_VSYS_OFFLINE, "0-1", "\n", 1, "\n" },
+		{ CPS_VSYS_OFFLINE, "1,3,9", "3\n", 2, "1,3-9\n" },
 		{ CPS_VSYS_MASK, "0-39", "00000000,000000ff,ffffffff\n", 28, "ff,ffffffff\n" },
 	};
 	static const struct {
@@ -376,9 +385,34 @@ START_TEST(test_kernel_max)
 	struct cps_buf out = { 0 };
 	struct set s;
 
+	/* the possible CPUs reach the set's highest CPU */
 	set_of(&s, "3,9,40");
 	ck_assert_int_eq(cps_view_kernel_max(&out, &s.in), 0);
+	ck_assert_str_eq(out.p, "40\n");
+	cps_buf_free(&out);
+	out = (struct cps_buf){ 0 };
+	ck_assert_int_eq(cps_view_possible(&out, &s.in), 0);
+	ck_assert_str_eq(out.p, "0-40\n");
+	cps_buf_free(&out);
+	out = (struct cps_buf){ 0 };
+	ck_assert_int_eq(cps_view_cpurange(&out, &s.in), 0);
+	ck_assert_str_eq(out.p, "0-2\n");
+	cps_buf_free(&out);
+	out = (struct cps_buf){ 0 };
+	/* without CPUSETSHIM_WIDE_POSSIBLE: the set's n */
+	cps_view_wide_possible = false;
+	ck_assert_int_eq(cps_view_kernel_max(&out, &s.in), 0);
 	ck_assert_str_eq(out.p, "2\n");
+	cps_buf_free(&out);
+	out = (struct cps_buf){ 0 };
+	ck_assert_int_eq(cps_view_possible(&out, &s.in), 0);
+	ck_assert_str_eq(out.p, "0-2\n");
+	cps_buf_free(&out);
+	cps_view_wide_possible = true;
+	out = (struct cps_buf){ 0 };
+	set_of(&s, "0-3");
+	ck_assert_int_eq(cps_view_kernel_max(&out, &s.in), 0);
+	ck_assert_str_eq(out.p, "3\n");
 	cps_buf_free(&out);
 }
 END_TEST
@@ -503,7 +537,7 @@ static char *fixture(const char *prefix, const char *rel, size_t *len)
 
 /* Every CPU mask of every CPU of the set, read through its virtual path:
  * the CPUs it names are exactly the real file's CPUs of the set,
- * renumbered, and the mask is n bits wide. */
+ * renumbered, and the mask is w bits wide (cps_view_width). */
 START_TEST(test_machine_masks)
 {
 	static const char *const sets[] = { "1", "0-7", "0-63:3", "2,7,13,40-47" };
@@ -550,9 +584,10 @@ START_TEST(test_machine_masks)
 						  cps_mask_and(both, s.m, pm, NW);
 						  cps_mask_count(both, NW);
 					  }));
-			/* as wide as the kernel prints n bits */
-			ck_assert_uint_eq(strlen(view), (s.n + 31) / 32 * 9 - 8 +
-							 ((s.n % 32 ? s.n % 32 : 32) + 3) / 4);
+			/* as wide as the kernel prints w bits (w possible CPUs) */
+			unsigned w = cps_view_width(&s.in);
+			ck_assert_uint_eq(strlen(view), (w + 31) / 32 * 9 - 8 +
+							 ((w % 32 ? w % 32 : 32) + 3) / 4);
 			free(real);
 			free(view);
 			checked++;
@@ -799,6 +834,8 @@ static Suite *vsys_suite(void)
 
 int main(void)
 {
+	/* the views of CPUSETSHIM_WIDE_POSSIBLE=1 (test_kernel_max: both) */
+	cps_view_wide_possible = true;
 	SRunner *sr = srunner_create(vsys_suite());
 	int failed;
 

@@ -320,7 +320,9 @@ two_sets() {
 # (2 CPUs, list 0,1), made by two_sets, with these set for FN: s, n, list
 # (its arguments), t ("set {LIST}", to start descriptions), phys (LIST's
 # CPUs, space-separated), p0 (the first), vmask (virtual CPUs 0..N-1 as a
-# hex mask), kmask (LIST as a hex mask), vrange ("0", or "0-" N-1)
+# hex mask), kmask (LIST as a hex mask), vrange ("0", or "0-" N-1), w (the
+# set's possible CPUs: N, or with CPUSETSHIM_WIDE_POSSIBLE=1 its highest
+# CPU plus one if more), wrange (the possible list: "0", or "0-" W-1)
 each_set() {
 	each_set_fn=$1
 	for _es in "$S1 1 1" "$S2 2 0,1"; do
@@ -336,6 +338,10 @@ each_set() {
 		kmask=$(printf '%x' $kmask)
 		vrange=0
 		[ "$n" -gt 1 ] && vrange="0-$((n - 1))"
+		w=$((${list##*,} + 1))
+		[ "$w" -ge "$n" ] && [ "${CPUSETSHIM_WIDE_POSSIBLE-}" = 1 ] || w=$n
+		wrange=0
+		[ "$w" -gt 1 ] && wrange="0-$((w - 1))"
 		t="set {$list}"
 		note "---- $t (id $s): $n CPU(s) ----"
 		$each_set_fn "$s" "$n" "$list"

@@ -68,9 +68,10 @@ at_exit 'kill $out0 $out1 2>/dev/null'
 
 for s in "$S1" "$S2"; do
 	if [ "$s" = "$S1" ]; then
-		t="set {1}" n=1 want="0 " range=0
+		t="set {1}" n=1 want="0 " range=0 prange=0
+		[ "${CPUSETSHIM_WIDE_POSSIBLE-}" = 1 ] && prange=0-1
 	else
-		t="set {0,1}" n=2 want="0 1 " range=0-1
+		t="set {0,1}" n=2 want="0 1 " range=0-1 prange=0-1
 	fi
 
 	# ---- one file, every spelling ----
@@ -84,8 +85,14 @@ for s in "$S1" "$S2"; do
 	for c in 'cat /sys/devices/system/cpu/online' 'cd /sys/devices/system/cpu && cat online' \
 		'cd /sys/devices/system && cat cpu/online' 'cat //sys//devices/system/cpu/./online' \
 		'cat /sys/bus/cpu/devices/cpu0/../online' 'cd /sys/bus/cpu/devices/cpu0 && cat ../online' \
-		'cd /sys/devices/system/cpu && cat present possible'; do
+		'cd /sys/devices/system/cpu && cat present'; do
 		expect_eq "$t: $c" "$(in_set "$s" sh -c "$c" | sort -u)" "$range"
+	done
+	# possible: the online CPUs', or with CPUSETSHIM_WIDE_POSSIBLE=1 up to
+	# the set's highest CPU (1 in both sets)
+	for c in 'cat /sys/devices/system/cpu/possible' 'cd /sys/devices/system/cpu && cat possible' \
+		'cat //sys//devices/system/cpu/./possible' 'cd /sys/bus/cpu/devices/cpu0 && cat ../possible'; do
+		expect_eq "$t: $c" "$(in_set "$s" sh -c "$c")" "$prange"
 	done
 	# relative to a directory fd (openat), as Python's dir_fd does
 	got=$(in_set "$s" $PY -c '

@@ -68,6 +68,19 @@ views() {
 		"$vrange"
 	expect_eq "$t: /sys/devices/system/cpu/online" \
 		"$(in_set "$s" cat /sys/devices/system/cpu/online)" "$vrange"
+	expect_eq "$t: /sys/devices/system/cpu/present" \
+		"$(in_set "$s" cat /sys/devices/system/cpu/present)" "$vrange"
+	expect_eq "$t: /sys/devices/system/cpu/possible (up to the set's highest CPU)" \
+		"$(in_set "$s" cat /sys/devices/system/cpu/possible)" "$wrange"
+	off=
+	[ "$w" -gt "$n" ] && off=$n && [ "$w" -gt $((n + 1)) ] && off="$n-$((w - 1))"
+	expect_eq "$t: /sys/devices/system/cpu/offline (possible, not online)" \
+		"$(in_set "$s" cat /sys/devices/system/cpu/offline)" "$off"
+	expect_eq "$t: /sys/devices/system/cpu/kernel_max" \
+		"$(in_set "$s" cat /sys/devices/system/cpu/kernel_max)" "$((w - 1))"
+	expect_eq "$t: the cpuN directories are the online CPUs'" \
+		"$(in_set "$s" ls /sys/devices/system/cpu | grep '^cpu[0-9]' | sort | tr '\n' ' ')" \
+		"$(for c in $(seq 0 $((n - 1))); do echo cpu$c; done | sort | tr '\n' ' ')"
 
 	# Under a seccomp filter that refuses memfd_create (and flock, so
 	# no pool file can be claimed), or kills the process that calls it:

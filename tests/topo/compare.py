@@ -692,24 +692,39 @@ TOP_RANGE = ("online", "possible", "present")
 TOP_LIST = ("offline", "isolated", "enabled", "nohz_full")
 
 
+def width(cpus):
+    """the set's possible CPUs: n, or with CPUSETSHIM_WIDE_POSSIBLE=1 its
+    highest CPU plus one if more (an array they size holds any CPU number
+    read without the shim); virtual CPUs n..w-1 are then possible and
+    offline"""
+    if os.environ.get("CPUSETSHIM_WIDE_POSSIBLE") != "1":
+        return len(cpus)
+    return max(len(cpus), max(cpus) + 1 if cpus else 0)
+
+
 def cmd_top_files(root, cpus):
     """The files of the CPU directory itself that are views, as the set
     sees them: "name<TAB>text" for each one the machine has (text with
     its newline as \\n). A range is 0..n-1; a list is the set's part of
-    the real one, renumbered; kernel_max n-1."""
+    the real one, renumbered; possible 0..w-1 (width), offline with
+    n..w-1 too, kernel_max w-1."""
     rank = {p: v for v, p in enumerate(cpus)}
+    n, w = len(cpus), width(cpus)
     for name in TOP_RANGE + ("kernel_max",) + TOP_LIST:
         t = read(root, "sys/devices/system/cpu/" + name)
         if t is None:
             continue
         if name in TOP_RANGE:
-            text = "0-%d" % (len(cpus) - 1) if len(cpus) > 1 else "0"
+            text = fmt_list(range(w if name == "possible" else n))
         elif name == "kernel_max":
-            text = str(len(cpus) - 1)
+            text = str(w - 1)
         else:
             t = t.strip("\0\n ")
             real = [] if t in ("", "(null)") else cpulist(t)
-            text = fmt_list(rank[c] for c in real if c in rank)
+            vs = {rank[c] for c in real if c in rank}
+            if name == "offline":
+                vs |= set(range(n, w))
+            text = fmt_list(sorted(vs))
         print("%s\t%s\\n" % (name, text))
 
 
@@ -821,8 +836,8 @@ def view_of(root, cpus, path):
                 break
             d, parts = d + parts[0] + "/", parts[1:]
         if d == cpu_dir and len(parts) == 1:
-            kind = {"online": "range", "possible": "range", "present": "range",
-                    "kernel_max": "kernel_max", "offline": "list", "isolated": "list",
+            kind = {"online": "range", "possible": "possible", "present": "range",
+                    "kernel_max": "kernel_max", "offline": "offline", "isolated": "list",
                     "enabled": "list", "nohz_full": "list"}.get(parts[0], "same")
             break
         if parts[0].startswith("cpu") and parts[0][3:].isdigit():
@@ -841,8 +856,10 @@ def view_of(root, cpus, path):
         return text
     if kind == "range":
         return fmt_list(range(n))
+    if kind == "possible":
+        return fmt_list(range(width(cpus)))
     if kind == "kernel_max":
-        return str(n - 1)
+        return str(width(cpus) - 1)
     if kind == "has_cpu":
         keep = []
         for k in cpulist(text):
@@ -857,8 +874,10 @@ def view_of(root, cpus, path):
     else:
         phys_cpus = [] if text == "(null)" else cpulist(text)
     virt = [rank[c] for c in phys_cpus if c in rank]
+    if kind == "offline":
+        virt = sorted(set(virt) | set(range(n, width(cpus))))
     if kind == "mask":
-        return fmt_mask(virt, n)
+        return fmt_mask(virt, width(cpus))
     if kind == "spacelist":
         return "".join("%d " % c for c in sorted(virt))
     return fmt_list(virt)

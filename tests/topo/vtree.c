@@ -111,10 +111,14 @@ static void file(const char *vpath)
 	case CPS_VSYS_MASK:
 	case CPS_VSYS_LIST:
 	case CPS_VSYS_SPACELIST:
+	case CPS_VSYS_OFFLINE:
 		r = cps_view_cpumask_file(&out, k, real, len, &snap);
 		break;
 	case CPS_VSYS_RANGE:
 		r = cps_view_cpurange(&out, &snap);
+		break;
+	case CPS_VSYS_POSSIBLE:
+		r = cps_view_possible(&out, &snap);
 		break;
 	case CPS_VSYS_KERNEL_MAX:
 		r = cps_view_kernel_max(&out, &snap);
