@@ -126,6 +126,8 @@ for i in $(seq 100); do [ "$(stat -c %u /proc/$np 2>/dev/null)" = "$nobody_uid" 
 check "nobody attaches its process" $AS_NOBODY "$CPUSET" --table "$T2" attach fixed $np
 sleep 600 &
 rq=$!
+# named by its command: wait for the exec
+for i in $(seq 100); do [ "$(cat /proc/$rq/comm 2>/dev/null)" = sleep ] && break; sleep 0.05; done
 expect_status "root attaching its own process to nobody's table" 1 \
 	"$CPUSET" --table "$T2" --table-owner nobody attach fixed $rq
 expect_stderr "is refused, naming it" "$rq (sleep) is not of uid $nobody_uid, the table's owner"

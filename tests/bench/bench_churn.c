@@ -10,8 +10,9 @@
  * members start and exit all the time. Meanwhile another process runs
  * ALLOCS times `CPUSET alloc SET LIST` (LIST1 and LIST2 in turn, every
  * thread moves every time), GAP_MS apart, from the moment MEMBERS are
- * alive (members are started at most at twice the rate that keeps MEMBERS
- * alive: a churn, not all at once), and times each (start to exit, as the
+ * alive, or after 10 s on a machine too loaded for that (members are
+ * started at most at twice the rate that keeps MEMBERS alive: a churn,
+ * not all at once), and times each (start to exit, as the
  * resize benchmark does). READERS (default 0) more processes run
  * `CPUSET show SET` and `CPUSET list` in a loop meanwhile: readers of
  * the member list while it grows.
@@ -310,13 +311,19 @@ static int drive(int argc, char **argv)
 	long started = 0, live = 0, failed_starts = 0;
 	/* Starts are paced: twice the rate that keeps MEMBERS alive, so the
 	 * machine is loaded by a churn, not by a thousand starts at once;
-	 * the allocs begin once MEMBERS are alive, members starting and
-	 * exiting all along. */
+	 * the allocs begin once MEMBERS are alive (or after 10 s), members
+	 * starting and exiting all along. */
 	double rate = 2.0 * (double)members * 2000.0 / (double)(lmin + lmax), t0 = now_ms();
 	pid_t alloc_pid = -1;
 	int alloc_done = 0;
 	while (!alloc_done) {
-		if (alloc_pid < 0 && live >= members) {
+		/* a machine too loaded to keep MEMBERS alive at once (the
+		 * starts cannot outpace the exits) starts the allocs after 10 s
+		 * with those alive, rather than never */
+		if (alloc_pid < 0 && (live >= members || (live > 0 && now_ms() - t0 > 10000.0))) {
+			if (live < members)
+				fprintf(stderr, "bench_churn: %ld of %ld members alive after 10 s: allocs begin\n",
+					live, members);
 			alloc_pid = fork();
 			if (alloc_pid == 0)
 				allocator(fds[1], cpuset, set, allocs, gap, l1, l2);
