@@ -105,18 +105,25 @@ int shim_cpudir_open(const char *phys, int flags, int mode)
 	bool self = !phys[CPUDIR_LEN] || !phys[CPUDIR_LEN + 1];
 	const char *rel = self ? "." : phys + CPUDIR_LEN + 1;
 	int saved = errno;
-	int fd = shim_real.openat(k, rel, flags, mode);
-	if (fd >= 0) {
-		struct stat sb;
-		if (!self)
-			return fd;
-		/* the directory itself: this descriptor must be it */
-		if (fstat(fd, &sb) == 0 && is_cpudir(&sb))
-			return fd;
-		close(fd);
-		still_ours(k);
-	} else if (still_ours(k)) {
-		return -1; /* the directory's own answer */
+	for (int again = 0;; again++) {
+		int fd = shim_real.openat(k, rel, flags, mode);
+		if (fd >= 0) {
+			struct stat sb;
+			if (!self)
+				return fd;
+			/* the directory itself: this descriptor must be it */
+			if (fstat(fd, &sb) == 0 && is_cpudir(&sb))
+				return fd;
+			close(fd);
+			if (still_ours(k))
+				break;
+		} else if (still_ours(k)) {
+			return -1; /* the directory's own answer */
+		}
+		/* lost: kept again at once, once */
+		errno = saved;
+		if (again || (k = cpudir_fd()) < 0)
+			break;
 	}
 	errno = saved;
 	return shim_real.openat(AT_FDCWD, phys, flags, mode);
