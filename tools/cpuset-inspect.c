@@ -181,6 +181,10 @@ static void show_text(void)
 	struct shm_header *h = tbl.h;
 	printf("table %s: layout %u, %u-bit masks, made %s", tbl.name, SHM_LAYOUT,
 	       h->caps.mask_bits, ctime(&(time_t){ (time_t)h->created }));
+	if (cli_own_inside())
+		printf("  this process is in set %u: CPU numbers are the machine's, and \"in your "
+		       "numbers\" its set's 0..n-1 (+machine: CPUs outside its set)\n",
+		       (unsigned)cli_own_set_id());
 	printf("  mode %04o, creator uid %u, seq %llu, writes %llu, repairs %llu\n", h->mode,
 	       h->creator_uid, (unsigned long long)h->seq, (unsigned long long)h->writes,
 	       (unsigned long long)h->repairs);
@@ -195,6 +199,9 @@ static void show_text(void)
 		       s->id, s->name[0] ? s->name : "-", s->parent, cli_flags(s->flags),
 		       cli_user(s->uid));
 		printf("    cpus = %s\n", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
+		if (cli_own_inside())
+			printf("    cpus in your numbers = %s\n",
+			       cli_cpulist_own(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
 		printf("    reserved = %s\n", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_RESERVED), tbl_words));
 		printf("    strictly reserved = %s\n",
 		       cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_SRESERVED), tbl_words));
@@ -243,6 +250,8 @@ static void show_json(bool checked)
 		       (s->flags & CPS_FLAGS_ALL) == CPS_FLAGS_ALL ? "," : "",
 		       (s->flags & CPS_AUTOCLEAN) ? "\"autoclean\"" : "", s->uid);
 		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
+		printf(",\"own_cpus\":");
+		cli_json_str(stdout, cli_cpulist_own(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
 		printf(",\"reserved\":");
 		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_RESERVED), tbl_words));
 		printf(",\"strictly_reserved\":");
@@ -354,6 +363,7 @@ int main(int argc, char **argv)
 		cps_close(&c);
 		return r;
 	}
+	cli_own_set(&c);
 	if (cps_table_copy(&c, &tbl) < 0) {
 		cli_err("out of memory");
 		return CLI_TABLE;
