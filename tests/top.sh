@@ -191,6 +191,89 @@ EOF
 	expect_match "$key: the terminal's modes and main screen are back" "$r" "^restored True True$"
 done
 
+note "---- on a terminal: Ctrl-Z gives the terminal back, fg takes it again ----"
+r=$("$PYTHON3" - "$CPUSET_INSPECT" <<'EOF'
+import os, pty, select, signal, sys, termios, time
+prog = sys.argv[1]
+rp, wp = os.pipe()
+pid, fd = pty.fork()
+if pid == 0:
+    # a job-control shell in miniature: the program in a process group of
+    # its own, in the foreground, its parent in the same session (so that
+    # the group is not orphaned and a stop signal stops it)
+    os.close(rp)
+    c = os.fork()
+    if c == 0:
+        os.setpgid(0, 0)
+        while os.tcgetpgrp(0) != os.getpgrp():
+            time.sleep(0.01)
+        os.execv(prog, [prog, "--top", "-d", "0.2"])
+    os.setpgid(c, c)
+    os.tcsetpgrp(0, c)
+    os.write(wp, b"%d\n" % c)
+    while True:
+        p, st = os.waitpid(c, os.WUNTRACED)
+        if os.WIFEXITED(st) or os.WIFSIGNALED(st):
+            os._exit(os.waitstatus_to_exitcode(st) & 0xff)
+os.close(wp)
+child = int(os.read(rp, 64))
+before = termios.tcgetattr(fd)[3]
+out = b""
+def read_for(sec):
+    global out
+    end = time.time() + sec
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                d = os.read(fd, 65536)
+            except OSError:
+                return
+            if not d:
+                return
+            out += d
+def state():
+    try:
+        return open("/proc/%d/stat" % child).read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+def drawn_after(n, sec):
+    end = time.time() + sec
+    while b"SHARED" not in out[n:] and time.time() < end:
+        read_for(0.2)
+drawn_after(0, 20)
+os.write(fd, b"\x1a")
+end = time.time() + 10
+while state() != "T" and time.time() < end:
+    read_for(0.1)
+stopped = state() == "T"
+end = time.time() + 5
+while not out.rstrip().endswith(b"\x1b[?1049l") and time.time() < end:
+    read_for(0.1)
+modes_back = termios.tcgetattr(fd)[3]
+given_back = modes_back == before and out.rstrip().endswith(b"\x1b[?1049l")
+n = len(out)
+os.kill(child, signal.SIGCONT)
+drawn_after(n, 20)
+taken_again = b"\x1b[?1049h" in out[n:] and not (termios.tcgetattr(fd)[3] & termios.ECHO)
+os.write(fd, b"q")
+status = None
+end = time.time() + 10
+while time.time() < end:
+    read_for(0.1)
+    p, st = os.waitpid(pid, os.WNOHANG)
+    if p:
+        status = os.waitstatus_to_exitcode(st)
+        break
+if status is None:
+    os.kill(child, 9)
+print("stopped", stopped, "given_back", given_back, "taken_again", taken_again, "status", status)
+EOF
+)
+note "$r"
+expect_eq "Ctrl-Z stops it with the terminal given back; continued, it draws again; q quits" "$r" \
+	"stopped True given_back True taken_again True status 0"
+
 note "---- the benchmark's program (make bench, section top), short ----"
 if [ -x "$B/tests/bench/bench_top" ]; then
 	bt=$CPUSETSHIM_TABLE.bench

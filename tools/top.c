@@ -292,7 +292,8 @@ static int copy_table(struct top_state *s, struct shm_table *out)
 		} else {
 			memcpy(s->copy, c->t.base, size);
 		}
-		if (busy || !shm_read_retry(&c->t, seq))
+		/* a writer that stays inside: what is there, as cpuset-inspect */
+		if (!busy && shm_read_retry(&c->t, seq))
 			continue;
 		r = 0;
 		break;
@@ -651,13 +652,37 @@ void top_print_json(const struct top_state *s, FILE *f, double delay)
 
 /* ---- the loop ---- */
 
-static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t stop_sig, tstp_sig;
 static struct termios saved_tio;
 static bool tio_saved, screen_used;
 
 static void on_signal(int sig)
 {
 	stop_sig = sig;
+}
+
+static void on_tstp(int sig)
+{
+	(void)sig;
+	tstp_sig = 1;
+}
+
+/* Keys one by one, no echo (signals still come from the terminal); the
+ * alternate screen, no cursor. */
+static void enter_terminal(bool screen, bool keys)
+{
+	if (keys && tcgetattr(STDIN_FILENO, &saved_tio) == 0) {
+		struct termios raw = saved_tio;
+		raw.c_lflag &= (tcflag_t) ~(ICANON | ECHO);
+		raw.c_cc[VMIN] = 1;
+		raw.c_cc[VTIME] = 0;
+		tio_saved = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
+	}
+	if (screen) {
+		fputs("\033[?1049h\033[?25l", stdout);
+		fflush(stdout);
+		screen_used = true;
+	}
 }
 
 static void restore_terminal(void)
@@ -674,13 +699,28 @@ static void restore_terminal(void)
 	}
 }
 
+/* Ctrl-Z: the terminal given back as it was, stopped; at SIGCONT taken
+ * again. */
+static void suspend(bool screen, bool keys)
+{
+	tstp_sig = 0;
+	restore_terminal();
+	signal(SIGTSTP, SIG_DFL);
+	raise(SIGTSTP);
+	/* continued */
+	signal(SIGTSTP, on_tstp);
+	enter_terminal(screen, keys);
+}
+
 /* Waits delay seconds; false when told to stop (q, a signal). */
-static bool wait_keys(double delay, bool keys)
+static bool wait_keys(double delay, bool keys, bool screen)
 {
 	double end = now_mono() + delay;
 	for (;;) {
 		if (stop_sig)
 			return false;
+		if (tstp_sig)
+			suspend(screen, keys);
 		double left = end - now_mono();
 		if (left <= 0)
 			return true;
@@ -716,22 +756,17 @@ int top_run(struct cps_ctx *c, const struct top_opts *o)
 	sigaction(SIGHUP, &sa, NULL);
 	bool screen = !o->json && isatty(STDOUT_FILENO);
 	bool keys = screen && isatty(STDIN_FILENO);
-	if (keys && tcgetattr(STDIN_FILENO, &saved_tio) == 0) {
-		struct termios raw = saved_tio;
-		raw.c_lflag &= (tcflag_t) ~(ICANON | ECHO);
-		raw.c_cc[VMIN] = 1;
-		raw.c_cc[VTIME] = 0;
-		tio_saved = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
-	}
 	if (screen) {
-		fputs("\033[?1049h\033[?25l", stdout); /* the alternate screen, no cursor */
-		screen_used = true;
+		sa.sa_handler = on_tstp;
+		sigaction(SIGTSTP, &sa, NULL);
 	}
+	enter_terminal(screen, keys);
+	keys = keys && tio_saved;
 	atexit(restore_terminal);
 	if ((r = top_sample(&s)) < 0)
 		goto fail;
 	for (long i = 0; o->count == 0 || i < o->count; i++) {
-		if (!wait_keys(o->delay, keys && tio_saved))
+		if (!wait_keys(o->delay, keys, screen))
 			break;
 		if ((r = top_sample(&s)) < 0)
 			goto fail;
