@@ -23,10 +23,12 @@ QUIET=$("$CPUSET" create --cpus "$A" --name top-quiet) || die "create top-quiet"
 KID=$("$CPUSET" create --parent top-quiet --cpus "$A" --name top-kid) || die "create top-kid"
 note "CPUs $A (quiet) and $Z (spin); sets spin $SPIN, twin $TWIN, quiet $QUIET, kid $KID"
 
-"$CPUSET_RUN" --set top-spin sh -c 'while :; do :; done' &
+env $(san_env) "$CPUSET_RUN" --set top-spin sh -c 'while :; do :; done' &
 spinner=$!
 at_exit "kill $spinner 2>/dev/null"
 sleep 0.5
+expect_eq "the spinner runs in its set" "$(kill -0 "$spinner" 2>&1 && "$CPUSET" which "$spinner")" \
+	"$SPIN top-spin"
 
 note "---- bad usage ----"
 expect_status "-d 0 is refused" 2 "$CPUSET_INSPECT" --top -d 0 -n 1
