@@ -31,15 +31,18 @@ static void usage(FILE *f)
 "cpusetshim preload see only its CPUs, numbered 0..n-1.\n"
 "\n"
 "Commands:\n"
-"  init [--cpus LIST] [--mode MODE] [--group GROUP] [--max-sets N]\n"
+"  init [--cpus LIST] [--mems NODES] [--mode MODE] [--group GROUP] [--max-sets N]\n"
 "       [--max-procs N] [--max-threads N] [--mask-bits N] [--force]\n"
 "                           make the table (any write command makes a\n"
 "                           default one when there is none)\n"
-"  create [--cpus LIST] [--strict] [--autoclean] [--name NAME] [--parent SET]\n"
+"  create [--cpus LIST] [--mems NODES|auto] [--strict] [--autoclean]\n"
+"         [--name NAME] [--parent SET]\n"
 "                           make a child set (of the caller's set by default)\n"
 "                           with LIST, or what 'free' offers; prints its id\n"
 "  destroy SET              remove an empty, unused set\n"
-"  alloc SET LIST           give SET these CPUs, moving every member thread\n"
+"  alloc [--mems NODES|auto] SET [LIST]\n"
+"                           give SET these CPUs, moving every member thread,\n"
+"                           and these memory nodes\n"
 "  attach [--descendants] [--force] SET PID...\n"
 "                           move processes (all their threads) into SET;\n"
 "                           --descendants: their running descendants of the\n"
@@ -55,7 +58,10 @@ static void usage(FILE *f)
 "                           (any write does this too; this changes nothing else)\n"
 "\n"
 "SET is an id or a name. LIST is a CPU list (0-3,8 or 0-31:2) or a hex\n"
-"mask (0xff). Physical CPU numbers throughout.\n"
+"mask (0xff). Physical CPU numbers throughout. NODES is a list of NUMA\n"
+"node numbers in the same form; auto: the nodes holding the set's CPUs,\n"
+"again whenever they change. A set's nodes are by default its parent's\n"
+"that no strict sibling owns; a strict set owns the nodes it is given.\n"
 "\n"
 "Options:\n"
 "  --table NAME   the shared-memory table (default $CPUSETSHIM_TABLE, else\n"
@@ -92,16 +98,17 @@ static int cmd_init(int argc, char **argv)
 		{ "max-procs", required_argument, 0, 'p' },
 		{ "max-threads", required_argument, 0, 't' },
 		{ "mask-bits", required_argument, 0, 'b' }, { "force", no_argument, 0, 'f' },
-		{ 0, 0, 0, 0 }
+		{ "mems", required_argument, 0, 'M' }, { 0, 0, 0, 0 }
 	};
 	struct cps_init_opts o;
-	const char *cpus = NULL;
+	const char *cpus = NULL, *mems = NULL;
 	unsigned long v;
 	int ch, r;
 	cps_init_opts_default(&o);
 	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': cpus = optarg; break;
+		case 'M': mems = optarg; break;
 		case 'm':
 			if (optarg[0] != '0' || cli_octal(optarg, 07777, &v) < 0)
 				return bad_usage("--mode wants an octal mode like 0660, not '%s'", optarg);
@@ -176,6 +183,22 @@ static int cmd_init(int argc, char **argv)
 		}
 		o.cpus = m;
 	}
+	uint64_t nm[CPS_MAX_WORDS];
+	if (mems) {
+		size_t nw = o.caps.mask_bits / 64;
+		if ((r = cli_nodes(mems, nm, nw)))
+			return r;
+		uint64_t absent[CPS_MAX_WORDS];
+		if (cps_mask_empty(nm, nw)) {
+			cli_err("init: the root set needs at least one memory node");
+			return CLI_USAGE;
+		}
+		if (cps_root_mems_check(nm, nw, absent) < 0) {
+			cli_err("init: nodes %s hold no memory on this machine", cli_cpulist(absent, nw));
+			return CLI_USAGE;
+		}
+		o.mems = nm;
+	}
 	if ((o.mode & 0066) && o.gid == (gid_t)-1 && (o.mode & 0006) == 0)
 		o.gid = getegid();
 	if (o.mode & 0022)
@@ -206,9 +229,10 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "cpus", required_argument, 0, 'c' }, { "strict", no_argument, 0, 's' },
 		{ "autoclean", no_argument, 0, 'a' }, { "name", required_argument, 0, 'n' },
-		{ "parent", required_argument, 0, 'p' }, { 0, 0, 0, 0 }
+		{ "parent", required_argument, 0, 'p' }, { "mems", required_argument, 0, 'M' },
+		{ 0, 0, 0, 0 }
 	};
-	const char *cpus = NULL, *name = NULL, *parent = NULL;
+	const char *cpus = NULL, *name = NULL, *parent = NULL, *mems = NULL;
 	unsigned flags = 0;
 	int ch, r;
 	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
@@ -218,13 +242,17 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 		case 'a': flags |= CPS_AUTOCLEAN; break;
 		case 'n': name = optarg; break;
 		case 'p': parent = optarg; break;
+		case 'M': mems = optarg; break;
 		default: return CLI_USAGE;
 		}
 	}
 	if (optind != argc)
 		return bad_usage("create: unexpected argument '%s'", argv[optind]);
 	size_t mw = c->t.mask_words;
-	uint64_t m[CPS_MAX_WORDS];
+	uint64_t m[CPS_MAX_WORDS], nm[CPS_MAX_WORDS];
+	struct cps_mems how = { CPS_MEMS_AUTO, nm };
+	if (mems && (r = cli_mems(mems, &how, mw)))
+		return r;
 	uint32_t pid = 0, id;
 	if (parent && (r = cli_set(c, parent, &pid)))
 		return r;
@@ -245,7 +273,7 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 					   "create");
 		}
 	}
-	r = cps_create(c, pid, flags, name, m, &id);
+	r = cps_create_mems(c, pid, flags, name, m, mems ? &how : NULL, &id);
 	if (r < 0) {
 		if (r == -EINVAL && name && !c->why)
 			c->why = "bad name";
@@ -314,15 +342,29 @@ static int unmoved_refused(struct cps_ctx *c, int r, const char *fmt, const char
 
 static int cmd_alloc(struct cps_ctx *c, int argc, char **argv)
 {
+	static const struct option opts[] = { { "mems", required_argument, 0, 'M' },
+					      { 0, 0, 0, 0 } };
 	uint32_t id;
-	uint64_t m[CPS_MAX_WORDS];
-	int r;
-	if (argc != 3)
-		return bad_usage("alloc wants SET and a CPU LIST%s", "");
-	if ((r = cli_set(c, argv[1], &id)) || (r = cli_cpus(argv[2], m, c->t.mask_words)))
+	uint64_t m[CPS_MAX_WORDS], nm[CPS_MAX_WORDS];
+	struct cps_mems how = { CPS_MEMS_AUTO, nm };
+	const char *mems = NULL;
+	int ch, r;
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (ch != 'M')
+			return CLI_USAGE;
+		mems = optarg;
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
+	if (argc != 3 && !(mems && argc == 2))
+		return bad_usage(mems ? "alloc --mems wants SET and at most a CPU LIST%s"
+				      : "alloc wants SET and a CPU LIST%s", "");
+	if ((r = cli_set(c, argv[1], &id)) || (argc == 3 && (r = cli_cpus(argv[2], m, c->t.mask_words))))
 		return r;
-	if ((r = cps_alloc(c, id, m)) < 0)
-		return unmoved_refused(c, r, "alloc %s %s", argv[1], argv[2]);
+	if (mems && (r = cli_mems(mems, &how, c->t.mask_words)))
+		return r;
+	if ((r = cps_alloc_mems(c, id, argc == 3 ? m : NULL, mems ? &how : NULL)) < 0)
+		return unmoved_refused(c, r, "alloc %s %s", argv[1], argc == 3 ? argv[2] : mems);
 	return CLI_OK;
 }
 
@@ -472,7 +514,13 @@ static void print_set_json(struct cps_ctx *c, const struct cps_setinfo *s)
 	cli_json_str(stdout, cli_cpulist(s->reserved, mw));
 	printf(",\"strictly_reserved\":");
 	cli_json_str(stdout, cli_cpulist(s->sreserved, mw));
-	printf(",\"members\":%u,\"children\":%u}", s->nmembers, s->nchildren);
+	printf(",\"members\":%u,\"children\":%u,\"mems\":", s->nmembers, s->nchildren);
+	cli_json_str(stdout, cli_cpulist(s->mems, mw));
+	printf(",\"mems_from\":\"%s\",\"mems_reserved\":", cli_mems_from(s->mems_own));
+	cli_json_str(stdout, cli_cpulist(s->mreserved, mw));
+	printf(",\"mems_owned\":");
+	cli_json_str(stdout, cli_cpulist(s->msreserved, mw));
+	printf("}");
 }
 
 static int cmd_list(struct cps_ctx *c, int argc, char **argv)
@@ -486,8 +534,8 @@ static int cmd_list(struct cps_ctx *c, int argc, char **argv)
 	if (json)
 		printf("[");
 	else
-		printf("%-6s %-6s %-16s %-16s %-10s %7s %8s  %s\n", "ID", "PARENT", "NAME", "FLAGS",
-		       "OWNER", "MEMBERS", "CHILDREN", "CPUS");
+		printf("%-6s %-6s %-16s %-16s %-10s %7s %8s  %s  %s\n", "ID", "PARENT", "NAME",
+		       "FLAGS", "OWNER", "MEMBERS", "CHILDREN", "CPUS", "MEMS");
 	int first = 1;
 	for (long i = 0; i < n; i++) {
 		struct cps_setinfo s;
@@ -499,9 +547,10 @@ static int cmd_list(struct cps_ctx *c, int argc, char **argv)
 		} else {
 			char parent[16];
 			snprintf(parent, sizeof(parent), s.parent ? "%u" : "-", s.parent);
-			printf("%-6u %-6s %-16s %-16s %-10s %7u %8u  %s\n", s.id, parent,
+			printf("%-6u %-6s %-16s %-16s %-10s %7u %8u  %s", s.id, parent,
 			       s.name[0] ? s.name : "-", cli_flags(s.flags), cli_user(s.uid),
 			       s.nmembers, s.nchildren, cli_cpulist(s.cpus, c->t.mask_words));
+			printf("  %s\n", cli_cpulist(s.mems, c->t.mask_words));
 		}
 		first = 0;
 	}
@@ -544,6 +593,9 @@ static int cmd_show(struct cps_ctx *c, int argc, char **argv)
 		printf("cpus:               %s (%u)\n", cli_cpulist(s.cpus, mw), cps_mask_count(s.cpus, mw));
 		printf("reserved:           %s\n", cli_cpulist(s.reserved, mw));
 		printf("strictly reserved:  %s\n", cli_cpulist(s.sreserved, mw));
+		printf("mems:               %s (%s)\n", cli_cpulist(s.mems, mw), cli_mems_from(s.mems_own));
+		printf("reserved mems:      %s\n", cli_cpulist(s.mreserved, mw));
+		printf("owned mems:         %s\n", cli_cpulist(s.msreserved, mw));
 		printf("children:           %u\n", s.nchildren);
 		printf("members:            %u\n", s.nmembers);
 		for (long i = 0; i < n && i < (long)s.nmembers + 64; i++)
