@@ -206,6 +206,8 @@ struct cps_placement {
 	uint32_t n;       /* CPUs in the set */
 	uint32_t nw;      /* words of cpus */
 	uint64_t cpus[CPS_MAX_WORDS];
+	uint32_t nmems;   /* memory nodes in the set */
+	uint64_t mems[CPS_MAX_WORDS]; /* its nodes (nw words) */
 };
 /* Lock-free: the set of pid (its registry entry if its start time matches
  * (start 0: any), else fallback, else the root). -EAGAIN if the table stayed
