@@ -186,7 +186,8 @@ long shim_mempolicy(long nr, const long *a)
 	struct shim_cpus v;
 	uint64_t p1[CPS_MAX_WORDS], p2[CPS_MAX_WORDS];
 	pid_t who = nr == SYS_migrate_pages || nr == SYS_move_pages ? (pid_t)a[0] : 0;
-	if (!shim_ready() || !shim_nodes_of(who, &v) || v.n == 0)
+	bool self = who == 0 || who == shim_self_pid;
+	if (!shim_ready() || !(self ? shim_sys_mems(&v) : shim_nodes_of(who, &v)) || v.n == 0)
 		return shim_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	long mode;
 	int e;
