@@ -8,6 +8,7 @@
 #   the set's nodes 1 and 3: virtual nodes 0 and 1. The fake logs what the
 #   kernel was handed, so each translation is checked both ways.
 . "$(dirname "$0")/common.sh"
+need "$PYTHON3" python3
 PROG=$B/tests/prog_mempolicy
 FAKE=$B/tests/.libs/libfakenuma.so
 [ -x "$PROG" ] && [ -f "$FAKE" ] || die "no $PROG or $FAKE (make check builds them)"
@@ -26,6 +27,28 @@ case $NODES in
 	expect_eq "this kernel: the shim's answers are the kernel's" "$(cat "$T/shim")" "$(cat "$T/native")" ;;
 *)	skip "this kernel: the machine's nodes ($NODES) are not numbered from 0" ;;
 esac
+grep Mems /proc/self/status >"$T/native.status"
+"$CPUSET_RUN" --cpus 0 -- grep Mems /proc/self/status >"$T/shim.status"
+case $NODES in
+0|0-*)
+	expect_eq "this kernel: status's Mems_allowed lines are the kernel's" \
+		"$(cat "$T/shim.status")" "$(cat "$T/native.status")" ;;
+*)	skip "this kernel: the machine's nodes ($NODES) are not numbered from 0" ;;
+esac
+# under the test root the set's nodes are 1 and 3 (of a machine of
+# more): the task is allowed those of them this kernel allows it, by
+# their ranks
+want=$("$PYTHON3" -c 'import sys
+allowed=set()
+for part in sys.argv[1].split(","):
+    if part:
+        a,_,b=part.partition("-"); allowed.update(range(int(a),int(b or a)+1))
+print(",".join(str(i) for i,n in enumerate((1,3)) if n in allowed))' \
+	"$(sed -n 's/^Mems_allowed_list:\t//p' /proc/self/status)")
+env LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_TEST_ROOT="$T" CPUSETSHIM_TEST_MEMS=1,3 \
+	grep Mems_allowed_list /proc/self/status >"$T/troot.status"
+expect_eq "status under the test root: the set's nodes {1,3} the kernel allows, renumbered" \
+	"$(cut -f2 "$T/troot.status")" "$want"
 expect_eq "this kernel: a node the set lacks is refused" "$(sed -n 6p "$T/shim")" "-1 22"
 expect_eq "this kernel: moving a page to it too (ENODEV)" "$(sed -n 11p "$T/shim")" "-1 19 12345"
 expect_eq "this kernel: an unreadable mask is EFAULT, no crash" "$(sed -n 14p "$T/shim")" "-1 14"
