@@ -119,6 +119,11 @@ static int mask_out(void *um, unsigned long maxnode, const struct shim_cpus *v, 
 	return 0;
 }
 
+/* A mask the shim cannot read: the call as it was, so that the kernel
+ * answers as it would have, in its own order of checks (a bad mode before
+ * the unreadable mask, EFAULT after). */
+#define RAW(nr, a) shim_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5])
+
 static long get_mempolicy_v(const long *a, const struct shim_cpus *v)
 {
 	int *mode = (int *)a[0];
@@ -158,7 +163,7 @@ static long move_pages_v(const long *a, const struct shim_cpus *v)
 		int pn[MP_CHUNK], st[MP_CHUNK];
 		if (nodes) {
 			if (user_read(pn, nodes + i, k * sizeof(int)) < 0)
-				return fail(EFAULT);
+				return i ? fail(EFAULT) : RAW(SYS_move_pages, a);
 			for (unsigned long j = 0; j < k; j++) {
 				long p = cps_vnode_phys(v->cpus, v->nw, v->n, pn[j]);
 				if (p < 0)
@@ -195,19 +200,19 @@ long shim_mempolicy(long nr, const long *a)
 	case SYS_set_mempolicy:
 		mode = a[0];
 		if ((e = mask_in(p1, &v, (const void *)a[1], (unsigned long)a[2], &mode)) < 0)
-			return fail(-e);
+			return e == -EFAULT ? RAW(nr, a) : fail(-e);
 		return shim_real.syscall(nr, mode, (long)p1, (long)(v.nw * 64 + 1));
 	case SYS_mbind:
 		mode = a[2];
 		if ((e = mask_in(p1, &v, (const void *)a[3], (unsigned long)a[4], &mode)) < 0)
-			return fail(-e);
+			return e == -EFAULT ? RAW(nr, a) : fail(-e);
 		return shim_real.syscall(nr, a[0], a[1], mode, (long)p1, (long)(v.nw * 64 + 1), a[5]);
 	case SYS_get_mempolicy:
 		return get_mempolicy_v(a, &v);
 	case SYS_migrate_pages:
 		if ((e = mask_in(p1, &v, (const void *)a[2], (unsigned long)a[1], NULL)) < 0 ||
 		    (e = mask_in(p2, &v, (const void *)a[3], (unsigned long)a[1], NULL)) < 0)
-			return fail(-e);
+			return e == -EFAULT ? RAW(nr, a) : fail(-e);
 		return shim_real.syscall(nr, a[0], (long)(v.nw * 64 + 1), (long)p1, (long)p2);
 	case SYS_move_pages:
 		return move_pages_v(a, &v);

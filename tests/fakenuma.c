@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #ifndef SYS_set_mempolicy_home_node
@@ -88,6 +89,19 @@ static long err(int e)
 	return -1;
 }
 
+/* The kernel reads the caller's mask or says EFAULT. */
+static int readable(const unsigned long *m, unsigned long maxnode)
+{
+	unsigned long buf[MAXN / LB];
+	size_t len = maxnode > 1 ? ((maxnode - 1 + LB - 1) / LB) * sizeof(long) : 0;
+	if (!m || !len)
+		return 1;
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	struct iovec l = { buf, len }, r = { (void *)m, len };
+	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len;
+}
+
 __attribute__((visibility("default"))) long syscall(long nr, ...)
 {
 	va_list ap;
@@ -100,6 +114,8 @@ __attribute__((visibility("default"))) long syscall(long nr, ...)
 	setup();
 	switch (nr) {
 	case SYS_set_mempolicy:
+		if (!readable((unsigned long *)a[1], (unsigned long)a[2]))
+			return err(EFAULT);
 		logf_("set_mempolicy %ld %s\n", a[0], list((unsigned long *)a[1], (unsigned long)a[2], b1, sizeof(b1)));
 		if (!known((unsigned long *)a[1], (unsigned long)a[2]))
 			return err(EINVAL);
@@ -110,6 +126,8 @@ __attribute__((visibility("default"))) long syscall(long nr, ...)
 				policy[i / LB] |= 1ul << (i % LB);
 		return 0;
 	case SYS_mbind:
+		if (!readable((unsigned long *)a[3], (unsigned long)a[4]))
+			return err(EFAULT);
 		logf_("mbind %ld %s %ld\n", a[2], list((unsigned long *)a[3], (unsigned long)a[4], b1, sizeof(b1)), a[5]);
 		return known((unsigned long *)a[3], (unsigned long)a[4]) ? 0 : err(EINVAL);
 	case SYS_get_mempolicy: {

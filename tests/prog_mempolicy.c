@@ -11,7 +11,8 @@
  *   query N                move_pages without nodes: rc errno statuses
  *   migrate OLD NEW        migrate_pages(0): rc errno
  *   home NODE              set_mempolicy_home_node: rc errno
- *   fault                  set_mempolicy with an unreadable mask: rc errno */
+ *   fault                  set_mempolicy with an unreadable mask: rc errno
+ *   badmode                the same with an unknown mode: rc errno */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -114,9 +115,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(c, "home")) {
 			r = syscall(SYS_set_mempolicy_home_node, page, ps, atol(argv[++i]), 0);
 			printf("%ld %d", r, r < 0 ? errno : 0);
-		} else if (!strcmp(c, "fault")) {
+		} else if (!strcmp(c, "fault") || !strcmp(c, "badmode")) {
 			void *none = mmap(NULL, (size_t)ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			r = syscall(SYS_set_mempolicy, 2, none, 64);
+			r = syscall(SYS_set_mempolicy, c[0] == 'f' ? 2 : 99, none, 64);
 			printf("%ld %d", r, r < 0 ? errno : 0);
 		} else {
 			fprintf(stderr, "unknown command %s\n", c);
