@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "preload/shim.h"
 #include "src/mask.h"
@@ -87,6 +88,11 @@ static int mask_in(uint64_t *phys, const struct shim_cpus *v, const void *um, un
 		   long *mode)
 {
 	unsigned long vm[VN_WORDS];
+	/* the kernel's limits: a mask of at most a page; no node at or
+	 * beyond its MAX_NUMNODES (here: the table's width, 1,024 bits or
+	 * more, as the largest MAX_NUMNODES) */
+	if (maxnode > (unsigned long)getpagesize() * 8)
+		return -EINVAL;
 	if (maxnode > VN_BITS + 1)
 		maxnode = VN_BITS + 1; /* bits beyond are no node of the set */
 	size_t words = cps_vnodes_words(maxnode);
@@ -96,6 +102,9 @@ static int mask_in(uint64_t *phys, const struct shim_cpus *v, const void *um, un
 	}
 	if (user_read(vm, um, words * sizeof(unsigned long)) < 0)
 		return -EFAULT;
+	for (size_t b = v->nw * 64; b + 1 < maxnode; b++)
+		if (vm[b / CPS_ULONG_BITS] >> (b % CPS_ULONG_BITS) & 1)
+			return -EINVAL;
 	bool rel = mode && (*mode & MPOL_F_RELATIVE_NODES), dropped;
 	unsigned k = cps_vnodes_in(phys, v->cpus, v->nw, v->n, vm, maxnode, rel, &dropped);
 	if (rel)

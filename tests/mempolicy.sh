@@ -13,7 +13,7 @@ PROG=$B/tests/prog_mempolicy
 FAKE=$B/tests/.libs/libfakenuma.so
 [ -x "$PROG" ] && [ -f "$FAKE" ] || die "no $PROG or $FAKE (make check builds them)"
 
-ARGS="allowed 65 allowed 2 allowed 1025 bind 0 65 policy 65 bind 1023 1025 pagenode mbind 0 65 query 3 move 0 move 1 home 0 home 1 fault allowed 0 badmode"
+ARGS="allowed 65 allowed 2 allowed 1025 bind 0 65 policy 65 bind 1023 1025 pagenode mbind 0 65 query 3 move 0 move 1 home 0 home 1 fault allowed 0 badmode highbit bind 0 40000"
 
 # this kernel: the shim in a set of one CPU gives exactly the native answers
 # when the set's nodes are the machine's (one node here, or the machine's
@@ -53,6 +53,8 @@ expect_eq "this kernel: a node the set lacks is refused" "$(sed -n 6p "$T/shim")
 expect_eq "this kernel: moving a page to it too (ENODEV)" "$(sed -n 11p "$T/shim")" "-1 19 12345"
 expect_eq "this kernel: an unreadable mask is EFAULT, no crash" "$(sed -n 14p "$T/shim")" "-1 14"
 expect_eq "this kernel: a bad mode comes first, as the kernel checks it" "$(sed -n 16p "$T/shim")" "-1 22"
+expect_eq "this kernel: a node beyond MAX_NUMNODES is EINVAL" "$(sed -n 17p "$T/shim")" "-1 22"
+expect_eq "this kernel: a mask longer than a page is EINVAL" "$(sed -n 18p "$T/shim")" "-1 22"
 
 # the fake kernel of nodes 0-3; the set's nodes 1 and 3
 mkdir -p "$T/root"

@@ -12,7 +12,8 @@
  *   migrate OLD NEW        migrate_pages(0): rc errno
  *   home NODE              set_mempolicy_home_node: rc errno
  *   fault                  set_mempolicy with an unreadable mask: rc errno
- *   badmode                the same with an unknown mode: rc errno */
+ *   badmode                the same with an unknown mode: rc errno
+ *   highbit                bind to node 0 and node 4000 (beyond MAX_NUMNODES): rc errno */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -114,6 +115,10 @@ int main(int argc, char **argv)
 			printf("%ld %d", r, r < 0 ? errno : 0);
 		} else if (!strcmp(c, "home")) {
 			r = syscall(SYS_set_mempolicy_home_node, page, ps, atol(argv[++i]), 0);
+			printf("%ld %d", r, r < 0 ? errno : 0);
+		} else if (!strcmp(c, "highbit")) {
+			parse("0,4000", m);
+			r = syscall(SYS_set_mempolicy, 2, m, 4002);
 			printf("%ld %d", r, r < 0 ? errno : 0);
 		} else if (!strcmp(c, "fault") || !strcmp(c, "badmode")) {
 			void *none = mmap(NULL, (size_t)ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
