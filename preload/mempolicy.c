@@ -91,7 +91,7 @@ static int mask_in(uint64_t *phys, const struct shim_cpus *v, const void *um, un
 	/* the kernel's limits: a mask of at most a page; no node at or
 	 * beyond its MAX_NUMNODES (here: the table's width, 1,024 bits or
 	 * more, as the largest MAX_NUMNODES) */
-	if (maxnode > (unsigned long)getpagesize() * 8)
+	if (um && maxnode > 1 && maxnode - 1 > (unsigned long)getpagesize() * 8)
 		return -EINVAL;
 	if (maxnode > VN_BITS + 1)
 		maxnode = VN_BITS + 1; /* bits beyond are no node of the set */
@@ -148,14 +148,18 @@ static long get_mempolicy_v(const long *a, const struct shim_cpus *v)
 				   um ? (long)(v->nw * 64 + 1) : 0L, a[3], flags);
 	if (r < 0)
 		return r;
-	SHIM_KEEP_ERRNO;
-	if (mode && (flags & MPOL_F_NODE) && !(flags & MPOL_F_MEMS_ALLOWED))
-		*mode = (int)cps_pnode_virt(v->cpus, v->nw, v->n, *mode);
-	if (um && mask_out(um, maxnode, v, phys) < 0) {
-		errno = EFAULT;
-		return -1;
+	int e = 0;
+	{
+		SHIM_KEEP_ERRNO;
+		if (mode && (flags & MPOL_F_NODE) && !(flags & MPOL_F_MEMS_ALLOWED))
+			*mode = (int)cps_pnode_virt(v->cpus, v->nw, v->n, *mode);
+		/* the mode is out; the mask is a page at most (the kernel's order) */
+		if (um && cps_vnodes_words(maxnode) * sizeof(unsigned long) > (size_t)getpagesize())
+			e = EINVAL;
+		else if (um && mask_out(um, maxnode, v, phys) < 0)
+			e = EFAULT;
 	}
-	return r;
+	return e ? fail(e) : r;
 }
 
 static long move_pages_v(const long *a, const struct shim_cpus *v)

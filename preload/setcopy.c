@@ -94,6 +94,8 @@ bool shim_refresh(bool patient)
 		shim_setcopy.s.n = tmp.n;
 		shim_setcopy.s.nw = tmp.nw;
 		memcpy(shim_setcopy.s.cpus, tmp.cpus, tmp.nw * 8);
+		shim_setcopy.s.nmems = tmp.nmems;
+		memcpy(shim_setcopy.s.mems, tmp.mems, tmp.nw * 8);
 		shim_setcopy.tseq = &shim_ctx.t.h->seq;
 		derive();
 		__atomic_store_n(&shim_setcopy.valid, 1, __ATOMIC_RELAXED);

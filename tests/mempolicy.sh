@@ -13,7 +13,7 @@ PROG=$B/tests/prog_mempolicy
 FAKE=$B/tests/.libs/libfakenuma.so
 [ -x "$PROG" ] && [ -f "$FAKE" ] || die "no $PROG or $FAKE (make check builds them)"
 
-ARGS="allowed 65 allowed 2 allowed 1025 bind 0 65 policy 65 bind 1023 1025 pagenode mbind 0 65 query 3 move 0 move 1 home 0 home 1 fault allowed 0 badmode highbit bind 0 40000"
+ARGS="allowed 65 allowed 2 allowed 1025 bind 0 65 policy 65 bind 1023 1025 pagenode mbind 0 65 query 3 move 0 move 1 home 0 home 1 fault allowed 0 badmode highbit bind 0 40000 policy 65537 allowed 65537"
 
 # this kernel: the shim in a set of one CPU gives exactly the native answers
 # when the set's nodes are the machine's (one node here, or the machine's
@@ -55,6 +55,20 @@ expect_eq "this kernel: an unreadable mask is EFAULT, no crash" "$(sed -n 14p "$
 expect_eq "this kernel: a bad mode comes first, as the kernel checks it" "$(sed -n 16p "$T/shim")" "-1 22"
 expect_eq "this kernel: a node beyond MAX_NUMNODES is EINVAL" "$(sed -n 17p "$T/shim")" "-1 22"
 expect_eq "this kernel: a mask longer than a page is EINVAL" "$(sed -n 18p "$T/shim")" "-1 22"
+
+# a set of the table (its nodes: this machine's) on the fake kernel of
+# nodes 0-3: the fake's other nodes are no nodes of the set
+rm -f "$T/klog"
+env LD_PRELOAD="$FAKE" FAKENUMA_LOG="$T/klog" FAKENUMA_NODES=0-3 \
+	"$CPUSET_RUN" --cpus 0 -- "$PROG" allowed 1025 bind 0 65 >"$T/set" 2>&1
+expect_eq "a table's set: MEMS_ALLOWED is its nodes, renumbered" "$(sed -n 1p "$T/set")" \
+	"0 0 $("$PYTHON3" -c 'import sys
+n=set()
+for part in sys.argv[1].split(","):
+    a,_,b=part.partition("-"); n.update(range(int(a),int(b or a)+1))
+print(",".join(str(i) for i in range(len(n))))' "$NODES")"
+expect_eq "a table's set: bind to virtual 0 is its first node" "$(tail -1 "$T/klog")" \
+	"set_mempolicy 2 $(echo "$NODES" | sed 's/[-,].*//')"
 
 # the fake kernel of nodes 0-3; the set's nodes 1 and 3
 mkdir -p "$T/root"
