@@ -534,8 +534,8 @@ static int cmd_list(struct cps_ctx *c, int argc, char **argv)
 	if (json)
 		printf("[");
 	else
-		printf("%-6s %-6s %-16s %-16s %-10s %7s %8s  %s  %s\n", "ID", "PARENT", "NAME",
-		       "FLAGS", "OWNER", "MEMBERS", "CHILDREN", "CPUS", "MEMS");
+		printf("%-6s %-6s %-16s %-16s %-10s %7s %8s  %s\n", "ID", "PARENT", "NAME", "FLAGS",
+		       "OWNER", "MEMBERS", "CHILDREN", "CPUS");
 	int first = 1;
 	for (long i = 0; i < n; i++) {
 		struct cps_setinfo s;
@@ -547,10 +547,9 @@ static int cmd_list(struct cps_ctx *c, int argc, char **argv)
 		} else {
 			char parent[16];
 			snprintf(parent, sizeof(parent), s.parent ? "%u" : "-", s.parent);
-			printf("%-6u %-6s %-16s %-16s %-10s %7u %8u  %s", s.id, parent,
+			printf("%-6u %-6s %-16s %-16s %-10s %7u %8u  %s\n", s.id, parent,
 			       s.name[0] ? s.name : "-", cli_flags(s.flags), cli_user(s.uid),
 			       s.nmembers, s.nchildren, cli_cpulist(s.cpus, c->t.mask_words));
-			printf("  %s\n", cli_cpulist(s.mems, c->t.mask_words));
 		}
 		first = 0;
 	}
