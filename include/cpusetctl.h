@@ -120,6 +120,25 @@ struct cpusetctl_info {
 /* Facts about a set and, if cpus is not NULL, its physical CPUs. */
 int cpusetctl_get(cpusetctl_id_t id, struct cpusetctl_info *info, size_t setsize, cpu_set_t *cpus);
 
+/* ---- memory nodes: a set's NUMA nodes, beside its CPUs ---- */
+
+/* Gives a set memory nodes: nodemask holds maxnode bits in unsigned longs,
+ * as set_mempolicy(2) takes them (physical node numbers); nodemask NULL:
+ * "auto", the nodes holding the set's CPUs (within its parent's nodes),
+ * made again whenever its CPUs change. A new set has its parent's nodes
+ * that no strict sibling owns; a strict set owns the nodes it is given.
+ * EINVAL: the root, unknown, empty mask, a node without memory or beyond
+ * the table's width; EACCES: a node not in the parent, or outside the
+ * caller's Mems_allowed or its cgroup's cpuset.mems; EBUSY: a node a
+ * strict sibling owns (or, for a strict set, any sibling's), or a node a
+ * child still holds; EPERM: not the owner. */
+int cpusetctl_set_mems(cpusetctl_id_t id, const unsigned long *nodemask, unsigned long maxnode);
+
+/* The set's memory nodes (physical numbers) into nodemask of maxnode bits.
+ * Returns how many nodes it has. EINVAL: unknown set, or maxnode too small
+ * for its highest node; EFAULT: nodemask NULL. */
+int cpusetctl_get_mems(cpusetctl_id_t id, unsigned long *nodemask, unsigned long maxnode);
+
 #ifdef __cplusplus
 }
 #endif

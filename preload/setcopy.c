@@ -94,6 +94,8 @@ bool shim_refresh(bool patient)
 		shim_setcopy.s.n = tmp.n;
 		shim_setcopy.s.nw = tmp.nw;
 		memcpy(shim_setcopy.s.cpus, tmp.cpus, tmp.nw * 8);
+		shim_setcopy.s.nmems = tmp.nmems;
+		memcpy(shim_setcopy.s.mems, tmp.mems, tmp.nw * 8);
 		shim_setcopy.tseq = &shim_ctx.t.h->seq;
 		derive();
 		__atomic_store_n(&shim_setcopy.valid, 1, __ATOMIC_RELAXED);
@@ -262,6 +264,40 @@ bool shim_cpus_of(pid_t pid, struct shim_cpus *v)
 	v->nw = s.nw;
 	memcpy(v->cpus, s.cpus, s.nw * 8);
 	return true;
+}
+
+bool shim_nodes_of(pid_t pid, struct shim_cpus *v)
+{
+	if (pid < 0 || !shim_ready())
+		return false;
+	if (pid == 0 || pid == shim_self_pid || cps_thread_alive(shim_self_pid, pid)) {
+		uint32_t ls;
+		for (int i = 0; i < 1000; i++) {
+			int rb = setcopy_read_begin(&ls);
+			if (rb < 0)
+				return false;
+			if (rb == 0)
+				continue;
+			v->n = shim_setcopy.s.nmems;
+			v->nw = shim_setcopy.s.nw <= CPS_MAX_WORDS ? shim_setcopy.s.nw : CPS_MAX_WORDS;
+			memcpy(v->cpus, shim_setcopy.s.mems, v->nw * 8);
+			if (setcopy_read_valid(ls))
+				return v->n > 0;
+		}
+		return false;
+	}
+	pid_t tgid = cps_proc_tgid(pid);
+	if (tgid > 0)
+		pid = tgid;
+	uint32_t set;
+	struct cps_placement s;
+	if (cps_which(&shim_ctx, pid, &set) < 0 ||
+	    cps_placement_read(&shim_ctx.t, -1, 0, set, &s) < 0)
+		return false;
+	v->n = s.nmems;
+	v->nw = s.nw;
+	memcpy(v->cpus, s.mems, s.nw * 8);
+	return v->n > 0;
 }
 
 /* Physical mask in buf (size bytes) -> virtual image in place. */

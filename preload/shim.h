@@ -153,11 +153,24 @@ bool shim_cpus_now(struct shim_cpus *v);
 /* The set of another process: its record, else its thread group is ours,
  * else its ancestry (pid 0 or our own: shim_cpus_now). */
 bool shim_cpus_of(pid_t pid, struct shim_cpus *v);
+/* The same for memory nodes: the set's nodes of the caller (pid 0) or of
+ * another process in v->cpus, their count in v->n. */
+bool shim_nodes_of(pid_t pid, struct shim_cpus *v);
+/* The caller's nodes as the views show them: the test root's
+ * CPUSETSHIM_TEST_MEMS, else shim_nodes_of(0) (preload/view_sys.c). */
+bool shim_sys_mems(struct shim_cpus *v);
 /* Physical mask in buf (size bytes) -> virtual image in place. */
 void shim_to_virtual(void *buf, size_t size, const struct shim_cpus *v);
 /* Virtual mask in buf -> physical; 0 CPUs means EINVAL. */
 unsigned shim_to_physical(uint64_t *phys, const void *buf, size_t size, const struct shim_cpus *v,
 			  uint64_t *virt);
+
+/* ---- preload/mempolicy.c ---- */
+
+/* The memory-policy system call numbers, and syscall(3) of one of them
+ * with its node numbers translated (a: the six arguments). */
+bool shim_is_mempolicy(long nr);
+long shim_mempolicy(long nr, const long *a);
 
 /* ---- preload/affinity.c ---- */
 

@@ -40,6 +40,17 @@ __asm__(".text\n"
 	"je 1f\n"
 	"cmpq $" SHIM_STR(SYS_fchdir) ", %rdi\n"
 	"je 1f\n"
+	/* the memory-policy numbers: mbind, set_ and get_mempolicy in a
+	 * row, migrate_pages, move_pages, set_mempolicy_home_node */
+	"leaq -" SHIM_STR(SYS_mbind) "(%rdi), %r11\n"
+	"cmpq $2, %r11\n"
+	"jbe 1f\n"
+	"cmpq $" SHIM_STR(SYS_migrate_pages) ", %rdi\n"
+	"je 1f\n"
+	"cmpq $" SHIM_STR(SYS_move_pages) ", %rdi\n"
+	"je 1f\n"
+	"cmpq $450, %rdi\n" /* SYS_set_mempolicy_home_node */
+	"je 1f\n"
 	"movq shim_syscall_next(%rip), %r11\n"
 	"testq %r11, %r11\n"
 	"je 1f\n"

@@ -1,6 +1,6 @@
 /* syscall(2): the three numbers the shim translates
  * (SYS_sched_getaffinity, SYS_sched_setaffinity, SYS_getcpu), raw return
- * values kept, and the two that move the working directory (SYS_chdir,
+ * values kept, the memory-policy ones (preload/mempolicy.c), and the two that move the working directory (SYS_chdir,
  * SYS_fchdir: preload/path.c forgets it); every other number passes
  * through. On x86-64 the entry
  * point is a frameless stub (preload/stubs-x86_64.c) and this is its slow
@@ -44,6 +44,8 @@ EXPORT long syscall(long nr, ...)
 			shim_cwd_forget();
 		return r;
 	}
+	if (CPS_UNLIKELY(shim_is_mempolicy(nr)))
+		return shim_mempolicy(nr, a);
 	if (CPS_LIKELY(nr != SYS_sched_getaffinity && nr != SYS_sched_setaffinity &&
 		       nr != SYS_getcpu))
 		return shim_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);

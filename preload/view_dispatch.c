@@ -236,13 +236,31 @@ static bool own_pidstat(const char *real)
 	return n == self && strcmp(p, "/stat") == 0;
 }
 
+/* The status view's node lines (made after its CPU lines, from them):
+ * the caller's set's nodes; left as they are without them. */
+static int status_mems(struct cps_buf *out, size_t start)
+{
+	struct shim_cpus m;
+	struct cps_buf t = { 0 };
+	if (!shim_sys_mems(&m) || m.n == 0)
+		return 0;
+	int r = cps_view_status_mems(&t, out->p + start, out->len - start, m.cpus, m.nw, m.n);
+	if (r == 0) {
+		out->len = start;
+		r = cps_buf_append(out, t.p, t.len);
+	}
+	if (!t.borrowed)
+		free(t.p);
+	return r;
+}
+
 int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
 		      struct cps_buf *out)
 {
 	/* no vallowed: a status view takes the task's mask from the file */
 	struct cps_view_input s = { v->cpus, v->nw, v->n, NULL, 0 };
 	char *in = NULL, sb[SHIM_VIEW_STACK];
-	size_t inlen = 0;
+	size_t inlen = 0, start;
 	int r = 0;
 	/* /proc/stat, our status and our stat: from the descriptor kept open
 	 * if it can be had (into sb when it fits: no malloc) */
@@ -256,7 +274,10 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 	case V_STAT: r = cps_view_stat(out, in, inlen, &s); break;
 	case V_STATUS_PROC:
 	case V_STATUS_THREAD:
+		start = out->len;
 		r = cps_view_status(out, in, inlen, &s);
+		if (r == 0)
+			r = status_mems(out, start);
 		break;
 	case V_RANGE: r = cps_view_cpurange(out, &s); break;
 	case V_POSSIBLE: r = cps_view_possible(out, &s); break;

@@ -16,7 +16,9 @@
  * A path below R is taken as the same path below /, and the real files of
  * the views are read below R; with CPUSETSHIM_TEST_CPUS (a CPU list of
  * the captured machine) as the set of these views instead of the
- * process's own. It changes nothing but what this process reads of these
+ * process's own, and CPUSETSHIM_TEST_MEMS (a node list of it) as its
+ * nodes, for these views and for the memory-policy calls
+ * (preload/mempolicy.c). It changes nothing but what this process reads of these
  * files, all of them files the user can read anyway. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -49,8 +51,8 @@ int shim_troot_state;
 
 static struct {
 	char root[PATH_MAX];
-	bool has_cpus;
-	struct shim_cpus cpus;
+	bool has_cpus, has_mems;
+	struct shim_cpus cpus, mems;
 } troot;
 
 /* An absolute path whose second byte is none of s, p, '/', '.' can be no
@@ -74,6 +76,7 @@ const char *shim_test_root(void)
 	 * bytes; the state is published last */
 	const char *r = secure_getenv("CPUSETSHIM_TEST_ROOT");
 	const char *c = secure_getenv("CPUSETSHIM_TEST_CPUS");
+	const char *m = secure_getenv("CPUSETSHIM_TEST_MEMS");
 	size_t len = r ? strlen(r) : 0;
 	st = -1;
 	while (len > 1 && r[len - 1] == '/')
@@ -87,6 +90,11 @@ const char *shim_test_root(void)
 		    (troot.cpus.n = cps_mask_count(troot.cpus.cpus, CPS_MAX_WORDS)) > 0) {
 			troot.cpus.nw = CPS_MAX_WORDS;
 			troot.has_cpus = true;
+		}
+		if (m && cps_cpulist_parse(m, troot.mems.cpus, CPS_MAX_WORDS, &err) == 0 &&
+		    (troot.mems.n = cps_mask_count(troot.mems.cpus, CPS_MAX_WORDS)) > 0) {
+			troot.mems.nw = CPS_MAX_WORDS;
+			troot.has_mems = true;
 		}
 	}
 	__atomic_store_n(&shim_troot_state, st, __ATOMIC_RELEASE);
@@ -103,6 +111,20 @@ bool shim_sys_cpus(struct shim_cpus *v)
 		return true;
 	}
 	return shim_cpus_now(v);
+}
+
+/* The nodes these views and the memory-policy calls show: the test's
+ * (CPUSETSHIM_TEST_MEMS, a node list of the captured machine), else the
+ * process's set's. */
+bool shim_sys_mems(struct shim_cpus *v)
+{
+	if (CPS_UNLIKELY(shim_test_root() != NULL) && troot.has_mems) {
+		v->n = troot.mems.n;
+		v->nw = troot.mems.nw;
+		memcpy(v->cpus, troot.mems.cpus, sizeof(v->cpus));
+		return true;
+	}
+	return shim_nodes_of(0, v);
 }
 
 /* Where the real file of canonical path phys is: below the test root. */

@@ -84,7 +84,7 @@ int shm_layout(struct shm_header *h, const struct shm_caps *c)
 	/* Load factor at most one half keeps probe sequences short. */
 	h->proc_slots = pow2_at_least((uint64_t)c->max_procs * 2);
 	h->thread_slots = pow2_at_least((uint64_t)c->max_threads * 2);
-	h->set_rsz = ALIGN_UP(sizeof(struct shm_set) + 3 * 8 * h->mask_words, 64);
+	h->set_rsz = ALIGN_UP(sizeof(struct shm_set) + SHM_SET_MASKS * 8 * h->mask_words, 64);
 	h->proc_rsz = sizeof(struct shm_proc);
 	h->thread_rsz = ALIGN_UP(sizeof(struct shm_thread) + 8 * h->mask_words, 8);
 	uint64_t off = ALIGN_UP(sizeof(*h), 4096);
@@ -180,6 +180,10 @@ static int validate_header(const struct shm_header *h, size_t size, const char *
 	if (h->version != SHM_VERSION) {
 		*why = (h->version >> 24) > SHM_LAYOUT
 			       ? "the table has a newer layout version than this program understands"
+			       : (h->version >> 24) == 1 && SHM_LAYOUT == 2
+			       ? "the table was made by an older cpusetshim (layout 1, without memory "
+				 "nodes) and is not upgraded in place: make it again with 'cpuset init "
+				 "--force' once its sets are no longer used"
 			       : "the table has another layout version";
 		return -EPROTONOSUPPORT;
 	}

@@ -23,7 +23,8 @@
 /* Bytes "CPSHIM\x01\x02": read with the other byte order it is a different
  * number, so a mismatch shows as a bad magic, never as a misread table. */
 #define SHM_MAGIC 0x02014d4948535043ULL
-#define SHM_LAYOUT 1u
+/* Layout 2: a set's memory nodes (three more masks and mems_own). */
+#define SHM_LAYOUT 2u
 /* The format number also encodes the sizes the layout depends on. */
 #define SHM_VERSION                                                         \
 	((SHM_LAYOUT << 24) | ((uint32_t)sizeof(pthread_mutex_t) << 8) |    \
@@ -52,9 +53,13 @@ struct shm_caps {
 #define SHM_MAX_THREADS (1u << 21)
 #define SHM_MAX_TABLE_BYTES (1ull << 30)
 
-/* A set slot. masks[] holds three masks of mask_words each: the set's CPUs,
- * the CPUs its children hold, the CPUs its strict children hold. A slot is
- * free when id is 0; the slot of id is id % set_slots. */
+/* A set slot. masks[] holds SHM_SET_MASKS masks of mask_words each: the
+ * set's CPUs, the CPUs its children hold, the CPUs its strict children
+ * hold; then the same three for its memory nodes (NUMA node numbers, the
+ * same width). mems_own is 1 when the set's nodes were chosen (a list or
+ * "auto") rather than taken from its parent: a strict set owns chosen
+ * nodes exclusively. A slot is free when id is 0; the slot of id is
+ * id % set_slots. */
 struct shm_set {
 	uint32_t id;
 	uint32_t parent;    /* 0 for the root */
@@ -64,10 +69,20 @@ struct shm_set {
 	uint32_t nmembers;  /* registered member processes */
 	uint32_t attached;  /* has ever had a member (AUTOCLEAN) */
 	uint32_t created;   /* CLOCK_BOOTTIME seconds when made (AUTOCLEAN grace) */
+	uint32_t mems_own;  /* 1: its nodes were chosen, not its parent's (layout 2) */
+	uint32_t pad;
 	char name[SHM_NAME_MAX];
 	uint64_t masks[];
 };
-enum { SHM_MASK_CPUS = 0, SHM_MASK_RESERVED = 1, SHM_MASK_SRESERVED = 2 };
+enum {
+	SHM_MASK_CPUS = 0,
+	SHM_MASK_RESERVED = 1,
+	SHM_MASK_SRESERVED = 2,
+	SHM_MASK_MEMS = 3,       /* the set's memory nodes */
+	SHM_MASK_MRESERVED = 4,  /* nodes its children hold */
+	SHM_MASK_MSRESERVED = 5, /* nodes its strict children own (chosen) */
+	SHM_SET_MASKS = 6
+};
 
 /* A member process. Keyed by pid (0: free slot) in an open-addressed hash.
  * start is the process's start time (field 22 of /proc/PID/stat), so a

@@ -95,7 +95,11 @@ static int cgroup_mount(bool v2, char *mnt, size_t mlen, char *root, size_t rlen
 	return -ENOENT;
 }
 
-int cps_cgroup_cpus(uint64_t *m, size_t nw, char *path, size_t plen)
+/* A list file of the caller's cpuset cgroup: v2name in a v2 hierarchy
+ * (its cgroup's, or the nearest ancestor's that has it), v1name in a v1
+ * one, else v1old there. */
+static int cgroup_list(uint64_t *m, size_t nw, char *path, size_t plen, const char *v2name,
+		       const char *v1name, const char *v1old)
 {
 	char buf[8192], cg[4096] = "", mnt[1024], root[1024], file[6144];
 	bool v2 = false, have = false;
@@ -144,11 +148,10 @@ int cps_cgroup_cpus(uint64_t *m, size_t nw, char *path, size_t plen)
 	 * (every cgroup has it where the controller is enabled; the root has
 	 * it whenever the controller is bound to v2) */
 	for (;;) {
-		snprintf(file, sizeof(file), "%s/%s", dir,
-			 v2 ? "cpuset.cpus.effective" : "cpuset.effective_cpus");
+		snprintf(file, sizeof(file), "%s/%s", dir, v2 ? v2name : v1name);
 		r = read_list(file, m, nw);
 		if (r == -ENOENT && !v2) {
-			snprintf(file, sizeof(file), "%s/cpuset.cpus", dir);
+			snprintf(file, sizeof(file), "%s/%s", dir, v1old);
 			r = read_list(file, m, nw);
 		}
 		if (r != -ENOENT)
@@ -161,6 +164,18 @@ int cps_cgroup_cpus(uint64_t *m, size_t nw, char *path, size_t plen)
 	if (r == 0 && path && plen)
 		snprintf(path, plen, "%s", file);
 	return r;
+}
+
+int cps_cgroup_cpus(uint64_t *m, size_t nw, char *path, size_t plen)
+{
+	return cgroup_list(m, nw, path, plen, "cpuset.cpus.effective", "cpuset.effective_cpus",
+			   "cpuset.cpus");
+}
+
+int cps_cgroup_mems(uint64_t *m, size_t nw, char *path, size_t plen)
+{
+	return cgroup_list(m, nw, path, plen, "cpuset.mems.effective", "cpuset.effective_mems",
+			   "cpuset.mems");
 }
 
 static __thread char why_buf[1024];
@@ -235,6 +250,97 @@ int cps_allowance_check(const uint64_t *want, size_t nw, const char **why)
 	snprintf(why_buf, sizeof(why_buf), "CPU%s %s %s outside the caller's affinity (%s)",
 		 cps_mask_count(out, nw) > 1 ? "s" : "", l1,
 		 cps_mask_count(out, nw) > 1 ? "are" : "is", l2);
+	*why = why_buf;
+	return -EACCES;
+}
+
+/* ---- memory nodes ---- */
+
+static bool fake_mems_on, fake_mems_cg_on;
+static uint64_t fake_mems[CPS_MAX_WORDS], fake_mems_cg[CPS_MAX_WORDS];
+
+void cps_allowance_fake_mems(const uint64_t *allowed, const uint64_t *cgroup, size_t nw)
+{
+	fake_mems_on = allowed != NULL;
+	fake_mems_cg_on = allowed && cgroup;
+	cps_mask_zero(fake_mems, CPS_MAX_WORDS);
+	cps_mask_zero(fake_mems_cg, CPS_MAX_WORDS);
+	if (nw > CPS_MAX_WORDS)
+		nw = CPS_MAX_WORDS;
+	if (allowed)
+		cps_mask_copy(fake_mems, allowed, nw);
+	if (cgroup)
+		cps_mask_copy(fake_mems_cg, cgroup, nw);
+}
+
+int cps_kernel_mems_allowed(uint64_t *m, size_t nw)
+{
+	cps_mask_zero(m, nw);
+	/* get_mempolicy(NULL, m, bits, 0, MPOL_F_MEMS_ALLOWED), the kernel's
+	 * (the shim translates the libc and syscall(3) ones) */
+	long r = cps_sys5(SYS_get_mempolicy, 0, (long)m, (long)(nw * 64 + 1), 0, 4 /* MPOL_F_MEMS_ALLOWED */);
+	return r < 0 ? (int)r : 0;
+}
+
+int cps_mems_allowed(uint64_t *m, size_t nw)
+{
+	if (nw > CPS_MAX_WORDS)
+		return -EINVAL;
+	if (__atomic_load_n(&override_on, __ATOMIC_RELAXED) && geteuid() == 0) {
+		cps_mask_fill(m, nw, (unsigned)(nw * 64));
+		return 0;
+	}
+	if (fake_mems_on) {
+		cps_mask_copy(m, fake_mems, nw);
+		return 0;
+	}
+	return cps_kernel_mems_allowed(m, nw);
+}
+
+int cps_mems_allowance_check(const uint64_t *want, size_t nw, const char **why)
+{
+	uint64_t al[CPS_MAX_WORDS], cg[CPS_MAX_WORDS], out[CPS_MAX_WORDS];
+	char l1[160], l2[160], path[256];
+	if (nw > CPS_MAX_WORDS)
+		return -EINVAL;
+	if (__atomic_load_n(&override_on, __ATOMIC_RELAXED) && geteuid() == 0)
+		return 0;
+	int r = 0;
+	if (fake_mems_on)
+		cps_mask_copy(al, fake_mems, nw);
+	else
+		r = cps_kernel_mems_allowed(al, nw);
+	if (r < 0)
+		return r;
+	cps_mask_andnot(out, want, al, nw);
+	if (cps_mask_empty(out, nw))
+		return 0;
+	if (fake_mems_on) {
+		r = fake_mems_cg_on ? 0 : -ENOENT;
+		cps_mask_copy(cg, fake_mems_cg, nw);
+		snprintf(path, sizeof(path), "(test)");
+	} else {
+		r = cps_cgroup_mems(cg, nw, path, sizeof(path));
+	}
+	bool many = cps_mask_count(out, nw) > 1;
+	if (r == 0) {
+		cps_mask_andnot(out, want, cg, nw);
+		if (!cps_mask_empty(out, nw)) {
+			many = cps_mask_count(out, nw) > 1;
+			cps_cpulist_format(l1, sizeof(l1), out, nw);
+			cps_cpulist_format(l2, sizeof(l2), cg, nw);
+			snprintf(why_buf, sizeof(why_buf),
+				 "node%s %s %s outside the caller's cgroup cpuset (%s: %s)",
+				 many ? "s" : "", l1, many ? "are" : "is", path, l2[0] ? l2 : "none");
+			*why = why_buf;
+			return -EACCES;
+		}
+		cps_mask_andnot(out, want, al, nw);
+	}
+	cps_cpulist_format(l1, sizeof(l1), out, nw);
+	cps_cpulist_format(l2, sizeof(l2), al, nw);
+	snprintf(why_buf, sizeof(why_buf), "node%s %s %s outside the caller's Mems_allowed (%s)",
+		 many ? "s" : "", l1, many ? "are" : "is", l2);
 	*why = why_buf;
 	return -EACCES;
 }

@@ -39,4 +39,17 @@ int cps_allowance_override(bool on);
  * uses instead of the kernel's; affinity NULL: the kernel's again. */
 void cps_allowance_fake(const uint64_t *affinity, const uint64_t *cgroup, size_t nw);
 
+/* Memory nodes, the same way: the kernel's Mems_allowed of the caller
+ * (get_mempolicy MPOL_F_MEMS_ALLOWED, raw), its cgroup's effective nodes
+ * (v2 cpuset.mems.effective, v1 cpuset.effective_mems or cpuset.mems),
+ * the check (-EACCES with *why naming the nodes: outside the cgroup, or
+ * outside Mems_allowed; root's override lifts it) and its test seam. */
+int cps_kernel_mems_allowed(uint64_t *m, size_t nw);
+int cps_cgroup_mems(uint64_t *m, size_t nw, char *path, size_t plen);
+/* The nodes the check lets through: all under root's override, the
+ * fake's, else the kernel's Mems_allowed. */
+int cps_mems_allowed(uint64_t *m, size_t nw);
+int cps_mems_allowance_check(const uint64_t *want, size_t nw, const char **why);
+void cps_allowance_fake_mems(const uint64_t *allowed, const uint64_t *cgroup, size_t nw);
+
 #endif

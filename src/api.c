@@ -217,6 +217,63 @@ CPS_PUBLIC int cpusetctl_get(cpusetctl_id_t id, struct cpusetctl_info *info, siz
 	return api_end(&c, true, r < 0 ? r : 0);
 }
 
+/* A node mask of maxnode bits in unsigned longs (as set_mempolicy(2)
+ * takes it) to the table's width: EINVAL for a node beyond it. */
+static int nodes_in(uint64_t *m, size_t mw, const unsigned long *nodes, unsigned long maxnode)
+{
+	const unsigned lb = 8 * sizeof(unsigned long);
+	cps_mask_zero(m, mw);
+	for (unsigned long k = 0; k < maxnode; k++) {
+		if (!(nodes[k / lb] >> (k % lb) & 1))
+			continue;
+		if (k >= mw * 64)
+			return -EINVAL;
+		cps_mask_set(m, mw, (unsigned)k);
+	}
+	return 0;
+}
+
+CPS_PUBLIC int cpusetctl_set_mems(cpusetctl_id_t id, const unsigned long *nodemask,
+				  unsigned long maxnode)
+{
+	struct cps_ctx c;
+	uint64_t m[CPS_MAX_WORDS];
+	struct cps_mems how = { nodemask ? CPS_MEMS_LIST : CPS_MEMS_AUTO, m };
+	if (maxnode > (1ul << 20))
+		return fail(EINVAL);
+	int r = api_begin(&c);
+	if (r < 0)
+		return api_end(&c, false, r);
+	if (!nodemask || (r = nodes_in(m, c.t.mask_words, nodemask, maxnode)) == 0)
+		r = cps_alloc_mems(&c, id, NULL, &how);
+	return api_end(&c, true, r < 0 ? r : 0);
+}
+
+CPS_PUBLIC int cpusetctl_get_mems(cpusetctl_id_t id, unsigned long *nodemask, unsigned long maxnode)
+{
+	struct cps_ctx c;
+	struct cps_setinfo si;
+	const unsigned lb = 8 * sizeof(unsigned long);
+	if (!nodemask)
+		return fail(EFAULT);
+	int r = api_begin(&c);
+	if (r < 0)
+		return api_end(&c, false, r);
+	if ((r = cps_set_get(&c, id, &si)) == 0) {
+		size_t mw = c.t.mask_words;
+		int last = cps_mask_last(si.mems, mw);
+		if (last >= 0 && (unsigned long)last >= maxnode) {
+			r = -EINVAL;
+		} else {
+			memset(nodemask, 0, (maxnode + lb - 1) / lb * sizeof(unsigned long));
+			for (int k = cps_mask_next(si.mems, mw, -1); k >= 0; k = cps_mask_next(si.mems, mw, k))
+				nodemask[(unsigned)k / lb] |= 1ul << ((unsigned)k % lb);
+			r = (int)cps_mask_count(si.mems, mw);
+		}
+	}
+	return api_end(&c, true, r);
+}
+
 CPS_PUBLIC int cpusetctl_override(int on)
 {
 	int r = cps_allowance_override(on != 0);

@@ -226,6 +226,54 @@ static void check_parents(struct check_state *cs, const struct shm_table *t, con
 	free(state);
 }
 
+/* A set's memory nodes: not empty, inside its parent's (the root's: the
+ * machine's nodes, not checked here), mems_own one of the three ways. */
+static void check_mems_set(struct check_state *cs, const struct shm_table *t,
+			   struct shm_set *s, size_t mw)
+{
+	const uint64_t *m = shm_set_mask(t, s, SHM_MASK_MEMS);
+	if (cps_mask_empty(m, mw))
+		viol(cs, "set %u has no memory node", s->id);
+	if (s->mems_own > CPS_MEMS_AUTO)
+		viol(cs, "set %u has an unknown way of holding nodes (%u)", s->id, s->mems_own);
+	struct shm_set *p = s->id == t->root_id ? NULL : shm_set_by_id(t, s->parent);
+	if (p && p != s && !cps_mask_subset(m, shm_set_mask(t, p, SHM_MASK_MEMS), mw))
+		viol(cs, "set %u holds nodes outside its parent %u", s->id, s->parent);
+}
+
+/* The children of s are live[lo..] (sorted by parent): their nodes'
+ * unions are s's reserved node masks, and a strict child's chosen nodes
+ * are no sibling's. */
+static void check_mems_children(struct check_state *cs, const struct shm_table *t,
+				struct shm_set *s, const uint32_t *live, uint32_t lo,
+				uint32_t nsets, size_t mw)
+{
+	uint64_t r[CPS_MAX_WORDS], sr[CPS_MAX_WORDS];
+	cps_mask_zero(r, mw);
+	cps_mask_zero(sr, mw);
+	for (uint32_t j = lo; j < nsets && shm_set_at(t, live[j])->parent == s->id; j++) {
+		struct shm_set *ch = shm_set_at(t, live[j]);
+		if (ch == s)
+			continue;
+		uint64_t *cm = shm_set_mask(t, ch, SHM_MASK_MEMS);
+		cps_mask_or(r, r, cm, mw);
+		if (!(ch->flags & CPS_STRICT) || ch->mems_own == CPS_MEMS_PARENT)
+			continue;
+		cps_mask_or(sr, sr, cm, mw);
+		for (uint32_t k = lo; k < nsets && shm_set_at(t, live[k])->parent == s->id; k++) {
+			struct shm_set *sib = shm_set_at(t, live[k]);
+			if (sib != ch && sib != s &&
+			    cps_mask_intersects(cm, shm_set_mask(t, sib, SHM_MASK_MEMS), mw))
+				viol(cs, "strict set %u shares nodes with sibling %u", ch->id, sib->id);
+		}
+	}
+	if (!cps_mask_equal(r, shm_set_mask(t, s, SHM_MASK_MRESERVED), mw))
+		viol(cs, "set %u: reserved nodes are not the union of its children's", s->id);
+	if (!cps_mask_equal(sr, shm_set_mask(t, s, SHM_MASK_MSRESERVED), mw))
+		viol(cs, "set %u: owned nodes are not the union of its strict children's chosen "
+		     "ones", s->id);
+}
+
 /* Every check walks the occupied slots once (or sorts them): a table of
  * 65,536 sets and a million members is checked in O(n log n), not in
  * the product of its capacities. */
@@ -294,6 +342,7 @@ int cps_check(const struct shm_table *t, cps_check_report report, void *arg)
 			viol(cs, "set %u counts %u members but has %u", s->id, s->nmembers, nm);
 		if (nm && !s->attached)
 			viol(cs, "set %u has members but is not marked attached", s->id);
+		check_mems_set(cs, t, s, mw);
 	}
 	check_parents(cs, t, live, nsets);
 	/* children, by parent: each set's run of children in the sorted list */
@@ -338,6 +387,7 @@ int cps_check(const struct shm_table *t, cps_check_report report, void *arg)
 			     "children's", s->id);
 		if (nch != s->nchildren)
 			viol(cs, "set %u counts %u children but has %u", s->id, s->nchildren, nch);
+		check_mems_children(cs, t, s, live, lo, nsets, mw);
 	}
 	/* names: equal ones are neighbours once sorted */
 	qsort(live, nsets, sizeof(uint32_t), by_name);

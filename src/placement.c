@@ -43,8 +43,10 @@ int cps_placement_read(const struct shm_table *t, pid_t pid, uint64_t start, uin
 			return -EUCLEAN;
 		}
 		memcpy(s->cpus, shm_set_mask(t, ss, SHM_MASK_CPUS), nw * 8);
+		memcpy(s->mems, shm_set_mask(t, ss, SHM_MASK_MEMS), nw * 8);
 		if (shm_read_retry(t, seq))
 			continue;
+		s->nmems = cps_mask_count(s->mems, nw);
 		s->seq = seq;
 		s->set = set;
 		s->nw = (uint32_t)nw;
@@ -80,8 +82,10 @@ int cps_placement_read_committed(const struct shm_table *t, pid_t pid, uint64_t 
 			return r;
 		if (got != id)
 			continue;
-		if ((r = shm_read_committed(t, shm_set_mask(t, ss, SHM_MASK_CPUS), nw * 8, s->cpus)) < 0)
+		if ((r = shm_read_committed(t, shm_set_mask(t, ss, SHM_MASK_CPUS), nw * 8, s->cpus)) < 0 ||
+		    (r = shm_read_committed(t, shm_set_mask(t, ss, SHM_MASK_MEMS), nw * 8, s->mems)) < 0)
 			return r;
+		s->nmems = cps_mask_count(s->mems, nw);
 		s->seq = seq;
 		s->set = id;
 		s->nw = (uint32_t)nw;

@@ -52,6 +52,47 @@ static inline long cps_sys3(long nr, long a, long b, long c)
 	return cps_sys4(nr, a, b, c, 0);
 }
 
+/* Six arguments (the memory-policy calls: mbind has six). */
+static inline long cps_sys6(long nr, long a, long b, long c, long d, long e, long f)
+{
+#if defined(__x86_64__)
+	long r;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ __volatile__("syscall"
+			     : "=a"(r)
+			     : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			     : "rcx", "r11", "memory");
+	return r;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+	__asm__ __volatile__("svc 0"
+			     : "+r"(x0)
+			     : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			     : "memory");
+	return x0;
+#else
+	int saved = errno;
+	long r = syscall(nr, a, b, c, d, e, f);
+	if (r < 0)
+		r = -errno;
+	errno = saved;
+	return r;
+#endif
+}
+
+static inline long cps_sys5(long nr, long a, long b, long c, long d, long e)
+{
+	return cps_sys6(nr, a, b, c, d, e, 0);
+}
+
 /* open(path, flags) for reading: an fd or a negative errno. */
 static inline int cps_sys_open(const char *path, int flags)
 {

@@ -18,6 +18,7 @@
 #include "src/kept_views.h"
 #include "src/allowance.h"
 #include "src/mask.h"
+#include "src/nodes.h"
 #include "src/procfs.h"
 #include "src/rawsys.h"
 #include "src/sets.h"
@@ -63,6 +64,14 @@ int cps_root_cpus_check(const uint64_t *cpus, size_t nw, uint64_t *offline)
 	return cps_mask_empty(offline, nw) ? 0 : -EINVAL;
 }
 
+int cps_root_mems_check(const uint64_t *mems, size_t nw, uint64_t *absent)
+{
+	uint64_t have[CPS_MAX_WORDS];
+	cps_machine_mems(have, nw);
+	cps_mask_andnot(absent, mems, have, nw);
+	return cps_mask_empty(absent, nw) ? 0 : -EINVAL;
+}
+
 const char *cps_nesting_refusal(unsigned parent_flags, unsigned flags)
 {
 	if ((flags & CPS_STRICT) && !(parent_flags & CPS_STRICT))
@@ -101,6 +110,15 @@ static int populate_root(struct shm_table *t, void *arg)
 	}
 	if (cps_mask_empty(cpus, mw))
 		return -EINVAL;
+	/* the machine's nodes with memory, as the kernel's top cpuset */
+	uint64_t *mems = shm_set_mask(t, s, SHM_MASK_MEMS);
+	if (pa->o->mems)
+		cps_mask_copy(mems, pa->o->mems, mw);
+	else
+		cps_machine_mems(mems, mw);
+	if (cps_mask_empty(mems, mw))
+		return -EINVAL;
+	s->mems_own = CPS_MEMS_LIST;
 	t->h->root_id = id;
 	t->h->nsets = 1;
 	return 0;
@@ -218,11 +236,11 @@ static int set_get_committed(struct cps_ctx *c, uint32_t id, struct cps_setinfo 
 	size_t mw = MW(c) < CPS_MAX_WORDS ? MW(c) : CPS_MAX_WORDS;
 	union {
 		struct shm_set s;
-		unsigned char b[sizeof(struct shm_set) + 3 * 8 * CPS_MAX_WORDS];
+		unsigned char b[sizeof(struct shm_set) + SHM_SET_MASKS * 8 * CPS_MAX_WORDS];
 	} u;
-	if (!id || !c->t.set_slots || c->t.set_rsz < sizeof(struct shm_set) + 3 * 8 * mw)
+	if (!id || !c->t.set_slots || c->t.set_rsz < sizeof(struct shm_set) + SHM_SET_MASKS * 8 * mw)
 		return -EINVAL;
-	size_t len = sizeof(struct shm_set) + 3 * 8 * (size_t)c->t.mask_words;
+	size_t len = sizeof(struct shm_set) + SHM_SET_MASKS * 8 * (size_t)c->t.mask_words;
 	if (len > sizeof(u))
 		len = sizeof(u);
 	int r = shm_read_committed(&c->t, shm_set_at(&c->t, id % c->t.set_slots), len, u.b);
@@ -243,6 +261,10 @@ static int set_get_committed(struct cps_ctx *c, uint32_t id, struct cps_setinfo 
 	memcpy(out->cpus, u.s.masks, mw * 8);
 	memcpy(out->reserved, u.s.masks + c->t.mask_words, mw * 8);
 	memcpy(out->sreserved, u.s.masks + 2 * (size_t)c->t.mask_words, mw * 8);
+	out->mems_own = u.s.mems_own;
+	memcpy(out->mems, u.s.masks + SHM_MASK_MEMS * (size_t)c->t.mask_words, mw * 8);
+	memcpy(out->mreserved, u.s.masks + SHM_MASK_MRESERVED * (size_t)c->t.mask_words, mw * 8);
+	memcpy(out->msreserved, u.s.masks + SHM_MASK_MSRESERVED * (size_t)c->t.mask_words, mw * 8);
 	return 0;
 }
 
@@ -272,6 +294,10 @@ int cps_set_get(struct cps_ctx *c, uint32_t id, struct cps_setinfo *out)
 		memcpy(out->cpus, shm_set_mask(&c->t, s, SHM_MASK_CPUS), mw * 8);
 		memcpy(out->reserved, shm_set_mask(&c->t, s, SHM_MASK_RESERVED), mw * 8);
 		memcpy(out->sreserved, shm_set_mask(&c->t, s, SHM_MASK_SRESERVED), mw * 8);
+		out->mems_own = s->mems_own;
+		memcpy(out->mems, shm_set_mask(&c->t, s, SHM_MASK_MEMS), mw * 8);
+		memcpy(out->mreserved, shm_set_mask(&c->t, s, SHM_MASK_MRESERVED), mw * 8);
+		memcpy(out->msreserved, shm_set_mask(&c->t, s, SHM_MASK_MSRESERVED), mw * 8);
 		if (!shm_read_retry(&c->t, seq))
 			return out->id == id ? 0 : -EINVAL;
 	}
@@ -396,14 +422,23 @@ static int set_write_mask(struct cps_ctx *c, struct shm_set *s, int which, const
 	return shm_write(&c->t, shm_set_mask(&c->t, s, which), m, MW(c) * 8);
 }
 
-/* The reserved masks of p are the union of its children's CPUs. */
+/* A strict set owns the nodes it chose (a list, or auto). */
+static bool mems_owned(const struct shm_set *s)
+{
+	return (s->flags & CPS_STRICT) && s->mems_own != CPS_MEMS_PARENT;
+}
+
+/* The reserved masks of p are the union of its children's CPUs (and
+ * nodes: all its children's, and those its strict children own). */
 static int rebuild_reserved(struct cps_ctx *c, struct shm_set *p)
 {
 	size_t mw = MW(c);
-	uint64_t r[CPS_MAX_WORDS], sr[CPS_MAX_WORDS];
+	uint64_t r[CPS_MAX_WORDS], sr[CPS_MAX_WORDS], mr[CPS_MAX_WORDS], msr[CPS_MAX_WORDS];
 	uint32_t nchildren = 0;
 	cps_mask_zero(r, mw);
 	cps_mask_zero(sr, mw);
+	cps_mask_zero(mr, mw);
+	cps_mask_zero(msr, mw);
 	for (uint32_t i = 0; i < c->t.set_slots; i++) {
 		struct shm_set *s = shm_set_at(&c->t, i);
 		if (!s->id || s == p || s->parent != p->id)
@@ -412,11 +447,17 @@ static int rebuild_reserved(struct cps_ctx *c, struct shm_set *p)
 		cps_mask_or(r, r, cpus, mw);
 		if (s->flags & CPS_STRICT)
 			cps_mask_or(sr, sr, cpus, mw);
+		uint64_t *mems = shm_set_mask(&c->t, s, SHM_MASK_MEMS);
+		cps_mask_or(mr, mr, mems, mw);
+		if (mems_owned(s))
+			cps_mask_or(msr, msr, mems, mw);
 		nchildren++;
 	}
 	int e;
 	if ((e = set_write_mask(c, p, SHM_MASK_RESERVED, r)) < 0 ||
-	    (e = set_write_mask(c, p, SHM_MASK_SRESERVED, sr)) < 0)
+	    (e = set_write_mask(c, p, SHM_MASK_SRESERVED, sr)) < 0 ||
+	    (e = set_write_mask(c, p, SHM_MASK_MRESERVED, mr)) < 0 ||
+	    (e = set_write_mask(c, p, SHM_MASK_MSRESERVED, msr)) < 0)
 		return e;
 	if (p->nchildren != nchildren)
 		return shm_write_u32(&c->t, &p->nchildren, nchildren);
@@ -576,6 +617,131 @@ static int alloc_locked(struct cps_ctx *c, struct shm_set *s, const uint64_t *cp
 	return e < 0 ? e : rebuild_reserved(c, p);
 }
 
+
+/* Whether a child of p but s holds one of the nodes in m. */
+static bool sibling_holds(struct cps_ctx *c, const struct shm_set *s, const struct shm_set *p,
+			  const uint64_t *m)
+{
+	for (uint32_t i = 0; i < c->t.set_slots; i++) {
+		struct shm_set *o = shm_set_at(&c->t, i);
+		if (o->id && o != s && o != p && o->parent == p->id &&
+		    cps_mask_intersects(shm_set_mask(&c->t, o, SHM_MASK_MEMS), m, MW(c)))
+			return true;
+	}
+	return false;
+}
+
+/* The nodes s is to get, by how: CPS_MEMS_LIST the list; CPS_MEMS_AUTO
+ * the nodes holding its CPUs, within its parent's, else as
+ * CPS_MEMS_PARENT; CPS_MEMS_PARENT its parent's nodes that no strict
+ * sibling owns. Those two keep to the nodes the caller may use when any
+ * is left (a caller confined to some nodes makes sets on them). */
+static int mems_wanted(struct cps_ctx *c, struct shm_set *s, struct shm_set *p, unsigned how,
+		       const uint64_t *list, uint64_t *out)
+{
+	size_t mw = MW(c);
+	uint64_t ok[CPS_MAX_WORDS], t[CPS_MAX_WORDS];
+	const uint64_t *pm = shm_set_mask(&c->t, p, SHM_MASK_MEMS);
+	if (how == CPS_MEMS_LIST) {
+		cps_mask_copy(out, list, mw);
+		return 0;
+	}
+	/* what the caller may use of them, when it may use any (else the
+	 * rules below say why not) */
+	if (cps_mems_allowed(ok, mw) < 0)
+		cps_mask_fill(ok, mw, (unsigned)(mw * 64));
+	if (mems_owned(s))
+		cps_mask_or(ok, ok, shm_set_mask(&c->t, s, SHM_MASK_MEMS), mw);
+	if (how == CPS_MEMS_AUTO) {
+		int e = cps_cpu_nodes(shm_set_mask(&c->t, s, SHM_MASK_CPUS), out, mw);
+		if (e < 0)
+			return e;
+		cps_mask_and(out, out, pm, mw);
+		cps_mask_and(t, out, ok, mw);
+		if (!cps_mask_empty(t, mw))
+			cps_mask_copy(out, t, mw);
+		if (!cps_mask_empty(out, mw))
+			return 0;
+	}
+	cps_mask_andnot(out, pm, shm_set_mask(&c->t, p, SHM_MASK_MSRESERVED), mw);
+	if (mems_owned(s))
+		cps_mask_or(out, out, shm_set_mask(&c->t, s, SHM_MASK_MEMS), mw);
+	cps_mask_and(t, out, ok, mw);
+	if (!cps_mask_empty(t, mw))
+		cps_mask_copy(out, t, mw);
+	return 0;
+}
+
+/* The rules for giving s memory nodes, in the order of the CPUs' rules. */
+static int mems_locked(struct cps_ctx *c, struct shm_set *s, unsigned how, const uint64_t *list)
+{
+	size_t mw = MW(c);
+	uint64_t m[CPS_MAX_WORDS], fresh[CPS_MAX_WORDS], tmp[CPS_MAX_WORDS];
+	struct shm_set *root = root_of(c), *p;
+	if (s->id == c->t.root_id || s->parent == 0) {
+		c->why = "the root set's nodes are fixed when the table is made";
+		return -EINVAL;
+	}
+	if (how > CPS_MEMS_AUTO || (how == CPS_MEMS_LIST && !list)) {
+		c->why = "unknown way of giving nodes";
+		return -EINVAL;
+	}
+	if (!owner_ok(c, s)) {
+		c->why = "not the owner of the set";
+		return -EPERM;
+	}
+	if (!(p = set_get(c, s->parent)))
+		return -EINVAL;
+	int e = mems_wanted(c, s, p, how, list, m);
+	if (e < 0)
+		return e;
+	if (cps_mask_empty(m, mw)) {
+		c->why = how == CPS_MEMS_LIST ? "the node list is empty"
+					      : "the parent has no node free for such a set (strict "
+						"siblings own them all)";
+		return how == CPS_MEMS_LIST ? -EINVAL : -EBUSY;
+	}
+	if (!root || !cps_mask_subset(m, shm_set_mask(&c->t, root, SHM_MASK_MEMS), mw)) {
+		c->why = "a node is not present on this machine (or holds no memory)";
+		return -EINVAL;
+	}
+	if (!cps_mask_subset(m, shm_set_mask(&c->t, p, SHM_MASK_MEMS), mw)) {
+		c->why = "a node is not in the parent set";
+		return -EACCES;
+	}
+	const uint64_t *old = shm_set_mask(&c->t, s, SHM_MASK_MEMS);
+	/* the kernel's allowance: no node added outside the caller's
+	 * Mems_allowed or its cgroup's nodes (kept ones may stay) */
+	cps_mask_andnot(fresh, m, old, mw);
+	if ((e = cps_mems_allowance_check(fresh, mw, &c->why)) < 0)
+		return e;
+	bool owns = (s->flags & CPS_STRICT) && how != CPS_MEMS_PARENT;
+	if (owns) {
+		/* every node it did not own yet must be held by no sibling (the
+		 * parent's union holds its own nodes too: the siblings are asked) */
+		if (!mems_owned(s))
+			cps_mask_copy(fresh, m, mw);
+		if (cps_mask_intersects(fresh, shm_set_mask(&c->t, p, SHM_MASK_MRESERVED), mw) &&
+		    sibling_holds(c, s, p, fresh)) {
+			c->why = "a node is held by a sibling set and this set is strict";
+			return -EBUSY;
+		}
+	} else if (cps_mask_intersects(m, shm_set_mask(&c->t, p, SHM_MASK_MSRESERVED), mw)) {
+		c->why = "a node is owned by a strict sibling set";
+		return -EBUSY;
+	}
+	cps_mask_andnot(tmp, shm_set_mask(&c->t, s, SHM_MASK_MRESERVED), m, mw);
+	if (!cps_mask_empty(tmp, mw)) {
+		c->why = "a node to remove is still held by a child set";
+		return -EBUSY;
+	}
+	if ((e = set_write_mask(c, s, SHM_MASK_MEMS, m)) < 0)
+		return e;
+	if (s->mems_own != how && (e = shm_write_u32(&c->t, &s->mems_own, how)) < 0)
+		return e;
+	return rebuild_reserved(c, p);
+}
+
 static int create_check(struct cps_ctx *c, unsigned flags, const char *name)
 {
 	c->why = NULL;
@@ -592,7 +758,7 @@ static int create_check(struct cps_ctx *c, unsigned flags, const char *name)
 
 /* cps_create inside a transaction. */
 static int create_locked(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
-			 const uint64_t *cpus, uint32_t *id)
+			 const uint64_t *cpus, const struct cps_mems *mems, uint32_t *id)
 {
 	int r;
 	struct shm_set *p = set_get(c, parent);
@@ -628,12 +794,20 @@ static int create_locked(struct cps_ctx *c, uint32_t parent, unsigned flags, con
 	/* creating inside someone else's set is allowed; the new set is ours */
 	if (cpus && (r = alloc_locked(c, s, cpus)) < 0)
 		return r;
+	if ((r = mems_locked(c, s, mems ? mems->how : CPS_MEMS_PARENT, mems ? mems->nodes : NULL)) < 0)
+		return r;
 	*id = nid;
 	return 0;
 }
 
 int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
 	       const uint64_t *cpus, uint32_t *id)
+{
+	return cps_create_mems(c, parent, flags, name, cpus, NULL, id);
+}
+
+int cps_create_mems(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
+		    const uint64_t *cpus, const struct cps_mems *mems, uint32_t *id)
 {
 	int r = create_check(c, flags, name);
 	if (r < 0)
@@ -642,7 +816,7 @@ int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *n
 		parent = cps_current(c);
 	if ((r = cps_txn_begin(c, true)) < 0)
 		return r;
-	return cps_txn_end(c, create_locked(c, parent, flags, name, cpus, id));
+	return cps_txn_end(c, create_locked(c, parent, flags, name, cpus, mems, id));
 }
 
 /* cps_destroy inside its transaction; d: the dead found before it. */
@@ -687,8 +861,33 @@ int cps_destroy(struct cps_ctx *c, uint32_t id)
 
 int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus)
 {
+	return cps_alloc_mems(c, id, cpus, NULL);
+}
+
+/* alloc's CPUs (if any), then its nodes: those given, else its auto
+ * nodes again when its CPUs changed. */
+static int alloc_mems_locked(struct cps_ctx *c, struct shm_set *s, const uint64_t *cpus,
+			     const struct cps_mems *mems, bool changed)
+{
+	int r = cpus ? alloc_locked(c, s, cpus) : 0;
+	if (r < 0)
+		return r;
+	if (mems)
+		return mems_locked(c, s, mems->how, mems->nodes);
+	if (changed && s->mems_own == CPS_MEMS_AUTO)
+		return mems_locked(c, s, CPS_MEMS_AUTO, NULL);
+	return 0;
+}
+
+int cps_alloc_mems(struct cps_ctx *c, uint32_t id, const uint64_t *cpus, const struct cps_mems *mems)
+{
 	if (id == c->t.root_id) {
-		c->why = "the root set's CPUs are fixed when the table is made";
+		c->why = cpus ? "the root set's CPUs are fixed when the table is made"
+			      : "the root set's nodes are fixed when the table is made";
+		return -EINVAL;
+	}
+	if (!cpus && !mems) {
+		c->why = "nothing to give";
 		return -EINVAL;
 	}
 	int r = cps_txn_begin_for(c, true, id);
@@ -699,9 +898,9 @@ int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus)
 		c->why = "no such set";
 		return cps_txn_end(c, -EINVAL);
 	}
-	bool changed = !cps_mask_equal(shm_set_mask(&c->t, s, SHM_MASK_CPUS), cpus, MW(c));
+	bool changed = cpus && !cps_mask_equal(shm_set_mask(&c->t, s, SHM_MASK_CPUS), cpus, MW(c));
 	bool members = s->nmembers > 0;
-	r = cps_txn_end(c, alloc_locked(c, s, cpus));
+	r = cps_txn_end(c, alloc_mems_locked(c, s, cpus, mems, changed));
 	c->unmoved = 0;
 	if (r == 0 && changed && members && (r = cps_migrate_set(c, id)) < 0)
 		c->why = "the set has its new CPUs, but moving its members' threads failed";
@@ -741,7 +940,7 @@ int cps_create_attach(struct cps_ctx *c, uint32_t parent, unsigned flags, const 
 	 * goes with its last member even if its maker dies at once */
 	if ((r = cps_txn_begin(c, true)) < 0)
 		return r;
-	r = create_locked(c, parent, flags, name, cpus, &nid);
+	r = create_locked(c, parent, flags, name, cpus, NULL, &nid);
 	if (r == 0)
 		r = cps_register_locked(c, pid, nid, &pi);
 	if ((r = cps_txn_end(c, r)) < 0)

@@ -64,6 +64,7 @@ struct cps_init_opts {
 	mode_t mode;         /* 0600 by default */
 	gid_t gid;           /* (gid_t)-1: the creator's */
 	const uint64_t *cpus; /* root CPUs (caps.mask_bits wide), NULL: online & allowed */
+	const uint64_t *mems; /* root nodes (the same width), NULL: the nodes with memory */
 	bool force;          /* replace an existing table */
 };
 void cps_init_opts_default(struct cps_init_opts *o);
@@ -71,6 +72,9 @@ void cps_init_opts_default(struct cps_init_opts *o);
  * them online on this machine. 0, or -EINVAL with those that are not in
  * offline (nw words); 0 when the kernel's list cannot be read. */
 int cps_root_cpus_check(const uint64_t *cpus, size_t nw, uint64_t *offline);
+/* The same for its nodes (cpuset init --mems): every one of them a node
+ * with memory on this machine; -EINVAL with those that are not in absent. */
+int cps_root_mems_check(const uint64_t *mems, size_t nw, uint64_t *absent);
 /* The nesting rule: NULL if a set with flags may be made in a parent
  * with parent_flags, else the reason (a strict set only in a strict one). */
 const char *cps_nesting_refusal(unsigned parent_flags, unsigned flags);
@@ -92,6 +96,28 @@ int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *n
  * a kill in between cannot leave an AUTOCLEAN set that never had one). */
 int cps_create_attach(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
 		      const uint64_t *cpus, pid_t pid, uint32_t *id);
+/* A set's memory nodes, given as: its parent's that no strict sibling
+ * owns (the default; what mems_own holds then), a list (nodes, mask_words
+ * wide), or auto: the nodes holding its CPUs within its parent's (made
+ * again whenever its CPUs change), else as the default. A strict set owns
+ * a list's or auto's nodes: no sibling may hold them. */
+#define CPS_MEMS_PARENT 0u
+#define CPS_MEMS_LIST 1u
+#define CPS_MEMS_AUTO 2u
+struct cps_mems {
+	unsigned how;
+	const uint64_t *nodes;
+};
+/* create with nodes (mems NULL: the default). The nodes' errors mirror
+ * the CPUs': EINVAL empty list or a node the root lacks, EACCES a node not
+ * in the parent or outside the caller's Mems_allowed or cgroup nodes,
+ * EBUSY a node a strict sibling owns (for a strict set, any sibling's), or
+ * removing a node a child holds, or no node left for the default. */
+int cps_create_mems(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
+		    const uint64_t *cpus, const struct cps_mems *mems, uint32_t *id);
+/* alloc of CPUs (NULL: kept) and nodes (NULL: kept, but auto nodes
+ * follow new CPUs), in one transaction. */
+int cps_alloc_mems(struct cps_ctx *c, uint32_t id, const uint64_t *cpus, const struct cps_mems *mems);
 int cps_destroy(struct cps_ctx *c, uint32_t id);
 int cps_alloc(struct cps_ctx *c, uint32_t id, const uint64_t *cpus);
 int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid);
@@ -127,6 +153,10 @@ struct cps_setinfo {
 	char name[SHM_NAME_MAX];
 	uint64_t cpus[CPS_MAX_WORDS], reserved[CPS_MAX_WORDS],
 		sreserved[CPS_MAX_WORDS];
+	/* memory nodes: the set's, its children's, its strict children's
+	 * chosen ones; mems_own: chosen (a list or auto), not the parent's */
+	uint32_t mems_own;
+	uint64_t mems[CPS_MAX_WORDS], mreserved[CPS_MAX_WORDS], msreserved[CPS_MAX_WORDS];
 };
 int cps_set_get(struct cps_ctx *c, uint32_t id, struct cps_setinfo *out);
 /* Ids of all sets in id order; returns how many there are (may exceed max). */
@@ -176,6 +206,8 @@ struct cps_placement {
 	uint32_t n;       /* CPUs in the set */
 	uint32_t nw;      /* words of cpus */
 	uint64_t cpus[CPS_MAX_WORDS];
+	uint32_t nmems;   /* memory nodes in the set */
+	uint64_t mems[CPS_MAX_WORDS]; /* its nodes (nw words) */
 };
 /* Lock-free: the set of pid (its registry entry if its start time matches
  * (start 0: any), else fallback, else the root). -EAGAIN if the table stayed

@@ -705,6 +705,61 @@ int cps_view_status(struct cps_buf *out, const char *real, size_t len,
 	return view_done(out, start_len, r);
 }
 
+int cps_view_status_mems(struct cps_buf *out, const char *real, size_t len, const uint64_t *mems,
+			 size_t nw, unsigned k)
+{
+	static const char hex_name[] = "Mems_allowed:";
+	static const char list_name[] = "Mems_allowed_list:";
+	size_t start_len = out->len, kept = 0, val;
+	size_t at[2] = { line_starting(real, len, hex_name), line_starting(real, len, list_name) };
+	uint64_t phys[CPS_MAX_WORDS], vm[CPS_MAX_WORDS];
+	size_t vnw = CPS_WORDS_FOR(k ? k : 1);
+	char text[4096];
+	struct cps_parse_error err;
+	struct line l;
+	int r;
+
+	if (k == 0 || nw > CPS_MAX_WORDS || at[1] >= len || !next_line(real, len, at[1], &l))
+		return cps_buf_append(out, real, len); /* nothing of ours: as it is */
+	val = status_value(real, &l, list_name);
+	if (l.eol - val >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, real + val, l.eol - val);
+	text[l.eol - val] = '\0';
+	if (cps_cpulist_parse(text, phys, CPS_MAX_WORDS, &err) < 0)
+		return -EINVAL;
+	cps_mask_zero(vm, vnw);
+	cps_phys_to_virt(vm, vnw, mems, nw, phys);
+	r = buf_reserve(out, len + 64);
+	for (int j = 0; !r && j < 2; j++) {
+		int i = (at[0] <= at[1]) == (j == 0) ? 0 : 1;
+
+		if (at[i] >= len || !next_line(real, len, at[i], &l))
+			continue;
+		r = cps_buf_append(out, real + kept, l.start - kept);
+		kept = l.next;
+		if (r)
+			break;
+		val = status_value(real, &l, i == 0 ? hex_name : list_name);
+		/* the kernel prints every node id it could have (MAX_NUMNODES
+		 * bits): the same width, the set's nodes first */
+		unsigned groups = i == 0 ? hex_groups(real, val, l.eol) : 1;
+		if (!groups) {
+			r = -EINVAL;
+			break;
+		}
+		r = cps_buf_append(out, real + l.start, val - l.start);
+		if (!r)
+			r = i == 0 ? cps_buf_put_kmask_bits(out, vm, vnw, 32 * groups > k ? 32 * groups : k)
+				   : buf_put_mask(out, fmt_list, vm, vnw, 0);
+		if (!r)
+			r = cps_buf_append(out, real + l.eol, l.next - l.eol);
+	}
+	if (!r)
+		r = cps_buf_append(out, real + kept, len - kept);
+	return view_done(out, start_len, r);
+}
+
 /* ---- /sys/devices/system/cpu/{online,possible,present} ---- */
 
 bool cps_view_wide_possible;

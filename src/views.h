@@ -76,6 +76,12 @@ int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
  * untouched. */
 int cps_view_status(struct cps_buf *out, const char *real, size_t len,
 		    const struct cps_view_input *s);
+/* The same file's Mems_allowed and Mems_allowed_list as a machine of the
+ * set's memory nodes (mems, nw words, k of them, virtual node v the v-th)
+ * prints them: the task's allowed nodes of the set by their ranks, the
+ * hex mask as wide as the real one (the kernel prints MAX_NUMNODES bits). A file without them goes out as it is. */
+int cps_view_status_mems(struct cps_buf *out, const char *real, size_t len, const uint64_t *mems,
+			 size_t nw, unsigned k);
 
 /* /sys/devices/system/cpu/{online,present}: "0-(n-1)\n" ("0\n" for one
  * CPU). */

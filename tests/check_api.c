@@ -2,6 +2,8 @@
  * every row of DESIGN.md's table. */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "include/cpusetctl.h"
 #include "tests/testlib.h"
@@ -104,6 +106,56 @@ START_TEST(alloc_rows)
 	FAILS(cpusetctl_alloc(l, set_size, cpus("0")), EBUSY);           /* strict sibling */
 	FAILS(cpusetctl_alloc(s, set_size, cpus("0-1")), EBUSY);         /* strict vs any sibling */
 	FAILS(cpusetctl_alloc(a, set_size, NULL), EFAULT);
+}
+END_TEST
+
+/* Memory nodes on this machine's own: its nodes with memory (node 0 on a
+ * kernel without NUMA). */
+START_TEST(mems_rows)
+{
+	cpusetctl_id_t a;
+	unsigned long nodes[1024 / (8 * sizeof(unsigned long))], big[9000 / (8 * sizeof(unsigned long)) + 1];
+	uint64_t have[CPS_MAX_WORDS] = { 0 };
+	FILE *f = fopen("/sys/devices/system/node/has_memory", "r");
+	char line[256] = "0";
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			strcpy(line, "0");
+		fclose(f);
+	}
+	line[strcspn(line, "\n")] = 0;
+	tl_mask(have, CPS_MAX_WORDS, line);
+	int first = cps_mask_next(have, CPS_MAX_WORDS, -1);
+	memset(nodes, 0, sizeof(nodes));
+	ck_assert_int_eq(cpusetctl_get_mems(CPUSETCTL_ROOT, nodes, 1024),
+			 (int)cps_mask_count(have, CPS_MAX_WORDS));
+	ck_assert(nodes[first / 64] >> (first % 64) & 1);
+	FAILS(cpusetctl_get_mems(CPUSETCTL_ROOT, NULL, 1024), EFAULT);
+	FAILS(cpusetctl_get_mems(CPUSETCTL_ROOT, nodes, (unsigned long)first), EINVAL); /* too small */
+	FAILS(cpusetctl_get_mems(999, nodes, 1024), EINVAL);
+	FAILS(cpusetctl_set_mems(CPUSETCTL_ROOT, nodes, 1024), EINVAL);
+	ck_assert_int_eq(cpusetctl_create_in(0, 0, NULL, set_size, cpus("0"), &a), 0);
+	/* by default the parent's */
+	memset(nodes, 0, sizeof(nodes));
+	ck_assert_int_eq(cpusetctl_get_mems(a, nodes, 1024), (int)cps_mask_count(have, CPS_MAX_WORDS));
+	memset(nodes, 0, sizeof(nodes));
+	FAILS(cpusetctl_set_mems(a, nodes, 1024), EINVAL);             /* empty */
+	nodes[1023 / 64] = 1ul << (1023 % 64);
+	FAILS(cpusetctl_set_mems(a, nodes, 1024), EINVAL);             /* no such node */
+	memset(big, 0, sizeof(big));
+	big[8999 / 64] = 1ul << (8999 % 64);
+	FAILS(cpusetctl_set_mems(a, big, 9000), EINVAL);               /* beyond the width */
+	memset(nodes, 0, sizeof(nodes));
+	nodes[first / 64] = 1ul << (first % 64);
+	setenv("CPUSETSHIM_TEST_UID", "4321", 1);
+	FAILS(cpusetctl_set_mems(a, nodes, 1024), EPERM);
+	unsetenv("CPUSETSHIM_TEST_UID");
+	ck_assert_int_eq(cpusetctl_set_mems(a, nodes, 1024), 0);
+	memset(nodes, 0, sizeof(nodes));
+	ck_assert_int_eq(cpusetctl_get_mems(a, nodes, 1024), 1);
+	ck_assert(nodes[first / 64] >> (first % 64) & 1);
+	ck_assert_int_eq(cpusetctl_set_mems(a, NULL, 0), 0);           /* auto */
+	ck_assert_int_eq(cpusetctl_get_mems(a, nodes, 1024), 1);
 }
 END_TEST
 
@@ -249,6 +301,7 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, kernel_allowance_rows);
 	tcase_add_test(tc, init_table_rows);
 	tcase_add_test(tc, sweep_rows);
+	tcase_add_test(tc, mems_rows);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -8,6 +8,7 @@
 
 #include "shm/registry.h"
 #include "src/allowance.h"
+#include "src/nodes.h"
 #include "src/procfs.h"
 #include "src/check.h"
 #include "tests/testlib.h"
@@ -45,6 +46,20 @@ static void setup_real(void)
 	tl_init(&ctx, tname, 64, 64, 256, 0, NULL);
 }
 
+/* The synthetic root on a 4-node machine: node k holds CPUs 16k..16k+15
+ * and memory; the caller may use every node. */
+static void setup_numa(void)
+{
+	uint64_t nc[4 * NW] = { 0 };
+	for (unsigned k = 0; k < 4; k++)
+		for (unsigned c = 16 * k; c < 16 * k + 16; c++)
+			cps_mask_set(nc + k * NW, NW, c);
+	uint64_t mem[NW] = { 0xf };
+	cps_nodes_fake(4, nc, mem, NW);
+	cps_allowance_fake_mems(mem, NULL, NW);
+	setup_synth();
+}
+
 static void print_violation(void *arg, const char *msg)
 {
 	(void)arg;
@@ -56,6 +71,8 @@ static void print_violation(void *arg, const char *msg)
 static void teardown(void)
 {
 	cps_allowance_fake(NULL, NULL, 0);
+	cps_allowance_fake_mems(NULL, NULL, 0);
+	cps_nodes_fake(0, NULL, NULL, 0);
 	struct shm_table copy;
 	ck_assert_int_eq(cps_table_copy(&ctx, &copy), 0);
 	int n = cps_check(&copy, print_violation, NULL);
@@ -658,6 +675,198 @@ START_TEST(ended_leader_is_alive)
 }
 END_TEST
 
+/* ---- memory nodes ---- */
+static void mems_eq(uint32_t id, const char *list, unsigned how)
+{
+	struct cps_setinfo si;
+	ck_assert_int_eq(cps_set_get(&ctx, id, &si), 0);
+	ck_assert_msg(cps_mask_equal(si.mems, mask(list), ctx.t.mask_words), "set %u mems, not %s",
+		      id, list);
+	ck_assert_uint_eq(si.mems_own, how);
+}
+
+static uint32_t mkm(uint32_t parent, unsigned flags, const char *cpus, unsigned how,
+		    const char *nodes)
+{
+	uint32_t id = 0;
+	struct cps_mems m = { how, nodes ? mask(nodes) : NULL };
+	int r = cps_create_mems(&ctx, parent, flags, NULL, cpus ? mask(cpus) : NULL, &m, &id);
+	ck_assert_msg(r == 0, "create in %u (%s, %s): %d %s", parent, cpus ? cpus : "-",
+		      nodes ? nodes : "auto", r, ctx.why ? ctx.why : "");
+	return id;
+}
+
+static int try_mems(uint32_t parent, unsigned flags, const char *cpus, unsigned how,
+		    const char *nodes)
+{
+	uint32_t id = 0;
+	struct cps_mems m = { how, nodes ? mask(nodes) : NULL };
+	return cps_create_mems(&ctx, parent, flags, NULL, cpus ? mask(cpus) : NULL, &m, &id);
+}
+
+START_TEST(mems_default_auto_list)
+{
+	uint32_t R = ctx.t.root_id;
+	mems_eq(R, "0-3", CPS_MEMS_LIST); /* the machine's nodes with memory */
+	uint32_t a = mk(R, 0, "0-7");
+	mems_eq(a, "0-3", CPS_MEMS_PARENT);                 /* the parent's */
+	uint32_t b = mkm(R, 0, "16-20,40", CPS_MEMS_AUTO, NULL);
+	mems_eq(b, "1-2", CPS_MEMS_AUTO);                   /* nodes of its CPUs */
+	uint32_t c = mkm(R, 0, "0-3", CPS_MEMS_LIST, "0,3");
+	mems_eq(c, "0,3", CPS_MEMS_LIST);
+	/* auto follows the CPUs; a list does not */
+	ck_assert_int_eq(cps_alloc(&ctx, b, mask("48-50")), 0);
+	mems_eq(b, "3", CPS_MEMS_AUTO);
+	ck_assert_int_eq(cps_alloc(&ctx, c, mask("48")), 0);
+	mems_eq(c, "0,3", CPS_MEMS_LIST);
+	/* a child: inside its parent's nodes, by default all of them */
+	uint32_t d = mk(c, 0, "48");
+	mems_eq(d, "0,3", CPS_MEMS_PARENT);
+	/* auto within the parent's: CPUs on node 3, parent 0,3 */
+	uint32_t e = mkm(c, 0, "48", CPS_MEMS_AUTO, NULL);
+	mems_eq(e, "3", CPS_MEMS_AUTO);
+	/* alloc of nodes alone keeps the CPUs; auto again */
+	struct cps_mems au = { CPS_MEMS_AUTO, NULL }, l0 = { CPS_MEMS_LIST, mask("0") };
+	ck_assert_int_eq(cps_alloc_mems(&ctx, a, NULL, &l0), 0);
+	mems_eq(a, "0", CPS_MEMS_LIST);
+	cpus_eq(a, "0-7");
+	ck_assert_int_eq(cps_alloc_mems(&ctx, a, mask("16-17"), &au), 0);
+	mems_eq(a, "1", CPS_MEMS_AUTO);
+	ck_assert_int_eq(cps_alloc_mems(&ctx, a, NULL, NULL), -EINVAL); /* nothing given */
+}
+END_TEST
+
+START_TEST(mems_errors)
+{
+	uint32_t R = ctx.t.root_id, id;
+	uint64_t empty[CPS_MAX_WORDS] = { 0 };
+	uint64_t zero[CPS_MAX_WORDS];
+	tl_mask(zero, ctx.t.mask_words, "0");
+	struct cps_mems none = { CPS_MEMS_LIST, empty }, n4 = { CPS_MEMS_LIST, mask("4") },
+			n0 = { CPS_MEMS_LIST, zero }, bad = { 7, NULL };
+	ck_assert_int_eq(cps_create_mems(&ctx, R, 0, NULL, mask("0"), &none, &id), -EINVAL);
+	ck_assert_str_eq(ctx.why, "the node list is empty");
+	ck_assert_int_eq(cps_create_mems(&ctx, R, 0, NULL, mask("0"), &n4, &id), -EINVAL);
+	ck_assert_str_eq(ctx.why, "a node is not present on this machine (or holds no memory)");
+	ck_assert_int_eq(cps_create_mems(&ctx, R, 0, NULL, mask("0"), &bad, &id), -EINVAL);
+	ck_assert_int_eq(cps_alloc_mems(&ctx, R, NULL, &n0), -EINVAL); /* the root's are fixed */
+	uint32_t a = mkm(R, 0, "0-31", CPS_MEMS_LIST, "0-1");
+	/* EACCES: not in the parent */
+	ck_assert_int_eq(try_mems(a, 0, "0", CPS_MEMS_LIST, "1-2"), -EACCES);
+	ck_assert_str_eq(ctx.why, "a node is not in the parent set");
+	/* EPERM: not the owner */
+	ctx.uid = 4321;
+	ck_assert_int_eq(cps_alloc_mems(&ctx, a, NULL, &n0), -EPERM);
+	ctx.uid = 0;
+	/* EBUSY: removing a node a child holds */
+	uint32_t b = mkm(a, 0, "0", CPS_MEMS_LIST, "1");
+	ck_assert_int_eq(cps_alloc_mems(&ctx, a, NULL, &n0), -EBUSY);
+	ck_assert_str_eq(ctx.why, "a node to remove is still held by a child set");
+	mems_eq(a, "0-1", CPS_MEMS_LIST);
+	/* refused create leaves nothing */
+	uint32_t n = ctx.t.h->nsets;
+	ck_assert_int_eq(try_mems(R, 0, "0", CPS_MEMS_LIST, "4"), -EINVAL);
+	ck_assert_uint_eq(ctx.t.h->nsets, n);
+	(void)b;
+}
+END_TEST
+
+START_TEST(mems_strict_owns)
+{
+	uint32_t R = ctx.t.root_id;
+	/* a strict set with a default takes the parent's nodes, owning none */
+	uint32_t s0 = mk(R, CPS_STRICT, "0-3"), sib = mk(R, 0, "4");
+	mems_eq(s0, "0-3", CPS_MEMS_PARENT);
+	mems_eq(sib, "0-3", CPS_MEMS_PARENT);
+	/* a strict set may not own a node a sibling holds */
+	ck_assert_int_eq(try_mems(R, CPS_STRICT, "16", CPS_MEMS_LIST, "1"), -EBUSY);
+	ck_assert_str_eq(ctx.why, "a node is held by a sibling set and this set is strict");
+	/* nor become an owner of the nodes it shares */
+	uint64_t zero[CPS_MAX_WORDS];
+	tl_mask(zero, ctx.t.mask_words, "0");
+	struct cps_mems l0 = { CPS_MEMS_LIST, zero };
+	ck_assert_int_eq(cps_alloc_mems(&ctx, s0, NULL, &l0), -EBUSY);
+	/* once alone it may own them */
+	ck_assert_int_eq(cps_destroy(&ctx, sib), 0);
+	ck_assert_int_eq(cps_alloc_mems(&ctx, s0, NULL, &l0), 0);
+	mems_eq(s0, "0", CPS_MEMS_LIST);
+	ck_assert_int_eq(cps_destroy(&ctx, s0), 0);
+	uint32_t s1 = mkm(R, CPS_STRICT, "16-31", CPS_MEMS_AUTO, NULL);
+	mems_eq(s1, "1", CPS_MEMS_AUTO);
+	mems_eq(R, "0-3", CPS_MEMS_LIST);
+	/* then siblings' defaults leave node 1 out; a list with it is refused */
+	uint32_t l = mk(R, 0, "0");
+	mems_eq(l, "0,2-3", CPS_MEMS_PARENT);
+	uint32_t s2 = mk(R, CPS_STRICT, "32");
+	mems_eq(s2, "0,2-3", CPS_MEMS_PARENT);
+	ck_assert_int_eq(try_mems(R, 0, "1", CPS_MEMS_LIST, "1-2"), -EBUSY);
+	ck_assert_str_eq(ctx.why, "a node is owned by a strict sibling set");
+	/* the owner may keep and narrow its own; its CPUs may move within node 1 */
+	ck_assert_int_eq(cps_alloc(&ctx, s1, mask("20-23")), 0);
+	mems_eq(s1, "1", CPS_MEMS_AUTO);
+	/* inside the strict set, children see its nodes */
+	uint32_t in = mk(s1, 0, "20");
+	mems_eq(in, "1", CPS_MEMS_PARENT);
+}
+END_TEST
+
+START_TEST(mems_allowance)
+{
+	uint32_t R = ctx.t.root_id, id;
+	cps_allowance_fake_mems(mask("0-1"), NULL, NW);
+	ck_assert_int_eq(try_mems(R, 0, "0", CPS_MEMS_LIST, "1-2"), -EACCES);
+	ck_assert_str_eq(ctx.why, "node 2 is outside the caller's Mems_allowed (0-1)");
+	/* the default keeps to the nodes the caller may use */
+	uint32_t a = mk(R, 0, "0-3");
+	mems_eq(a, "0-1", CPS_MEMS_PARENT);
+	/* auto too: CPUs on nodes 1 and 2, only 1 allowed */
+	uint32_t b = mkm(R, 0, "30-33", CPS_MEMS_AUTO, NULL);
+	mems_eq(b, "1", CPS_MEMS_AUTO);
+	/* a cgroup names itself */
+	cps_allowance_fake_mems(mask("0"), mask("0-1"), NW);
+	ck_assert_int_eq(try_mems(R, 0, "0", CPS_MEMS_LIST, "2-3"), -EACCES);
+	ck_assert_str_eq(ctx.why, "nodes 2-3 are outside the caller's cgroup cpuset ((test): 0-1)");
+	/* keeping nodes is no expansion */
+	cps_allowance_fake_mems(mask("0-3"), NULL, NW);
+	uint32_t w = mkm(R, 0, "0", CPS_MEMS_LIST, "2-3");
+	cps_allowance_fake_mems(mask("0"), NULL, NW);
+	struct cps_mems l3 = { CPS_MEMS_LIST, mask("3") }, l13 = { CPS_MEMS_LIST, mask("1,3") };
+	ck_assert_int_eq(cps_alloc_mems(&ctx, w, NULL, &l3), 0);
+	ck_assert_int_eq(cps_alloc_mems(&ctx, w, NULL, &l13), -EACCES);
+	(void)id;
+}
+END_TEST
+
+/* The checker finds broken node invariants (raw writes to the table). */
+START_TEST(mems_check_finds)
+{
+	uint32_t R = ctx.t.root_id;
+	uint32_t a = mkm(R, CPS_STRICT, "0", CPS_MEMS_LIST, "0");
+	uint32_t b = mkm(R, 0, "16", CPS_MEMS_LIST, "1");
+	struct shm_set *sa = shm_set_by_id(&ctx.t, a), *sb = shm_set_by_id(&ctx.t, b);
+	struct shm_table copy;
+	uint64_t *bm = shm_set_mask(&ctx.t, sb, SHM_MASK_MEMS);
+	uint64_t save = bm[0];
+	const char *cases[] = { "0-1", "4", "" };
+	int want[] = { 1, 1, 2 }; /* shares with strict a; outside parent (and the union); empty + union */
+	for (unsigned i = 0; i < 3; i++) {
+		tl_mask(bm, ctx.t.mask_words, cases[i][0] ? cases[i] : "0");
+		if (!cases[i][0])
+			bm[0] = 0;
+		ck_assert_int_eq(cps_table_copy(&ctx, &copy), 0);
+		int n = cps_check(&copy, NULL, NULL);
+		cps_table_copy_free(&copy);
+		ck_assert_msg(n >= want[i], "b's mems %s: %d violations", cases[i], n);
+		bm[0] = save;
+	}
+	sa->mems_own = 9;
+	ck_assert_int_eq(cps_table_copy(&ctx, &copy), 0);
+	ck_assert_int_ge(cps_check(&copy, NULL, NULL), 1);
+	cps_table_copy_free(&copy);
+	sa->mems_own = CPS_MEMS_LIST;
+}
+END_TEST
+
 static Suite *sets_suite(void)
 {
 	Suite *s = suite_create("sets");
@@ -674,6 +883,14 @@ static Suite *sets_suite(void)
 	tcase_add_test(tc, allowance_root_override);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
+	TCase *tn = tcase_create("mems");
+	tcase_add_checked_fixture(tn, setup_numa, teardown);
+	tcase_add_test(tn, mems_default_auto_list);
+	tcase_add_test(tn, mems_errors);
+	tcase_add_test(tn, mems_strict_owns);
+	tcase_add_test(tn, mems_allowance);
+	tcase_add_test(tn, mems_check_finds);
+	suite_add_tcase(s, tn);
 	TCase *tr = tcase_create("members");
 	tcase_add_checked_fixture(tr, setup_real, teardown);
 	tcase_add_test(tr, destroy_busy_with_member);

@@ -1012,7 +1012,45 @@ static void run_all_views(const char *p, size_t len)
 	if (r == 0)
 		ck_assert_uint_eq(out.p[out.len], 0);
 	cps_buf_free(&out);
+	r = cps_view_status_mems(&out, p, len, every_other, NW, NW * 32);
+	ck_assert(r == 0 || r == -EINVAL);
+	if (r == 0)
+		ck_assert_uint_eq(out.p[out.len], 0);
+	cps_buf_free(&out);
 }
+
+/* status's node lines as a machine of the set's nodes {1,3} prints them */
+START_TEST(test_status_mems)
+{
+	static const char real[] = "Name:\tx\nCpus_allowed_list:\t0-3\nMems_allowed:\t00000000,0000000f\n"
+				   "Mems_allowed_list:\t0-3\nvoluntary_ctxt_switches:\t1\n";
+	static const char want[] = "Name:\tx\nCpus_allowed_list:\t0-3\nMems_allowed:\t00000000,00000003\n"
+				   "Mems_allowed_list:\t0-1\nvoluntary_ctxt_switches:\t1\n";
+	static const char one[] = "Mems_allowed:\t00000008\nMems_allowed_list:\t3\n";
+	static const char none[] = "Mems_allowed:\t00000005\nMems_allowed_list:\t0,2\n";
+	static const char plain[] = "Name:\tx\nCpus_allowed_list:\t0\n";
+	uint64_t mems[2] = { 0xa, 0 };
+	struct cps_buf out = { 0 };
+
+	ck_assert_int_eq(cps_view_status_mems(&out, real, sizeof(real) - 1, mems, 2, 2), 0);
+	ck_assert_str_eq(out.p, want);
+	cps_buf_free(&out);
+	ck_assert_int_eq(cps_view_status_mems(&out, one, sizeof(one) - 1, mems, 2, 2), 0);
+	ck_assert_str_eq(out.p, "Mems_allowed:\t00000002\nMems_allowed_list:\t1\n");
+	cps_buf_free(&out);
+	/* nodes of the task none of the set's: none */
+	ck_assert_int_eq(cps_view_status_mems(&out, none, sizeof(none) - 1, mems, 2, 2), 0);
+	ck_assert_str_eq(out.p, "Mems_allowed:\t00000000\nMems_allowed_list:\t\n");
+	cps_buf_free(&out);
+	/* no node lines: as it is */
+	ck_assert_int_eq(cps_view_status_mems(&out, plain, sizeof(plain) - 1, mems, 2, 2), 0);
+	ck_assert_str_eq(out.p, plain);
+	cps_buf_free(&out);
+	/* a list that is no list is not the kernel's */
+	ck_assert_int_eq(cps_view_status_mems(&out, "Mems_allowed_list:\tx\n", 20, mems, 2, 2), -EINVAL);
+	cps_buf_free(&out);
+}
+END_TEST
 
 START_TEST(test_garbage_random)
 {
@@ -1279,6 +1317,7 @@ static Suite *views_suite(void)
 
 	tc = tcase_create("garbage");
 	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_status_mems);
 	tcase_add_test(tc, test_garbage_random);
 	tcase_add_test(tc, test_garbage_tokens);
 	tcase_add_test(tc, test_garbage_truncated);

@@ -156,6 +156,73 @@ expect_stderr "bad magic reason" "refusing to use it"
 rm -f /dev/shm/$CPUSETSHIM_TABLE.bad
 expect_status "bad table name" 2 "$CPUSET" --table a/b list
 
+json_field() { "$PYTHON3" -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): d=d[k]
+print(d)' "$1" "$2"; }
+
+# memory nodes: the host's own (node 0 alone here; a kernel without NUMA
+# has node 0 too), so what the rules say is checked against its nodes
+"$CPUSET" init --force >/dev/null
+NODES=$(cat /sys/devices/system/node/has_memory 2>/dev/null || echo 0)
+FIRST=$(echo "$NODES" | sed 's/[-,].*//')
+"$CPUSET" --json show 1 >"$T/json"
+expect_eq "the root holds the nodes with memory" "$(json_field "$T/json" set.mems)" "$NODES"
+m=$("$CPUSET" create --cpus 0 --name mdef)
+"$CPUSET" --json show mdef >"$T/json"
+expect_eq "by default a set has its parent's nodes" "$(json_field "$T/json" set.mems)" "$NODES"
+expect_eq "(from its parent)" "$(json_field "$T/json" set.mems_from)" "parent"
+"$CPUSET" create --cpus 0 --mems auto --name mauto >/dev/null
+"$CPUSET" --json show mauto >"$T/json"
+N0=$(ls -d /sys/devices/system/cpu/cpu0/node* 2>/dev/null | sed 's/.*node//' | head -1)
+expect_eq "auto: the node of CPU 0" "$(json_field "$T/json" set.mems)" "${N0:-0}"
+expect_eq "(auto)" "$(json_field "$T/json" set.mems_from)" "auto"
+expect_status "a node the machine lacks" 1 "$CPUSET" create --cpus 0 --mems 1023
+expect_stderr "lacking node reason" "a node is not present on this machine (or holds no memory) (EINVAL)"
+expect_status "a bad node list" 2 "$CPUSET" create --cpus 0 --mems 3-1
+expect_stderr "bad node list says why" "bad node list '3-1'"
+expect_status "a node beyond the width" 2 "$CPUSET" create --cpus 0 --mems 99999
+expect_status "alloc --mems without a set" 2 "$CPUSET" alloc --mems 0
+expect_status "alloc --mems alone" 0 "$CPUSET" alloc --mems "$FIRST" mdef
+"$CPUSET" --json show mdef >"$T/json"
+expect_eq "alloc --mems gave the node" "$(json_field "$T/json" set.mems)" "$FIRST"
+expect_eq "(a list)" "$(json_field "$T/json" set.mems_from)" "list"
+expect_eq "and kept the CPUs" "$(json_field "$T/json" set.cpus)" "0"
+expect_status "alloc CPUs and nodes at once" 0 "$CPUSET" alloc --mems auto mdef 0
+expect_status "the root's nodes are fixed" 1 "$CPUSET" alloc --mems "$FIRST" 1
+expect_stderr "root nodes reason" "the root set's nodes are fixed when the table is made (EINVAL)"
+expect_status "a child's nodes inside its parent's" 0 "$CPUSET" create --parent mdef --cpus 0 --mems "$FIRST" --name mkid
+check "cpuset-inspect --check with nodes" "$CPUSET_INSPECT" --check
+"$CPUSET_INSPECT" >"$T/insp"
+check "inspect shows a set's nodes" grep -q "mems = $FIRST (list)" "$T/insp"
+"$CPUSET_INSPECT" --json >"$T/json"
+check "inspect --json shows them" "$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); s=[x for x in d["sets"] if x["name"]=="mkid"][0]; assert s["mems"]==sys.argv[2] and s["mems_from"]=="list", s' "$T/json" "$FIRST"
+"$CPUSET_INSPECT" --tree >"$T/insp"
+check "the tree shows them" grep -q "nodes $NODES" "$T/insp"
+# a strict set owns the nodes it is given: no sibling default is left
+"$CPUSET" init --force >/dev/null
+"$CPUSET" create --strict --cpus 0 --mems "$NODES" --name owner >/dev/null
+LASTCPU=$(sed 's/.*[-,]//' /sys/devices/system/cpu/online)
+expect_status "no node left for a sibling" 1 "$CPUSET" create --cpus "$LASTCPU"
+expect_stderr "no node left reason" "the parent has no node free for such a set (strict siblings own them all) (EBUSY)"
+expect_status "nor by a list" 1 "$CPUSET" create --cpus "$LASTCPU" --mems "$FIRST"
+expect_stderr "owned node reason" "a node is owned by a strict sibling set (EBUSY)"
+expect_status "inside the owner its nodes are free" 0 "$CPUSET" create --parent owner --cpus 0
+"$CPUSET" --json show owner >"$T/json"
+expect_eq "the owner's nodes, listed as owned by the root" \
+	"$("$CPUSET" --json show 1 | "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)["set"]["mems_owned"])')" "$NODES"
+check "cpuset-inspect --check with owned nodes" "$CPUSET_INSPECT" --check
+expect_status "init --mems of a node without memory" 2 "$CPUSET" init --force --mems 1023
+expect_stderr "init --mems reason" "hold no memory on this machine"
+# a table of layout 1 (before memory nodes) is refused with what to do
+"$CPUSET" init --force >/dev/null
+"$PYTHON3" -c 'import struct,sys
+f=open(sys.argv[1],"r+b"); f.seek(8); v=struct.unpack("<I",f.read(4))[0]
+f.seek(8); f.write(struct.pack("<I",(v & 0xffffff) | (1 << 24)))' /dev/shm/$CPUSETSHIM_TABLE
+expect_status "a layout 1 table" 3 "$CPUSET" list
+expect_stderr "layout 1 reason" "made by an older cpusetshim (layout 1, without memory nodes)"
+"$CPUSET" init --force >/dev/null
+
 check "cpuset-inspect --check" "$CPUSET_INSPECT" --check
 check "cpuset-inspect --tree" "$CPUSET_INSPECT" --tree
 check "the tree shows the root" grep -q "root" "$T/out"

@@ -54,6 +54,8 @@ run_op() {
 	create) "$CPUSET" create --cpus 0 --name fresh ;;
 	destroy) "$CPUSET" destroy empty ;;
 	alloc) "$CPUSET" alloc victim 1 ;;
+	createmems) "$CPUSET" create --cpus 1 --mems auto --parent victim --name fresh ;;
+	allocmems) "$CPUSET" alloc --mems "$FIRST_NODE" victim 1 ;;
 	attach) "$CPUSET" attach spare "$sleeper_pid" ;;
 	sweep) "$CPUSET" sweep ;;
 	register) "$FAULT_OP" register "$other_pid" 2 ;;
@@ -61,7 +63,9 @@ run_op() {
 	esac
 }
 
-for op in create destroy alloc attach sweep register want; do
+# a node of this machine with memory (node 0 without NUMA)
+FIRST_NODE=$(sed 's/[-,].*//' /sys/devices/system/node/has_memory 2>/dev/null || echo 0)
+for op in create destroy alloc createmems allocmems attach sweep register want; do
 	setup
 	rm -f "$T/steps"
 	CPUSETSHIM_FAULT_REPORT=$T/steps run_op $op >/dev/null 2>&1

@@ -421,7 +421,8 @@ static void d_syscall(const char *name, int c)
 {
 	long (*fn)(long, ...) = F(long (*)(long, ...), name);
 	static unsigned char m[4096];
-	int kind = c % 6, si = (c / 6) % NSIZES, bi = c / 6 / NSIZES;
+	int kind = c % 9, si = (c / 9) % NSIZES, bi = c / 9 / NSIZES;
+	unsigned long maxnode = (unsigned long)sizes[si] * 16 + 1; /* 65537 bits: beyond a page */
 	void *b = buf_of(bi, sizes[si], m);
 	R->unreadable_in = kind == 1 && b == none;
 	long r;
@@ -431,10 +432,15 @@ static void d_syscall(const char *name, int c)
 	case 2: r = fn(SYS_getcpu, b, b == m ? NULL : b, NULL); if (r == 0) r = 1; break;
 	case 3: r = fn(SYS_getuid); break;
 	case 4: r = fn(-1L); break;
-	default: r = fn(100000L, 1L, 2L, 3L); break;
+	case 5: r = fn(100000L, 1L, 2L, 3L); break;
+	/* the memory-policy numbers: the node masks (the set's nodes are
+	 * the machine's here, numbered alike) */
+	case 6: memset(m, 0, sizeof(m)); r = fn(SYS_get_mempolicy, 0L, b, maxnode, 0L, 4L); break;
+	case 7: r = fn(SYS_set_mempolicy, 2L, b, maxnode); break;
+	default: memset(m, 0, sizeof(m)); r = fn(SYS_get_mempolicy, b, b == m ? m + 64 : b, maxnode, 0L, 0L); break;
 	}
 	result(r);
-	if (kind == 0 && b == m)
+	if ((kind == 0 || kind >= 6) && b == m)
 		dig(m, sizeof(m));
 }
 
@@ -771,7 +777,7 @@ static const struct driver drivers[] = {
 	{{"pthread_getattr_np"}, NSIZES, d_getattr},
 	{{"pthread_create"}, 5, d_create},
 	{{"sched_getcpu", "getcpu"}, NBUF * NBUF, d_getcpu},
-	{{"syscall"}, 6 * NSIZES * NBUF, d_syscall},
+	{{"syscall"}, 9 * NSIZES * NBUF, d_syscall},
 	{{"open", "open64", "__open_2", "__open64_2"}, NPATH * NOPENF, d_open},
 	{{"openat", "openat64", "__openat_2", "__openat64_2"}, NPATH * NOPENF * NDIRFD, d_open, NPATH * NOPENF},
 	{{"fopen", "fopen64", "freopen", "freopen64"}, NPATH * (NMODES + 1), d_fopen},

@@ -73,10 +73,10 @@ fresh
 "$CPUSET" destroy s0 >/dev/null
 like_run "a set that does not exist"
 fresh
-poke set set:2+80 u64 0x20
+poke set cpus:2 u64 0x20
 like_run "a set whose CPUs are all absent"
 fresh
-poke set set:2+80 u64 0x7
+poke set cpus:2 u64 0x7
 like_run "a set wider than the machine"
 dead_writer
 poke set jentry:2+12 u32 $(($(poke off jentry:1) - $(poke off journal) + 8))
@@ -195,7 +195,7 @@ expect_eq "its shim repaired the table" "$(poke get repairs u64)" 1
 # a writer stopped inside, halfway through moving s0 from CPU 0 to CPU 1:
 # its undo entry holds s0's committed CPUs
 dead_writer
-mask=$(poke off set:2+80)
+mask=$(poke off cpus:2)
 used=$(poke get jused u64)
 at=$(($(poke off journal) + used))
 "$POKE" "$TBL" set journal+$used u64 "$mask"
@@ -205,7 +205,7 @@ at=$(($(poke off journal) + used))
 poke set jused u64 $((used + 24))
 poke set jlast u32 "$used"
 poke set jcount u32 $(($(poke get jcount u32) + 1))
-poke set set:2+80 u64 2
+poke set cpus:2 u64 2
 kill -STOP $sleeper
 poke set lockword u32 $sleeper
 t0=$(now_ms)
@@ -217,7 +217,7 @@ expect_eq "a program started in s0 under a stopped writer runs" "$rc" 0
 check "without waiting for it ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 3000 ]
 expect_eq "confined to s0's committed CPU (0), not the half-written one" \
 	"$(cut -d' ' -f2,3,8,10 "$T/q")" "1 1 1 0"
-expect_eq "the stopped writer's work is left alone" "$(poke get set:2+80 u64)" 2
+expect_eq "the stopped writer's work is left alone" "$(poke get cpus:2 u64)" 2
 kill -CONT $sleeper
 poke set lockword u32 0
 

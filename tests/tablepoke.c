@@ -12,6 +12,7 @@
  *
  * WHERE is a header field (seq, lockword, jcount, ...), a part of the
  * table (sets, procs, threads, journal), set:ID (the slot of set ID),
+ * cpus:ID (its CPU mask, the first of its masks),
  * proc:I or thread:I (slot I), jentry:K (the K-th undo entry, 0 first,
  * walked by the entries' lengths), optionally followed by +N or -N.
  * The table is found at /dev/shm/NAME. Exit 0, 1 on trouble. */
@@ -111,6 +112,9 @@ static off_t where(const char *w)
 			base = (off_t)H.off_journal;
 		else if (!strcmp(name, "set") && colon && H.set_slots)
 			base = (off_t)(H.off_sets + (k % H.set_slots) * H.set_rsz);
+		else if (!strcmp(name, "cpus") && colon && H.set_slots) /* set ID's CPU mask */
+			base = (off_t)(H.off_sets + (k % H.set_slots) * H.set_rsz +
+				       offsetof(struct shm_set, masks));
 		else if (!strcmp(name, "proc") && colon)
 			base = (off_t)(H.off_procs + k * H.proc_rsz);
 		else if (!strcmp(name, "thread") && colon)

@@ -118,6 +118,32 @@ int cli_cpus(const char *s, uint64_t *m, size_t nw)
 	return CLI_USAGE;
 }
 
+int cli_nodes(const char *s, uint64_t *m, size_t nw)
+{
+	struct cps_parse_error e;
+	if (cps_cpulist_parse(s, m, nw, &e) == 0)
+		return CLI_OK;
+	cli_err("bad node list '%s': %s at position %zu", s, e.msg, e.pos + 1);
+	fprintf(stderr, "%*s%s\n%*s^\n", (int)strlen(cli_prog) + 2, "", s,
+		(int)(strlen(cli_prog) + 2 + e.pos), "");
+	return CLI_USAGE;
+}
+
+int cli_mems(const char *s, struct cps_mems *how, size_t nw)
+{
+	if (!strcmp(s, "auto")) {
+		how->how = CPS_MEMS_AUTO;
+		return CLI_OK;
+	}
+	how->how = CPS_MEMS_LIST;
+	return cli_nodes(s, (uint64_t *)how->nodes, nw);
+}
+
+const char *cli_mems_from(unsigned how)
+{
+	return how == CPS_MEMS_LIST ? "list" : how == CPS_MEMS_AUTO ? "auto" : "parent";
+}
+
 /* Digits only, in base (no sign, space or prefix: "010" is ten in base
  * 10, "0x10" is no number). */
 static int parse_uint(const char *s, int base, unsigned long max, unsigned long *out)

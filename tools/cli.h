@@ -36,6 +36,12 @@ int cli_table_owner(const char *user);
 int cli_uid_of(const char *name, uid_t *uid);
 /* Parse a CPU list for the table; prints a pointed error; CLI_USAGE. */
 int cli_cpus(const char *s, uint64_t *m, size_t nw);
+/* A node list, the same way ("bad node list"); a --mems argument: "auto"
+ * or a node list into how->nodes; how a set holds its nodes, in words
+ * ("parent", "list", "auto"). */
+int cli_nodes(const char *s, uint64_t *m, size_t nw);
+int cli_mems(const char *s, struct cps_mems *how, size_t nw);
+const char *cli_mems_from(unsigned how);
 /* Numbers: decimal digits only ("010" is ten), at most max; -1 if not. */
 int cli_uint(const char *s, unsigned long max, unsigned long *out);
 /* Octal digits only (modes). */

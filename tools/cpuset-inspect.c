@@ -155,8 +155,9 @@ static void tree(uint32_t id, int depth, const uint64_t *all, const char *prefix
 		 s->name[0] ? s->name : "-");
 	printf("%-40s", label);
 	cpumap(shm_set_mask(&tbl, s, SHM_MASK_CPUS), all);
-	printf(" %s %s, %u member%s\n", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words),
-	       cli_flags(s->flags), s->nmembers, s->nmembers == 1 ? "" : "s");
+	printf(" %s", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
+	printf(" %s, %u member%s, nodes %s\n", cli_flags(s->flags), s->nmembers,
+	       s->nmembers == 1 ? "" : "s", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MEMS), tbl_words));
 	uint32_t kids[4096];
 	size_t nk = 0;
 	for (uint32_t i = 0; i < tbl.set_slots && nk < CPS_ARRAY_SIZE(kids); i++) {
@@ -205,6 +206,12 @@ static void show_text(void)
 		printf("    reserved = %s\n", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_RESERVED), tbl_words));
 		printf("    strictly reserved = %s\n",
 		       cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_SRESERVED), tbl_words));
+		printf("    mems = %s (%s)\n", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MEMS), tbl_words),
+		       cli_mems_from(s->mems_own));
+		printf("    reserved mems = %s\n",
+		       cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MRESERVED), tbl_words));
+		printf("    owned mems = %s\n",
+		       cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MSRESERVED), tbl_words));
 		printf("    children = %u, members = %u, attached = %u\n  }\n", s->nchildren,
 		       s->nmembers, s->attached);
 	}
@@ -256,7 +263,13 @@ static void show_json(bool checked)
 		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_RESERVED), tbl_words));
 		printf(",\"strictly_reserved\":");
 		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_SRESERVED), tbl_words));
-		printf(",\"children\":%u,\"members\":%u}", s->nchildren, s->nmembers);
+		printf(",\"children\":%u,\"members\":%u,\"mems\":", s->nchildren, s->nmembers);
+		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MEMS), tbl_words));
+		printf(",\"mems_from\":\"%s\",\"mems_reserved\":", cli_mems_from(s->mems_own));
+		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MRESERVED), tbl_words));
+		printf(",\"mems_owned\":");
+		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MSRESERVED), tbl_words));
+		printf("}");
 		first = 0;
 	}
 	printf("],\"members\":[");

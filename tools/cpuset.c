@@ -32,15 +32,18 @@ static void usage(FILE *f)
 "cpusetshim preload see only its CPUs, numbered 0..n-1.\n"
 "\n"
 "Commands:\n"
-"  init [--cpus LIST] [--mode MODE] [--group GROUP] [--max-sets N]\n"
+"  init [--cpus LIST] [--mems NODES] [--mode MODE] [--group GROUP] [--max-sets N]\n"
 "       [--max-procs N] [--max-threads N] [--mask-bits N] [--force]\n"
 "                           make the table (any write command makes a\n"
 "                           default one when there is none)\n"
-"  create [--cpus LIST] [--strict] [--autoclean] [--name NAME] [--parent SET]\n"
+"  create [--cpus LIST] [--mems NODES|auto] [--strict] [--autoclean]\n"
+"         [--name NAME] [--parent SET]\n"
 "                           make a child set (of the caller's set by default)\n"
 "                           with LIST, or what 'free' offers; prints its id\n"
 "  destroy SET              remove an empty, unused set\n"
-"  alloc SET LIST           give SET these CPUs, moving every member thread\n"
+"  alloc [--mems NODES|auto] SET [LIST]\n"
+"                           give SET these CPUs, moving every member thread,\n"
+"                           and these memory nodes\n"
 "  attach [--descendants] [--force] SET PID...\n"
 "                           move processes (all their threads) into SET;\n"
 "                           --descendants: their running descendants of the\n"
@@ -58,7 +61,11 @@ static void usage(FILE *f)
 "SET is an id or a name. LIST is a CPU list (0-3,8 or 0-31:2) or a hex\n"
 "mask (0xff), in the caller's own numbers: inside a set, its set's CPUs\n"
 "are 0..n-1 (CPUs outside it are shown as +machine:LIST); outside any set\n"
-"they are the machine's. init --cpus takes the machine's numbers.\n"
+"they are the machine's. init --cpus takes the machine's numbers. NODES is\n"
+"a list of NUMA node numbers (the machine's) in the same form; auto: the\n"
+"nodes holding the set's CPUs, again whenever they change. A set's nodes\n"
+"are by default its parent's that no strict sibling owns; a strict set\n"
+"owns the nodes it is given.\n"
 "\n"
 "Options:\n"
 "  --table NAME   the shared-memory table (default $CPUSETSHIM_TABLE, else\n"
@@ -96,16 +103,17 @@ static int cmd_init(int argc, char **argv)
 		{ "max-procs", required_argument, 0, 'p' },
 		{ "max-threads", required_argument, 0, 't' },
 		{ "mask-bits", required_argument, 0, 'b' }, { "force", no_argument, 0, 'f' },
-		{ 0, 0, 0, 0 }
+		{ "mems", required_argument, 0, 'M' }, { 0, 0, 0, 0 }
 	};
 	struct cps_init_opts o;
-	const char *cpus = NULL;
+	const char *cpus = NULL, *mems = NULL;
 	unsigned long v;
 	int ch, r;
 	cps_init_opts_default(&o);
 	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': cpus = optarg; break;
+		case 'M': mems = optarg; break;
 		case 'm':
 			if (optarg[0] != '0' || cli_octal(optarg, 07777, &v) < 0)
 				return bad_usage("--mode wants an octal mode like 0660, not '%s'", optarg);
@@ -180,6 +188,22 @@ static int cmd_init(int argc, char **argv)
 		}
 		o.cpus = m;
 	}
+	uint64_t nm[CPS_MAX_WORDS];
+	if (mems) {
+		size_t nw = o.caps.mask_bits / 64;
+		if ((r = cli_nodes(mems, nm, nw)))
+			return r;
+		uint64_t absent[CPS_MAX_WORDS];
+		if (cps_mask_empty(nm, nw)) {
+			cli_err("init: the root set needs at least one memory node");
+			return CLI_USAGE;
+		}
+		if (cps_root_mems_check(nm, nw, absent) < 0) {
+			cli_err("init: nodes %s hold no memory on this machine", cli_cpulist(absent, nw));
+			return CLI_USAGE;
+		}
+		o.mems = nm;
+	}
 	if ((o.mode & 0066) && o.gid == (gid_t)-1 && (o.mode & 0006) == 0)
 		o.gid = getegid();
 	if (o.mode & 0022)
@@ -210,9 +234,10 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "cpus", required_argument, 0, 'c' }, { "strict", no_argument, 0, 's' },
 		{ "autoclean", no_argument, 0, 'a' }, { "name", required_argument, 0, 'n' },
-		{ "parent", required_argument, 0, 'p' }, { 0, 0, 0, 0 }
+		{ "parent", required_argument, 0, 'p' }, { "mems", required_argument, 0, 'M' },
+		{ 0, 0, 0, 0 }
 	};
-	const char *cpus = NULL, *name = NULL, *parent = NULL;
+	const char *cpus = NULL, *name = NULL, *parent = NULL, *mems = NULL;
 	unsigned flags = 0;
 	int ch, r;
 	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
@@ -222,13 +247,17 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 		case 'a': flags |= CPS_AUTOCLEAN; break;
 		case 'n': name = optarg; break;
 		case 'p': parent = optarg; break;
+		case 'M': mems = optarg; break;
 		default: return CLI_USAGE;
 		}
 	}
 	if (optind != argc)
 		return bad_usage("create: unexpected argument '%s'", argv[optind]);
 	size_t mw = c->t.mask_words;
-	uint64_t m[CPS_MAX_WORDS];
+	uint64_t m[CPS_MAX_WORDS], nm[CPS_MAX_WORDS];
+	struct cps_mems how = { CPS_MEMS_AUTO, nm };
+	if (mems && (r = cli_mems(mems, &how, mw)))
+		return r;
 	uint32_t pid = 0, id;
 	if (parent && (r = cli_set(c, parent, &pid)))
 		return r;
@@ -249,7 +278,7 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 					   "create");
 		}
 	}
-	r = cps_create(c, pid, flags, name, m, &id);
+	r = cps_create_mems(c, pid, flags, name, m, mems ? &how : NULL, &id);
 	if (r < 0) {
 		if (r == -EINVAL && name && !c->why)
 			c->why = "bad name";
@@ -318,15 +347,29 @@ static int unmoved_refused(struct cps_ctx *c, int r, const char *fmt, const char
 
 static int cmd_alloc(struct cps_ctx *c, int argc, char **argv)
 {
+	static const struct option opts[] = { { "mems", required_argument, 0, 'M' },
+					      { 0, 0, 0, 0 } };
 	uint32_t id;
-	uint64_t m[CPS_MAX_WORDS];
-	int r;
-	if (argc != 3)
-		return bad_usage("alloc wants SET and a CPU LIST%s", "");
-	if ((r = cli_set(c, argv[1], &id)) || (r = cli_cpus_own(argv[2], m, c->t.mask_words)))
+	uint64_t m[CPS_MAX_WORDS], nm[CPS_MAX_WORDS];
+	struct cps_mems how = { CPS_MEMS_AUTO, nm };
+	const char *mems = NULL;
+	int ch, r;
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (ch != 'M')
+			return CLI_USAGE;
+		mems = optarg;
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
+	if (argc != 3 && !(mems && argc == 2))
+		return bad_usage(mems ? "alloc --mems wants SET and at most a CPU LIST%s"
+				      : "alloc wants SET and a CPU LIST%s", "");
+	if ((r = cli_set(c, argv[1], &id)) || (argc == 3 && (r = cli_cpus_own(argv[2], m, c->t.mask_words))))
 		return r;
-	if ((r = cps_alloc(c, id, m)) < 0)
-		return unmoved_refused(c, r, "alloc %s %s", argv[1], argv[2]);
+	if (mems && (r = cli_mems(mems, &how, c->t.mask_words)))
+		return r;
+	if ((r = cps_alloc_mems(c, id, argc == 3 ? m : NULL, mems ? &how : NULL)) < 0)
+		return unmoved_refused(c, r, "alloc %s %s", argv[1], argc == 3 ? argv[2] : mems);
 	return CLI_OK;
 }
 
@@ -479,8 +522,14 @@ static void print_set_json(struct cps_ctx *c, const struct cps_setinfo *s)
 	printf(",\"ncpus\":%u,\"reserved\":", cps_mask_count(s->cpus, mw));
 	cli_json_str(stdout, cli_cpulist_own(s->reserved, mw));
 	printf(",\"strictly_reserved\":");
-	cli_json_str(stdout, cli_cpulist_own(s->sreserved, mw));
-	printf(",\"members\":%u,\"children\":%u}", s->nmembers, s->nchildren);
+	cli_json_str(stdout, cli_cpulist(s->sreserved, mw));
+	printf(",\"members\":%u,\"children\":%u,\"mems\":", s->nmembers, s->nchildren);
+	cli_json_str(stdout, cli_cpulist(s->mems, mw));
+	printf(",\"mems_from\":\"%s\",\"mems_reserved\":", cli_mems_from(s->mems_own));
+	cli_json_str(stdout, cli_cpulist(s->mreserved, mw));
+	printf(",\"mems_owned\":");
+	cli_json_str(stdout, cli_cpulist(s->msreserved, mw));
+	printf("}");
 }
 
 static int cmd_list(struct cps_ctx *c, int argc, char **argv)
@@ -549,11 +598,12 @@ static int cmd_show(struct cps_ctx *c, int argc, char **argv)
 		printf(s.parent ? "parent:             %u\n" : "parent:             -\n", s.parent);
 		printf("flags:              %s\n", cli_flags(s.flags));
 		printf("owner:              %s\n", cli_user(s.uid));
-		printf("cpus:               %s (%u)\n", cli_cpulist_own(s.cpus, mw), cps_mask_count(s.cpus, mw));
-		if (cli_own_inside())
-			printf("physical cpus:      %s\n", cli_cpulist(s.cpus, mw));
-		printf("reserved:           %s\n", cli_cpulist_own(s.reserved, mw));
-		printf("strictly reserved:  %s\n", cli_cpulist_own(s.sreserved, mw));
+		printf("cpus:               %s (%u)\n", cli_cpulist(s.cpus, mw), cps_mask_count(s.cpus, mw));
+		printf("reserved:           %s\n", cli_cpulist(s.reserved, mw));
+		printf("strictly reserved:  %s\n", cli_cpulist(s.sreserved, mw));
+		printf("mems:               %s (%s)\n", cli_cpulist(s.mems, mw), cli_mems_from(s.mems_own));
+		printf("reserved mems:      %s\n", cli_cpulist(s.mreserved, mw));
+		printf("owned mems:         %s\n", cli_cpulist(s.msreserved, mw));
 		printf("children:           %u\n", s.nchildren);
 		printf("members:            %u\n", s.nmembers);
 		for (long i = 0; i < n && i < (long)s.nmembers + 64; i++)

@@ -1,0 +1,239 @@
+/* The memory-policy system calls through syscall(3): set_mempolicy,
+ * get_mempolicy, mbind, migrate_pages, move_pages and
+ * set_mempolicy_home_node with their node numbers translated between the
+ * set's virtual nodes (virtual node v is the v-th node of its nodes) and
+ * the machine's (src/vnodes.h). glibc has no wrappers of its own for
+ * them; libnuma's, which numactl and every libnuma program use, call
+ * syscall(3), so all of them come here.
+ *
+ * The caller's buffers are read and written through process_vm_readv and
+ * process_vm_writev on itself: an unreadable or unwritable mask is the
+ * kernel's EFAULT, never a fault in the shim. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "preload/shim.h"
+#include "src/mask.h"
+#include "src/rawsys.h"
+#include "src/vnodes.h"
+
+#ifndef SYS_set_mempolicy_home_node
+#define SYS_set_mempolicy_home_node 450
+#endif
+
+#define MPOL_F_NODE (1 << 0)
+#define MPOL_F_ADDR (1 << 1)
+#define MPOL_F_MEMS_ALLOWED (1 << 2)
+#define MPOL_F_RELATIVE_NODES (1 << 14)
+#define MPOL_F_STATIC_NODES (1 << 15)
+
+/* The largest virtual mask read or written at once (bits). */
+#define VN_BITS (CPS_MAX_WORDS * 64)
+#define VN_WORDS (VN_BITS / CPS_ULONG_BITS)
+/* move_pages' nodes translated this many at a time. */
+#define MP_CHUNK 256
+
+bool shim_is_mempolicy(long nr)
+{
+	return nr == SYS_set_mempolicy || nr == SYS_get_mempolicy || nr == SYS_mbind ||
+	       nr == SYS_migrate_pages || nr == SYS_move_pages ||
+	       nr == SYS_set_mempolicy_home_node;
+}
+
+static long fail(int e)
+{
+	errno = e;
+	return -1;
+}
+
+/* len bytes of the caller's memory at src: 0, or -EFAULT. */
+static int user_read(void *dst, const void *src, size_t len)
+{
+	struct iovec l = { dst, len }, r = { (void *)src, len };
+	long n = cps_sys6(SYS_process_vm_readv, shim_self_pid, (long)&l, 1, (long)&r, 1, 0);
+	if (n == (long)len)
+		return 0;
+	if (n == -ENOSYS || n == -EPERM) { /* no such call here: read it as the kernel would */
+		memcpy(dst, src, len);
+		return 0;
+	}
+	return -EFAULT;
+}
+
+static int user_write(void *dst, const void *src, size_t len)
+{
+	struct iovec l = { (void *)src, len }, r = { dst, len };
+	long n = cps_sys6(SYS_process_vm_writev, shim_self_pid, (long)&l, 1, (long)&r, 1, 0);
+	if (n == (long)len)
+		return 0;
+	if (n == -ENOSYS || n == -EPERM) {
+		memcpy(dst, src, len);
+		return 0;
+	}
+	return -EFAULT;
+}
+
+/* The caller's virtual mask as physical nodes in phys: 0, or -errno
+ * (EFAULT unreadable, EINVAL nodes given but none of the set's). With
+ * *mode's MPOL_F_RELATIVE_NODES the nodes fold onto the set and the flag
+ * becomes MPOL_F_STATIC_NODES: the set's nodes are the frame. */
+static int mask_in(uint64_t *phys, const struct shim_cpus *v, const void *um, unsigned long maxnode,
+		   long *mode)
+{
+	unsigned long vm[VN_WORDS];
+	/* the kernel's limits: a mask of at most a page; no node at or
+	 * beyond its MAX_NUMNODES (here: the table's width, 1,024 bits or
+	 * more, as the largest MAX_NUMNODES) */
+	if (um && maxnode > 1 && maxnode - 1 > (unsigned long)getpagesize() * 8)
+		return -EINVAL;
+	if (maxnode > VN_BITS + 1)
+		maxnode = VN_BITS + 1; /* bits beyond are no node of the set */
+	size_t words = cps_vnodes_words(maxnode);
+	if (!um || !words) {
+		cps_mask_zero(phys, v->nw);
+		return 0;
+	}
+	if (user_read(vm, um, words * sizeof(unsigned long)) < 0)
+		return -EFAULT;
+	for (size_t b = v->nw * 64; b + 1 < maxnode; b++)
+		if (vm[b / CPS_ULONG_BITS] >> (b % CPS_ULONG_BITS) & 1)
+			return -EINVAL;
+	bool rel = mode && (*mode & MPOL_F_RELATIVE_NODES), dropped;
+	unsigned k = cps_vnodes_in(phys, v->cpus, v->nw, v->n, vm, maxnode, rel, &dropped);
+	if (rel)
+		*mode = (*mode & ~MPOL_F_RELATIVE_NODES) | MPOL_F_STATIC_NODES;
+	return k == 0 && dropped ? -EINVAL : 0;
+}
+
+/* Physical nodes as the caller's virtual mask of maxnode - 1 bits. */
+static int mask_out(void *um, unsigned long maxnode, const struct shim_cpus *v, const uint64_t *phys)
+{
+	unsigned long vm[VN_WORDS];
+	size_t words = cps_vnodes_words(maxnode), done = 0;
+	cps_vnodes_out(vm, maxnode < VN_BITS + 1 ? maxnode : VN_BITS + 1, v->cpus, v->nw, phys);
+	while (done < words) {
+		size_t k = words - done < VN_WORDS ? words - done : VN_WORDS;
+		if (user_write((unsigned long *)um + done, vm, k * sizeof(unsigned long)) < 0)
+			return -EFAULT;
+		memset(vm, 0, sizeof(vm)); /* beyond the first chunk: no node */
+		done += k;
+	}
+	return 0;
+}
+
+/* A mask the shim cannot read: the call as it was, so that the kernel
+ * answers as it would have, in its own order of checks (a bad mode before
+ * the unreadable mask, EFAULT after). */
+#define RAW(nr, a) shim_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5])
+
+static long get_mempolicy_v(const long *a, const struct shim_cpus *v)
+{
+	int *mode = (int *)a[0];
+	void *um = (void *)a[1];
+	unsigned long maxnode = (unsigned long)a[2];
+	long flags = a[4];
+	uint64_t phys[CPS_MAX_WORDS];
+	/* the kernel wants room for every node: here, the set's */
+	if (um && maxnode < v->n)
+		return fail(EINVAL);
+	cps_mask_zero(phys, v->nw);
+	long r = shim_real.syscall(SYS_get_mempolicy, (long)mode, um ? (long)phys : 0L,
+				   um ? (long)(v->nw * 64 + 1) : 0L, a[3], flags);
+	if (r < 0)
+		return r;
+	int e = 0;
+	{
+		SHIM_KEEP_ERRNO;
+		if (mode && (flags & MPOL_F_NODE) && !(flags & MPOL_F_MEMS_ALLOWED))
+			*mode = (int)cps_pnode_virt(v->cpus, v->nw, v->n, *mode);
+		/* the mode is out; the mask is a page at most (the kernel's order) */
+		if (um && cps_vnodes_words(maxnode) * sizeof(unsigned long) > (size_t)getpagesize())
+			e = EINVAL;
+		else if (um && mask_out(um, maxnode, v, phys) < 0)
+			e = EFAULT;
+	}
+	return e ? fail(e) : r;
+}
+
+static long move_pages_v(const long *a, const struct shim_cpus *v)
+{
+	unsigned long count = (unsigned long)a[1];
+	void **pages = (void **)a[2];
+	const int *nodes = (const int *)a[3];
+	int *status = (int *)a[4];
+	long total = 0;
+	if (!count || !status)
+		return shim_real.syscall(SYS_move_pages, a[0], a[1], a[2], a[3], a[4], a[5]);
+	for (unsigned long i = 0; i < count; i += MP_CHUNK) {
+		unsigned long k = count - i < MP_CHUNK ? count - i : MP_CHUNK;
+		int pn[MP_CHUNK], st[MP_CHUNK];
+		if (nodes) {
+			if (user_read(pn, nodes + i, k * sizeof(int)) < 0)
+				return i ? fail(EFAULT) : RAW(SYS_move_pages, a);
+			for (unsigned long j = 0; j < k; j++) {
+				long p = cps_vnode_phys(v->cpus, v->nw, v->n, pn[j]);
+				if (p < 0)
+					return fail(ENODEV); /* the kernel's word for no such node */
+				pn[j] = (int)p;
+			}
+		}
+		long r = shim_real.syscall(SYS_move_pages, a[0], (long)k, (long)(pages + i),
+					   nodes ? (long)pn : 0L, (long)(status + i), a[5]);
+		if (r < 0)
+			return r;
+		total += r;
+		SHIM_KEEP_ERRNO;
+		if (user_read(st, status + i, k * sizeof(int)) < 0)
+			continue;
+		for (unsigned long j = 0; j < k; j++)
+			st[j] = (int)cps_pnode_virt(v->cpus, v->nw, v->n, st[j]);
+		user_write(status + i, st, k * sizeof(int));
+	}
+	return total;
+}
+
+long shim_mempolicy(long nr, const long *a)
+{
+	struct shim_cpus v;
+	uint64_t p1[CPS_MAX_WORDS], p2[CPS_MAX_WORDS];
+	pid_t who = nr == SYS_migrate_pages || nr == SYS_move_pages ? (pid_t)a[0] : 0;
+	bool self = who == 0 || who == shim_self_pid;
+	if (!shim_ready() || !(self ? shim_sys_mems(&v) : shim_nodes_of(who, &v)) || v.n == 0)
+		return shim_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	long mode;
+	int e;
+	switch (nr) {
+	case SYS_set_mempolicy:
+		mode = a[0];
+		if ((e = mask_in(p1, &v, (const void *)a[1], (unsigned long)a[2], &mode)) < 0)
+			return e == -EFAULT ? RAW(nr, a) : fail(-e);
+		return shim_real.syscall(nr, mode, (long)p1, (long)(v.nw * 64 + 1));
+	case SYS_mbind:
+		mode = a[2];
+		if ((e = mask_in(p1, &v, (const void *)a[3], (unsigned long)a[4], &mode)) < 0)
+			return e == -EFAULT ? RAW(nr, a) : fail(-e);
+		return shim_real.syscall(nr, a[0], a[1], mode, (long)p1, (long)(v.nw * 64 + 1), a[5]);
+	case SYS_get_mempolicy:
+		return get_mempolicy_v(a, &v);
+	case SYS_migrate_pages:
+		if ((e = mask_in(p1, &v, (const void *)a[2], (unsigned long)a[1], NULL)) < 0 ||
+		    (e = mask_in(p2, &v, (const void *)a[3], (unsigned long)a[1], NULL)) < 0)
+			return e == -EFAULT ? RAW(nr, a) : fail(-e);
+		return shim_real.syscall(nr, a[0], (long)(v.nw * 64 + 1), (long)p1, (long)p2);
+	case SYS_move_pages:
+		return move_pages_v(a, &v);
+	default: { /* SYS_set_mempolicy_home_node */
+		long p = cps_vnode_phys(v.cpus, v.nw, v.n, a[2]);
+		if (p < 0)
+			return fail(EINVAL);
+		return shim_real.syscall(nr, a[0], a[1], p, a[3]);
+	}
+	}
+}
