@@ -757,7 +757,11 @@ int main(int argc, char **argv)
 		int r = cli_open(&c, table, cmds[i].how);
 		if (r)
 			return r;
-		cli_own_set(&c);
+		/* the caller's own numbers: for the commands that take or
+		 * show CPUs (repair reports what it finds, not what a look-up
+		 * of the caller's set would have repaired first) */
+		if (cmds[i].fn != cmd_repair && cmds[i].fn != cmd_sweep)
+			cli_own_set(&c);
 		r = cmds[i].fn(&c, cargc, cargv);
 		cps_close(&c);
 		fflush(stdout);
