@@ -56,12 +56,13 @@ run_op() {
 	alloc) "$CPUSET" alloc victim 1 ;;
 	attach) "$CPUSET" attach spare "$sleeper_pid" ;;
 	sweep) "$CPUSET" sweep ;;
+	repair) "$CPUSET" repair ;;
 	register) "$FAULT_OP" register "$other_pid" 2 ;;
 	want) "$FAULT_OP" want "$sleeper_pid" "$sleeper_pid" 1 ;;
 	esac
 }
 
-for op in create destroy alloc attach sweep register want; do
+for op in create destroy alloc attach sweep repair register want; do
 	setup
 	rm -f "$T/steps"
 	CPUSETSHIM_FAULT_REPORT=$T/steps run_op $op >/dev/null 2>&1

@@ -22,7 +22,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: cpuset-inspect [--table NAME] [--json] [--check] [--tree]\n"
+"Usage: cpuset-inspect [--table NAME] [--table-owner USER] [--json] [--check]\n"
+"                      [--tree]\n"
 "\n"
 "Show the CPU-set table: its header, every set, every member process with\n"
 "its recorded threads and their wanted (virtual) masks.\n"

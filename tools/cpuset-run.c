@@ -25,7 +25,8 @@ enum { RUN_REFUSED = 1, RUN_FAIL = 125, RUN_NOEXEC = 126, RUN_NOTFOUND = 127 };
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: cpuset-run [--table NAME] [--set SET | --cpus LIST [--strict]]\n"
+"Usage: cpuset-run [--table NAME] [--table-owner UID] [--override]\n"
+"                  [--set SET | --cpus LIST [--strict] [--name NAME]]\n"
 "                  [--] PROGRAM [ARGS...]\n"
 "\n"
 "Run PROGRAM inside a CPU set: it sees only the set's CPUs, numbered 0..n-1.\n"

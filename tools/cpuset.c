@@ -25,7 +25,8 @@ static bool json, override;
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: cpuset [--table NAME] [--json] COMMAND [ARGS]\n"
+"Usage: cpuset [--table NAME] [--table-owner USER] [--json] [--override]\n"
+"              COMMAND [ARGS]\n"
 "\n"
 "Hierarchical CPU sets in user space. Programs run in a set with the\n"
 "cpusetshim preload see only its CPUs, numbered 0..n-1.\n"
