@@ -141,7 +141,7 @@ check "which --json: the set's name" "$PYTHON3" -c 'import json,sys; d=json.load
 STEPBACK=$B/tests/.libs/libstepback.so
 check "the step-back clock is built" [ -f "$STEPBACK" ]
 expect_eq "the preloaded clock is an hour behind" \
-	"$(( $(date +%s) - $(env LD_PRELOAD="$STEPBACK" date +%s) >= 3500 ))" 1
+	"$(( $(date +%s) - $(env LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD:}$STEPBACK" date +%s) >= 3500 ))" 1
 expect_status "a sweep under a clock stepped back an hour" 0 \
 	env LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD:}$STEPBACK" "$CPUSET" sweep
 expect_status "the set is still there" 0 "$CPUSET" show graced
