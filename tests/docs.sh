@@ -17,6 +17,18 @@
 # - no file cites an issue by number.
 . "$(dirname "$0")/common.sh"
 
+# verdict DESC FOUND DETAIL...: the check passes when FOUND (what is
+# missing or wrong) is empty, else fails with the details
+verdict() {
+	_desc=$1 _found=$2
+	shift 2
+	if [ -z "$_found" ]; then
+		pass "$_desc"
+	else
+		fail "$_desc" "$@"
+	fi
+}
+
 # make's own TESTS, whatever TESTS this run was given (make check
 # TESTS=... passes it down in MAKEFLAGS)
 bmake() {
@@ -39,29 +51,17 @@ tests && $2 !~ /^ *-+ *$/ {
 }' "$SRC/tests/README.md" | sort >"$T/rows"
 sort -u "$T/rows" >"$T/named"
 missing=$(comm -23 "$T/registered" "$T/named")
-if [ -z "$missing" ]; then
-	pass "tests/README.md has a row for every registered test ($(wc -l <"$T/registered") tests)"
-else
-	fail "tests/README.md has a row for every registered test" \
-		"registered in TESTS (tests/Makemodule.am or another Makemodule.am) but in no row of" \
-		"tests/README.md's table: add a row | \`NAME\` | what it tests |, for:" \
-		"$(printf '%s\n' "$missing" | sed 's/^/  /')"
-fi
+verdict "tests/README.md has a row for every registered test ($(wc -l <"$T/registered") tests)" "$missing" \
+	"registered in TESTS (tests/Makemodule.am or another Makemodule.am) but in no row of" \
+	"tests/README.md's table: add a row | \`NAME\` | what it tests |, for:" \
+	"$(printf '%s\n' "$missing" | sed 's/^/  /')"
 stale=$(comm -13 "$T/registered" "$T/named")
-if [ -z "$stale" ]; then
-	pass "every test tests/README.md's table names is registered"
-else
-	fail "every test tests/README.md's table names is registered" \
-		"named in tests/README.md's table but not in make's TESTS (renamed, removed," \
-		"or a pattern: name each test):" "$(printf '%s\n' "$stale" | sed 's/^/  /')"
-fi
+verdict "every test tests/README.md's table names is registered" "$stale" \
+	"named in tests/README.md's table but not in make's TESTS (renamed, removed," \
+	"or a pattern: name each test):" "$(printf '%s\n' "$stale" | sed 's/^/  /')"
 twice=$(uniq -d "$T/rows")
-if [ -z "$twice" ]; then
-	pass "tests/README.md names each test in one row only"
-else
-	fail "tests/README.md names each test in one row only" \
-		"in two rows or more (keep one):" "$(printf '%s\n' "$twice" | sed 's/^/  /')"
-fi
+verdict "tests/README.md names each test in one row only" "$twice" \
+	"in two rows or more (keep one):" "$(printf '%s\n' "$twice" | sed 's/^/  /')"
 
 # ---- DESIGN.md's file map ----
 
@@ -99,22 +99,14 @@ while read -r f; do
 	unmapped="$unmapped
   $f"
 done <"$T/sources"
-if [ -z "$unmapped" ]; then
-	pass "DESIGN.md's file map names every source file ($(wc -l <"$T/sources") files)"
-else
-	fail "DESIGN.md's file map names every source file" \
-		"not in DESIGN.md's map (the block under '## Layers'; add a line under the" \
-		"file's folder saying what it holds; a header X.h goes with its X.c):$unmapped"
-fi
+verdict "DESIGN.md's file map names every source file ($(wc -l <"$T/sources") files)" "$unmapped" \
+	"not in DESIGN.md's map (the block under '## Layers'; add a line under the" \
+	"file's folder saying what it holds; a header X.h goes with its X.c):$unmapped"
 gone=$(comm -13 "$T/sources" "$T/mapped" | while read -r f; do
 	[ -e "$SRC/$f" ] || echo "  $f"
 done)
-if [ -z "$gone" ]; then
-	pass "every file DESIGN.md's map names exists"
-else
-	fail "every file DESIGN.md's map names exists" \
-		"named in DESIGN.md's map but not in the tree (renamed or removed):" "$gone"
-fi
+verdict "every file DESIGN.md's map names exists" "$gone" \
+	"named in DESIGN.md's map but not in the tree (renamed or removed):" "$gone"
 
 # ---- cpuset's commands ----
 
@@ -140,19 +132,11 @@ lacking() { # LISTFILE: the commands not in it
 	comm -23 "$T/cmds" "$1" | tr '\n' ' ' | sed 's/ $//'
 }
 m=$(lacking "$T/man_cmds")
-if [ -z "$m" ]; then
-	pass "man/cpuset.1 has an entry for every cpuset command"
-else
-	fail "man/cpuset.1 has an entry for every cpuset command" \
-		"not in man/cpuset.1's COMMANDS (a .TP entry starting '.B NAME'): $m"
-fi
+verdict "man/cpuset.1 has an entry for every cpuset command" "$m" \
+	"not in man/cpuset.1's COMMANDS (a .TP entry starting '.B NAME'): $m"
 m=$(lacking "$T/help_cmds")
-if [ -z "$m" ]; then
-	pass "cpuset --help has a line for every cpuset command"
-else
-	fail "cpuset --help has a line for every cpuset command" \
-		"not in cpuset --help's Commands (tools/cpuset.c, usage()): $m"
-fi
+verdict "cpuset --help has a line for every cpuset command" "$m" \
+	"not in cpuset --help's Commands (tools/cpuset.c, usage()): $m"
 
 # A command may stay out of crash.sh only if it takes no write step of the
 # table: run each such command with the fault points counting.
@@ -161,13 +145,9 @@ m=
 for c in $(lacking "$T/crash_ops"); do
 	case " $readonly_cmds " in *" $c "*) ;; *) m="$m $c" ;; esac
 done
-if [ -z "$m" ]; then
-	pass "tests/crash.sh kills every cpuset command that writes the table"
-else
-	fail "tests/crash.sh kills every cpuset command that writes the table" \
-		"not in tests/crash.sh's 'for op in' list (add it there and to run_op; a" \
-		"command that never writes the table goes in readonly_cmds of tests/docs.sh):$m"
-fi
+verdict "tests/crash.sh kills every cpuset command that writes the table" "$m" \
+	"not in tests/crash.sh's 'for op in' list (add it there and to run_op; a" \
+	"command that never writes the table goes in readonly_cmds of tests/docs.sh):$m"
 "$CPUSET" init --force >/dev/null 2>&1 || die "cpuset init failed"
 CPUSETSHIM_FAULT_REPORT=$T/steps "$CPUSET" create --cpus 0 --name docs >/dev/null 2>"$T/err"
 if [ ! -s "$T/steps" ]; then
@@ -191,11 +171,7 @@ else
 		fi
 		[ "$c" = init ] && "$CPUSET" create --cpus 0 --name docs >/dev/null 2>&1
 	done
-	if [ -z "$m" ]; then
-		pass "the commands left out of tests/crash.sh ($readonly_cmds) take no write step"
-	else
-		fail "the commands left out of tests/crash.sh take no write step" "$m"
-	fi
+	verdict "the commands left out of tests/crash.sh ($readonly_cmds) take no write step" "$m" "$m"
 fi
 
 # ---- usage lines against the option tables ----
@@ -232,13 +208,9 @@ for tool in cpuset cpuset-run cpuset-inspect; do
 		case $o in help | version) continue ;; esac
 		grep -q -- "--$o\([^a-z-]\|$\)" "$T/usage" || m="$m --$o"
 	done <"$T/opts"
-	if [ -z "$m" ]; then
-		pass "$tool's usage line names every option of its table"
-	else
-		fail "$tool's usage line names every option of its table" \
-			"in tools/$tool.c's option table, not in the usage line of $tool --help:$m" \
-			"$(sed 's/^/  | /' "$T/usage")"
-	fi
+	verdict "$tool's usage line names every option of its table" "$m" \
+		"in tools/$tool.c's option table, not in the usage line of $tool --help:$m" \
+		"$(sed 's/^/  | /' "$T/usage")"
 	for o in help version; do
 		grep -q "^main $o\$" "$T/opts" || continue
 		"$B/$tool" --help 2>&1 | grep -q -- "--$o\([^a-z-]\|$\)" ||
@@ -257,13 +229,9 @@ while read -r fn o; do
 		s && /^  [a-z]/ { in_c = ($1 == c) } s && in_c' "$T/help" >"$T/cmd_help"
 	grep -q -- "--$o\([^a-z-]\|$\)" "$T/cmd_help" || m="$m $c --$o;"
 done <"$T/opts"
-if [ -z "$m" ]; then
-	pass "cpuset --help names every option of every command's table"
-else
-	fail "cpuset --help names every option of every command's table" \
-		"in a command's option table (tools/cpuset.c, cmd_NAME), not in its lines" \
-		"of cpuset --help's Commands:$m"
-fi
+verdict "cpuset --help names every option of every command's table" "$m" \
+	"in a command's option table (tools/cpuset.c, cmd_NAME), not in its lines" \
+	"of cpuset --help's Commands:$m"
 
 # ---- no citations a reader cannot look up ----
 
@@ -277,12 +245,8 @@ fi
 	ls ./*.md configure.ac Makefile.am) | grep -v -e '^tests/docs\.sh$' -e 'BENCHMARKS\.md$' |
 	sort >"$T/texts"
 cited=$(cd "$SRC" && xargs grep -n -i -E '\bissues? *#?[0-9]' <"$T/texts")
-if [ -z "$cited" ]; then
-	pass "no file cites an issue by number ($(wc -l <"$T/texts") files)"
-else
-	fail "no file cites an issue by number" \
-		"say what is meant instead of the number (a reader cannot look it up):" \
-		"$(printf '%s\n' "$cited" | sed 's/^/  /')"
-fi
+verdict "no file cites an issue by number ($(wc -l <"$T/texts") files)" "$cited" \
+	"say what is meant instead of the number (a reader cannot look it up):" \
+	"$(printf '%s\n' "$cited" | sed 's/^/  /')"
 
 finish
