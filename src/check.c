@@ -112,10 +112,17 @@ void cps_table_copy_free(struct shm_table *copy)
 	copy->base = NULL;
 }
 
+/* One run of cps_check: the report, the count of violations, and what
+ * the checks of the sets share. */
 struct check_state {
 	cps_check_report report;
 	void *arg;
 	int n;
+	const struct shm_table *t;
+	size_t mw;         /* the mask words compared */
+	uint32_t *live;    /* the live sets' slots (sorted as a check needs) */
+	uint32_t nsets;    /* how many */
+	uint32_t *members; /* the members of each set, by slot */
 };
 
 static void viol(struct check_state *cs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -226,33 +233,202 @@ static void check_parents(struct check_state *cs, const struct shm_table *t, con
 	free(state);
 }
 
+/* The header: no writer inside, no journal outside a write, a root. */
+static void check_header(struct check_state *cs)
+{
+	const struct shm_table *t = cs->t;
+	const struct shm_header *h = t->h;
+	if (h->seq & 1)
+		viol(cs, "the sequence counter is odd: a writer is inside, or died there (the next "
+		     "writer repairs it)");
+	if (h->jcount && !(h->seq & 1))
+		viol(cs, "the undo journal holds %u entries outside a write", h->jcount);
+	if (!shm_set_by_id(t, t->root_id))
+		viol(cs, "the root set %u is missing", t->root_id);
+}
+
+/* The live sets' slots and the members each set has (cs->live, nsets,
+ * members): -ENOMEM, or 0. */
+static int collect_sets(struct check_state *cs)
+{
+	const struct shm_table *t = cs->t;
+	cs->live = malloc((size_t)t->set_slots * sizeof(uint32_t));
+	cs->members = calloc(t->set_slots, sizeof(uint32_t));
+	if (!cs->live || !cs->members) {
+		free(cs->live);
+		free(cs->members);
+		cs->live = cs->members = NULL;
+		return -ENOMEM;
+	}
+	for (uint32_t j = 0; j < t->proc_slots; j++) {
+		struct shm_proc *p = shm_proc_at(t, j);
+		if (p->pid > 0 && shm_set_by_id(t, p->set))
+			cs->members[p->set % t->set_slots]++;
+	}
+	cs->nsets = 0;
+	for (uint32_t i = 0; i < t->set_slots; i++) {
+		struct shm_set *s;
+		if (live_set(t, i, &s))
+			cs->live[cs->nsets++] = i;
+	}
+	return 0;
+}
+
+/* A set's own record: in its slot, known flags, a terminated name. */
+static void check_set_record(struct check_state *cs, uint32_t i, const struct shm_set *s)
+{
+	if (s->id % cs->t->set_slots != i)
+		viol(cs, "set %u sits in slot %u, not %u", s->id, i, s->id % cs->t->set_slots);
+	if (s->flags & ~CPS_FLAGS_ALL)
+		viol(cs, "set %u has unknown flags %#x", s->id, s->flags);
+	if (memchr(s->name, 0, sizeof(s->name)) == NULL)
+		viol(cs, "set %u has an unterminated name", s->id);
+}
+
+/* A set against its parent: the root has none; any other set's exists,
+ * holds the set's CPUs, and is strict if the set is. */
+static void check_set_parent(struct check_state *cs, struct shm_set *s)
+{
+	const struct shm_table *t = cs->t;
+	if (s->id == t->root_id) {
+		if (s->parent)
+			viol(cs, "the root set has a parent (%u)", s->parent);
+		return;
+	}
+	struct shm_set *p = shm_set_by_id(t, s->parent);
+	if (!p) {
+		viol(cs, "set %u has a missing parent %u", s->id, s->parent);
+		return;
+	}
+	if (!cps_mask_subset(shm_set_mask(t, s, SHM_MASK_CPUS), shm_set_mask(t, p, SHM_MASK_CPUS),
+			     cs->mw))
+		viol(cs, "set %u holds CPUs outside its parent %u", s->id, s->parent);
+	if ((s->flags & CPS_STRICT) && !(p->flags & CPS_STRICT))
+		viol(cs, "strict set %u inside non-strict set %u", s->id, p->id);
+}
+
+/* A set's count of members, and its attached mark, against the member
+ * records (counted only for a set in its own slot). */
+static void check_set_members(struct check_state *cs, uint32_t i, const struct shm_set *s)
+{
+	uint32_t nm = s->id % cs->t->set_slots == i ? cs->members[i] : 0;
+	if (nm != s->nmembers)
+		viol(cs, "set %u counts %u members but has %u", s->id, s->nmembers, nm);
+	if (nm && !s->attached)
+		viol(cs, "set %u has members but is not marked attached", s->id);
+}
+
+/* Each live set on its own, in slot order. */
+static void check_sets(struct check_state *cs)
+{
+	for (uint32_t k = 0; k < cs->nsets; k++) {
+		uint32_t i = cs->live[k];
+		struct shm_set *s = shm_set_at(cs->t, i);
+		check_set_record(cs, i, s);
+		check_set_parent(cs, s);
+		check_set_members(cs, i, s);
+	}
+}
+
+/* With cs->live sorted by parent: where the run of id's children starts
+ * (binary search). */
+static uint32_t children_start(const struct check_state *cs, uint32_t id)
+{
+	uint32_t lo = 0, hi = cs->nsets;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (shm_set_at(cs->t, cs->live[mid])->parent < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Strict child ch shares no CPU with its siblings, the run of s's
+ * children from lo. */
+static void check_strict_siblings(struct check_state *cs, const struct shm_set *s, uint32_t lo,
+				  struct shm_set *ch)
+{
+	const struct shm_table *t = cs->t;
+	uint64_t *cc = shm_set_mask(t, ch, SHM_MASK_CPUS);
+	for (uint32_t k = lo; k < cs->nsets && shm_set_at(t, cs->live[k])->parent == s->id; k++) {
+		struct shm_set *sib = shm_set_at(t, cs->live[k]);
+		if (sib != ch && sib != s &&
+		    cps_mask_intersects(cc, shm_set_mask(t, sib, SHM_MASK_CPUS), cs->mw))
+			viol(cs, "strict set %u shares CPUs with sibling %u", ch->id, sib->id);
+	}
+}
+
+/* A set against its children: its reserved masks are the unions of its
+ * children's and of its strict children's CPUs, its count of children is
+ * theirs, and strict children share no CPU with a sibling. */
+static void check_children_of(struct check_state *cs, struct shm_set *s)
+{
+	const struct shm_table *t = cs->t;
+	size_t mw = cs->mw;
+	uint64_t r[CPS_MAX_WORDS], sr[CPS_MAX_WORDS];
+	uint32_t lo = children_start(cs, s->id), nch = 0;
+	cps_mask_zero(r, mw);
+	cps_mask_zero(sr, mw);
+	for (uint32_t j = lo; j < cs->nsets && shm_set_at(t, cs->live[j])->parent == s->id; j++) {
+		struct shm_set *ch = shm_set_at(t, cs->live[j]);
+		if (ch == s)
+			continue;
+		nch++;
+		uint64_t *cc = shm_set_mask(t, ch, SHM_MASK_CPUS);
+		cps_mask_or(r, r, cc, mw);
+		if (!(ch->flags & CPS_STRICT))
+			continue;
+		cps_mask_or(sr, sr, cc, mw);
+		check_strict_siblings(cs, s, lo, ch);
+	}
+	if (!cps_mask_equal(r, shm_set_mask(t, s, SHM_MASK_RESERVED), mw))
+		viol(cs, "set %u: reserved CPUs are not the union of its children's", s->id);
+	if (!cps_mask_equal(sr, shm_set_mask(t, s, SHM_MASK_SRESERVED), mw))
+		viol(cs, "set %u: strictly reserved CPUs are not the union of its strict "
+		     "children's", s->id);
+	if (nch != s->nchildren)
+		viol(cs, "set %u counts %u children but has %u", s->id, s->nchildren, nch);
+}
+
+/* Every set against its children, found by sorting the sets by parent. */
+static void check_children(struct check_state *cs)
+{
+	sort_tbl = cs->t;
+	qsort(cs->live, cs->nsets, sizeof(uint32_t), by_parent);
+	for (uint32_t i = 0; i < cs->nsets; i++)
+		check_children_of(cs, shm_set_at(cs->t, cs->live[i]));
+}
+
 /* A set's memory nodes: not empty, inside its parent's (the root's: the
  * machine's nodes, not checked here), mems_own one of the three ways. */
-static void check_mems_set(struct check_state *cs, const struct shm_table *t,
-			   struct shm_set *s, size_t mw)
+static void check_mems_set(struct check_state *cs, struct shm_set *s)
 {
+	const struct shm_table *t = cs->t;
 	const uint64_t *m = shm_set_mask(t, s, SHM_MASK_MEMS);
-	if (cps_mask_empty(m, mw))
+	if (cps_mask_empty(m, cs->mw))
 		viol(cs, "set %u has no memory node", s->id);
 	if (s->mems_own > CPS_MEMS_AUTO)
 		viol(cs, "set %u has an unknown way of holding nodes (%u)", s->id, s->mems_own);
 	struct shm_set *p = s->id == t->root_id ? NULL : shm_set_by_id(t, s->parent);
-	if (p && p != s && !cps_mask_subset(m, shm_set_mask(t, p, SHM_MASK_MEMS), mw))
+	if (p && p != s && !cps_mask_subset(m, shm_set_mask(t, p, SHM_MASK_MEMS), cs->mw))
 		viol(cs, "set %u holds nodes outside its parent %u", s->id, s->parent);
 }
 
-/* The children of s are live[lo..] (sorted by parent): their nodes'
- * unions are s's reserved node masks, and a strict child's chosen nodes
- * are no sibling's. */
-static void check_mems_children(struct check_state *cs, const struct shm_table *t,
-				struct shm_set *s, const uint32_t *live, uint32_t lo,
-				uint32_t nsets, size_t mw)
+/* The children of s (the run from children_start, cs->live sorted by
+ * parent): their nodes' unions are s's reserved node masks, and a strict
+ * child's chosen nodes are no sibling's. */
+static void check_mems_children(struct check_state *cs, struct shm_set *s)
 {
+	const struct shm_table *t = cs->t;
+	size_t mw = cs->mw;
 	uint64_t r[CPS_MAX_WORDS], sr[CPS_MAX_WORDS];
+	uint32_t lo = children_start(cs, s->id);
 	cps_mask_zero(r, mw);
 	cps_mask_zero(sr, mw);
-	for (uint32_t j = lo; j < nsets && shm_set_at(t, live[j])->parent == s->id; j++) {
-		struct shm_set *ch = shm_set_at(t, live[j]);
+	for (uint32_t j = lo; j < cs->nsets && shm_set_at(t, cs->live[j])->parent == s->id; j++) {
+		struct shm_set *ch = shm_set_at(t, cs->live[j]);
 		if (ch == s)
 			continue;
 		uint64_t *cm = shm_set_mask(t, ch, SHM_MASK_MEMS);
@@ -260,8 +436,8 @@ static void check_mems_children(struct check_state *cs, const struct shm_table *
 		if (!(ch->flags & CPS_STRICT) || ch->mems_own == CPS_MEMS_PARENT)
 			continue;
 		cps_mask_or(sr, sr, cm, mw);
-		for (uint32_t k = lo; k < nsets && shm_set_at(t, live[k])->parent == s->id; k++) {
-			struct shm_set *sib = shm_set_at(t, live[k]);
+		for (uint32_t k = lo; k < cs->nsets && shm_set_at(t, cs->live[k])->parent == s->id; k++) {
+			struct shm_set *sib = shm_set_at(t, cs->live[k]);
 			if (sib != ch && sib != s &&
 			    cps_mask_intersects(cm, shm_set_mask(t, sib, SHM_MASK_MEMS), mw))
 				viol(cs, "strict set %u shares nodes with sibling %u", ch->id, sib->id);
@@ -274,133 +450,44 @@ static void check_mems_children(struct check_state *cs, const struct shm_table *
 		     "ones", s->id);
 }
 
-/* Every check walks the occupied slots once (or sorts them): a table of
- * 65,536 sets and a million members is checked in O(n log n), not in
- * the product of its capacities. */
-int cps_check(const struct shm_table *t, cps_check_report report, void *arg)
+/* Every set's memory nodes, alone and against its children (cs->live
+ * sorted by parent). */
+static void check_mems(struct check_state *cs)
 {
-	struct check_state st = { report, arg, 0 };
-	struct check_state *cs = &st;
-	const struct shm_header *h = t->h;
-	size_t mw = t->mask_words < CPS_MAX_WORDS ? t->mask_words : CPS_MAX_WORDS;
-	uint64_t r[CPS_MAX_WORDS], sr[CPS_MAX_WORDS];
-	uint32_t nsets = 0, nprocs = 0, nthreads = 0;
+	for (uint32_t i = 0; i < cs->nsets; i++) {
+		struct shm_set *s = shm_set_at(cs->t, cs->live[i]);
+		check_mems_set(cs, s);
+		check_mems_children(cs, s);
+	}
+}
 
-	if (h->seq & 1)
-		viol(cs, "the sequence counter is odd: a writer is inside, or died there (the next "
-		     "writer repairs it)");
-	if (h->jcount && !(h->seq & 1))
-		viol(cs, "the undo journal holds %u entries outside a write", h->jcount);
-	struct shm_set *root = shm_set_by_id(t, t->root_id);
-	if (!root)
-		viol(cs, "the root set %u is missing", t->root_id);
-	/* the live sets' slots, and the members each set has */
-	uint32_t *live = malloc((size_t)t->set_slots * sizeof(uint32_t));
-	uint32_t *members = calloc(t->set_slots, sizeof(uint32_t));
-	if (!live || !members) {
-		free(live);
-		free(members);
-		viol(cs, "out of memory: the table could not be checked");
-		return st.n;
-	}
-	for (uint32_t j = 0; j < t->proc_slots; j++) {
-		struct shm_proc *p = shm_proc_at(t, j);
-		if (p->pid > 0 && shm_set_by_id(t, p->set))
-			members[p->set % t->set_slots]++;
-	}
-	for (uint32_t i = 0; i < t->set_slots; i++) {
-		struct shm_set *s;
-		if (!live_set(t, i, &s))
-			continue;
-		live[nsets++] = i;
-		if (s->id % t->set_slots != i)
-			viol(cs, "set %u sits in slot %u, not %u", s->id, i, s->id % t->set_slots);
-		uint64_t *cpus = shm_set_mask(t, s, SHM_MASK_CPUS);
-		if (s->flags & ~CPS_FLAGS_ALL)
-			viol(cs, "set %u has unknown flags %#x", s->id, s->flags);
-		if (memchr(s->name, 0, sizeof(s->name)) == NULL)
-			viol(cs, "set %u has an unterminated name", s->id);
-		if (s->id == t->root_id) {
-			if (s->parent)
-				viol(cs, "the root set has a parent (%u)", s->parent);
-		} else {
-			struct shm_set *p = shm_set_by_id(t, s->parent);
-			if (!p) {
-				viol(cs, "set %u has a missing parent %u", s->id, s->parent);
-			} else {
-				if (!cps_mask_subset(cpus, shm_set_mask(t, p, SHM_MASK_CPUS), mw))
-					viol(cs, "set %u holds CPUs outside its parent %u", s->id,
-					     s->parent);
-				if ((s->flags & CPS_STRICT) && !(p->flags & CPS_STRICT))
-					viol(cs, "strict set %u inside non-strict set %u", s->id,
-					     p->id);
-			}
-		}
-		/* members are counted only for a set in its own slot */
-		uint32_t nm = s->id % t->set_slots == i ? members[i] : 0;
-		if (nm != s->nmembers)
-			viol(cs, "set %u counts %u members but has %u", s->id, s->nmembers, nm);
-		if (nm && !s->attached)
-			viol(cs, "set %u has members but is not marked attached", s->id);
-		check_mems_set(cs, t, s, mw);
-	}
-	check_parents(cs, t, live, nsets);
-	/* children, by parent: each set's run of children in the sorted list */
-	sort_tbl = t;
-	qsort(live, nsets, sizeof(uint32_t), by_parent);
-	for (uint32_t i = 0; i < nsets; i++) {
-		struct shm_set *s = shm_set_at(t, live[i]);
-		/* the run of sets whose parent is s (binary search) */
-		uint32_t lo = 0, hi = nsets;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (shm_set_at(t, live[mid])->parent < s->id)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		cps_mask_zero(r, mw);
-		cps_mask_zero(sr, mw);
-		uint32_t nch = 0;
-		for (uint32_t j = lo; j < nsets && shm_set_at(t, live[j])->parent == s->id; j++) {
-			struct shm_set *ch = shm_set_at(t, live[j]);
-			if (ch == s)
-				continue;
-			nch++;
-			uint64_t *cc = shm_set_mask(t, ch, SHM_MASK_CPUS);
-			cps_mask_or(r, r, cc, mw);
-			if (!(ch->flags & CPS_STRICT))
-				continue;
-			cps_mask_or(sr, sr, cc, mw);
-			for (uint32_t k = lo; k < nsets && shm_set_at(t, live[k])->parent == s->id; k++) {
-				struct shm_set *sib = shm_set_at(t, live[k]);
-				if (sib != ch && sib != s &&
-				    cps_mask_intersects(cc, shm_set_mask(t, sib, SHM_MASK_CPUS), mw))
-					viol(cs, "strict set %u shares CPUs with sibling %u", ch->id,
-					     sib->id);
-			}
-		}
-		if (!cps_mask_equal(r, shm_set_mask(t, s, SHM_MASK_RESERVED), mw))
-			viol(cs, "set %u: reserved CPUs are not the union of its children's", s->id);
-		if (!cps_mask_equal(sr, shm_set_mask(t, s, SHM_MASK_SRESERVED), mw))
-			viol(cs, "set %u: strictly reserved CPUs are not the union of its strict "
-			     "children's", s->id);
-		if (nch != s->nchildren)
-			viol(cs, "set %u counts %u children but has %u", s->id, s->nchildren, nch);
-		check_mems_children(cs, t, s, live, lo, nsets, mw);
-	}
-	/* names: equal ones are neighbours once sorted */
-	qsort(live, nsets, sizeof(uint32_t), by_name);
-	for (uint32_t i = 0; i + 1 < nsets; i++) {
-		struct shm_set *s = shm_set_at(t, live[i]), *o = shm_set_at(t, live[i + 1]);
+/* No two sets share a name: equal ones are neighbours once sorted. */
+static void check_names(struct check_state *cs)
+{
+	sort_tbl = cs->t;
+	qsort(cs->live, cs->nsets, sizeof(uint32_t), by_name);
+	for (uint32_t i = 0; i + 1 < cs->nsets; i++) {
+		struct shm_set *s = shm_set_at(cs->t, cs->live[i]);
+		struct shm_set *o = shm_set_at(cs->t, cs->live[i + 1]);
 		if (s->name[0] && !strncmp(o->name, s->name, SHM_NAME_MAX))
 			viol(cs, "sets %u and %u share the name '%.*s'", s->id, o->id,
 			     (int)SHM_NAME_MAX, s->name);
 	}
-	free(live);
-	free(members);
-	if (nsets != h->nsets)
-		viol(cs, "the header counts %u sets but there are %u", h->nsets, nsets);
+}
+
+/* The header's count of sets. */
+static void check_set_count(struct check_state *cs)
+{
+	if (cs->nsets != cs->t->h->nsets)
+		viol(cs, "the header counts %u sets but there are %u", cs->t->h->nsets, cs->nsets);
+}
+
+/* The member records: a positive pid found by its index, in a set that
+ * exists; the header's count of them. */
+static void check_members(struct check_state *cs)
+{
+	const struct shm_table *t = cs->t;
+	uint32_t nprocs = 0;
 	for (uint32_t j = 0; j < t->proc_slots; j++) {
 		struct shm_proc *p = shm_proc_at(t, j);
 		if (p->pid == 0)
@@ -414,8 +501,15 @@ int cps_check(const struct shm_table *t, cps_check_report report, void *arg)
 		if (!shm_set_by_id(t, p->set))
 			viol(cs, "member %d is in a missing set %u", p->pid, p->set);
 	}
-	if (nprocs != h->nprocs)
-		viol(cs, "the header counts %u members but there are %u", h->nprocs, nprocs);
+	if (nprocs != t->h->nprocs)
+		viol(cs, "the header counts %u members but there are %u", t->h->nprocs, nprocs);
+}
+
+/* The thread records: each found by its index; the header's count. */
+static void check_threads(struct check_state *cs)
+{
+	const struct shm_table *t = cs->t;
+	uint32_t nthreads = 0;
 	for (uint32_t j = 0; j < t->thread_slots; j++) {
 		struct shm_thread *th = shm_thread_at(t, j);
 		if (th->tid == 0)
@@ -425,7 +519,36 @@ int cps_check(const struct shm_table *t, cps_check_report report, void *arg)
 			viol(cs, "thread %d in slot %u cannot be found by its tid (dangling index)",
 			     th->tid, j);
 	}
-	if (nthreads != h->nthreads)
-		viol(cs, "the header counts %u threads but there are %u", h->nthreads, nthreads);
-	return st.n;
+	if (nthreads != t->h->nthreads)
+		viol(cs, "the header counts %u threads but there are %u", t->h->nthreads, nthreads);
+}
+
+/* Every check walks the occupied slots once (or sorts them): a table of
+ * 65,536 sets and a million members is checked in O(n log n), not in
+ * the product of its capacities. One function per invariant, in the
+ * order the violations are reported. */
+int cps_check(const struct shm_table *t, cps_check_report report, void *arg)
+{
+	struct check_state cs = {
+		.report = report,
+		.arg = arg,
+		.t = t,
+		.mw = t->mask_words < CPS_MAX_WORDS ? t->mask_words : CPS_MAX_WORDS,
+	};
+	check_header(&cs);
+	if (collect_sets(&cs) < 0) {
+		viol(&cs, "out of memory: the table could not be checked");
+		return cs.n;
+	}
+	check_sets(&cs);
+	check_parents(&cs, t, cs.live, cs.nsets);
+	check_children(&cs);
+	check_mems(&cs);
+	check_names(&cs);
+	check_set_count(&cs);
+	free(cs.live);
+	free(cs.members);
+	check_members(&cs);
+	check_threads(&cs);
+	return cs.n;
 }

@@ -135,7 +135,7 @@ int cps_member_leaves(struct cps_ctx *c, uint32_t set)
  * never for a /proc read per member: under churn every cpuset-run writes,
  * and a sweep that read /proc for every member inside the lock made each
  * write cost O(members) while all readers waited, and a stream of them
- * O(members^2) (issue 10, item 10).
+ * O(members^2) (tests/churn.sh launches such a stream).
  *
  * A quick look (every write of the tools) asks kill(pid, 0) of each member
  * (a dead pid is gone at once) and reads the start time of a few, a

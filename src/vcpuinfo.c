@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,57 +62,91 @@ static int cmp_long(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int cps_view_cpuinfo_shape(struct cps_buf *out, const char *in, size_t len)
+/* The end of the line at p: its '\n', or end. */
+static const char *line_end(const char *p, const char *end)
 {
-	const char *p, *end = in + len;
-	struct blk *b = NULL;
-	size_t nb = 0, cap = 0, start = out->len;
-	long *tmp = NULL;
-	int r = 0, cur = -1;
+	const char *eol = memchr(p, '\n', (size_t)(end - p));
 
-	/* pass 1: each block's package and core */
-	for (p = in; p < end;) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *v;
+	return eol ? eol : end;
+}
 
-		if (!eol)
-			eol = end;
+/* The CPU sections' fields, in the order of the sections. */
+struct blocks {
+	struct blk *b;
+	size_t n, cap;
+};
+
+/* A new section, its fields not seen yet: 0 or -ENOMEM. */
+static int block_open(struct blocks *bs)
+{
+	struct blk *b;
+
+	if (bs->n == bs->cap) {
+		size_t cap = bs->cap ? bs->cap * 2 : 64;
+		struct blk *nb = realloc(bs->b, cap * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		bs->b = nb;
+		bs->cap = cap;
+	}
+	b = &bs->b[bs->n++];
+	b->pkg = b->core = b->apicid = -1;
+	b->siblings = b->cores = -1;
+	return 0;
+}
+
+/* A line of a section: the field it gives, if it is one of these five
+ * (the first that matches). */
+static void block_field(struct blk *b, const char *p, const char *eol)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{ "physical id", offsetof(struct blk, pkg) },
+		{ "core id", offsetof(struct blk, core) },
+		{ "apicid", offsetof(struct blk, apicid) },
+		{ "siblings", offsetof(struct blk, siblings) },
+		{ "cpu cores", offsetof(struct blk, cores) },
+	};
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		const char *v = field(p, eol, fields[i].name);
+
+		if (v) {
+			*(long *)((char *)b + fields[i].off) = number(v, eol);
+			return;
+		}
+	}
+}
+
+/* Pass 1: each section's package, core, APIC id, siblings and cpu cores
+ * (lines before the first section belong to none). */
+static int read_blocks(struct blocks *bs, const char *in, const char *end)
+{
+	for (const char *p = in; p < end;) {
+		const char *eol = line_end(p, end);
+
 		if (opens_cpu(p, eol)) {
-			if (nb == cap) {
-				struct blk *nbk = realloc(b, (cap ? cap * 2 : 64) * sizeof(*b));
+			int r = block_open(bs);
 
-				if (!nbk) {
-					r = -ENOMEM;
-					goto out;
-				}
-				b = nbk;
-				cap = cap ? cap * 2 : 64;
-			}
-			cur = (int)nb++;
-			b[cur].pkg = b[cur].core = b[cur].apicid = -1;
-			b[cur].siblings = b[cur].cores = -1;
-		} else if (cur >= 0 && (v = field(p, eol, "physical id"))) {
-			b[cur].pkg = number(v, eol);
-		} else if (cur >= 0 && (v = field(p, eol, "core id"))) {
-			b[cur].core = number(v, eol);
-		} else if (cur >= 0 && (v = field(p, eol, "apicid"))) {
-			b[cur].apicid = number(v, eol);
-		} else if (cur >= 0 && (v = field(p, eol, "siblings"))) {
-			b[cur].siblings = number(v, eol);
-		} else if (cur >= 0 && (v = field(p, eol, "cpu cores"))) {
-			b[cur].cores = number(v, eol);
+			if (r)
+				return r;
+		} else if (bs->n) {
+			block_field(&bs->b[bs->n - 1], p, eol);
 		}
 		p = eol < end ? eol + 1 : end;
 	}
-	tmp = malloc((nb ? nb : 1) * sizeof(*tmp));
-	if (!tmp) {
-		r = -ENOMEM;
-		goto out;
-	}
-	/* Which core a CPU is on: "core id" is unique only within a die
-	 * (two dies of a package may both have a core 0), the APIC id without
-	 * its thread bits is unique in the machine. The threads per core are
-	 * what the file said of the whole machine (siblings / cpu cores). */
+	return 0;
+}
+
+/* Which core a CPU is on: "core id" is unique only within a die (two dies
+ * of a package may both have a core 0), the APIC id without its thread
+ * bits is unique in the machine. The threads per core are what the file
+ * said of the whole machine (siblings / cpu cores). */
+static void cores_by_apicid(struct blk *b, size_t nb)
+{
 	for (size_t i = 0; i < nb; i++) {
 		long tpc = b[i].siblings > 0 && b[i].cores > 0 ? b[i].siblings / b[i].cores : 1;
 		unsigned shift = 0;
@@ -121,47 +156,97 @@ int cps_view_cpuinfo_shape(struct cps_buf *out, const char *in, size_t len)
 		if (b[i].apicid >= 0)
 			b[i].core = b[i].apicid >> shift;
 	}
-	/* pass 2: copy, with each block's siblings and cpu cores counted
-	 * over the blocks of its package */
-	cur = -1;
-	for (p = in; !r && p < end;) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *next, *v = NULL;
-		bool sib = false;
+}
 
-		if (!eol)
-			eol = end;
-		next = eol < end ? eol + 1 : end;
+/* Package pkg's sections: their number in *cpus; returns how many
+ * distinct cores they are on (tmp: room for every section's core). */
+static size_t package_cores(const struct blocks *bs, long pkg, long *tmp, size_t *cpus)
+{
+	size_t k = 0, distinct = 0;
+
+	for (size_t i = 0; i < bs->n; i++)
+		if (bs->b[i].pkg == pkg)
+			tmp[k++] = bs->b[i].core;
+	qsort(tmp, k, sizeof(*tmp), cmp_long);
+	for (size_t i = 0; i < k; i++)
+		if (i == 0 || tmp[i] != tmp[i - 1])
+			distinct++;
+	*cpus = k;
+	return distinct;
+}
+
+/* A "siblings" or "cpu cores" line that holds a number: where the number
+ * starts (*sib: which of the two), else NULL. */
+static const char *count_field(const char *p, const char *eol, bool *sib)
+{
+	const char *v = field(p, eol, "siblings");
+
+	*sib = v != NULL;
+	if (!v)
+		v = field(p, eol, "cpu cores");
+	return v && number(v, eol) >= 0 ? v : NULL;
+}
+
+/* The line [p, next) with the number at v replaced by n. */
+static int replace_number(struct cps_buf *out, const char *p, const char *v, const char *eol,
+			  const char *next, size_t n)
+{
+	int r = cps_buf_append(out, p, (size_t)(v - p));
+
+	if (!r)
+		r = cps_buf_printf(out, "%zu", n);
+	while (v < eol && *v >= '0' && *v <= '9')
+		v++;
+	if (!r)
+		r = cps_buf_append(out, v, (size_t)(next - v));
+	return r;
+}
+
+/* Pass 2: the text again, with each section's siblings counted over the
+ * sections of its package, and its cpu cores as their distinct cores. */
+static int write_counts(struct cps_buf *out, const char *in, const char *end,
+			const struct blocks *bs, long *tmp)
+{
+	const struct blk *cur = NULL;
+	int r = 0;
+
+	for (const char *p = in; !r && p < end;) {
+		const char *eol = line_end(p, end);
+		const char *next = eol < end ? eol + 1 : end, *v;
+		bool sib;
+
 		if (opens_cpu(p, eol))
-			cur++;
-		if (cur >= 0 && b[cur].pkg >= 0 &&
-		    ((v = field(p, eol, "siblings")) ? (sib = true) : !!(v = field(p, eol, "cpu cores"))) &&
-		    number(v, eol) >= 0) {
-			size_t k = 0, distinct = 0;
+			cur = cur ? cur + 1 : bs->b;
+		if (cur && cur->pkg >= 0 && (v = count_field(p, eol, &sib))) {
+			size_t cpus, cores = package_cores(bs, cur->pkg, tmp, &cpus);
 
-			for (size_t i = 0; i < nb; i++)
-				if (b[i].pkg == b[cur].pkg)
-					tmp[k++] = b[i].core;
-			qsort(tmp, k, sizeof(*tmp), cmp_long);
-			for (size_t i = 0; i < k; i++)
-				if (i == 0 || tmp[i] != tmp[i - 1])
-					distinct++;
-			r = cps_buf_append(out, p, (size_t)(v - p));
-			if (!r)
-				r = cps_buf_printf(out, "%zu", sib ? k : distinct);
-			while (v < eol && *v >= '0' && *v <= '9')
-				v++;
-			if (!r)
-				r = cps_buf_append(out, v, (size_t)(next - v));
+			r = replace_number(out, p, v, eol, next, sib ? cpus : cores);
 		} else {
 			r = cps_buf_append(out, p, (size_t)(next - p));
 		}
 		p = next;
 	}
+	return r;
+}
+
+int cps_view_cpuinfo_shape(struct cps_buf *out, const char *in, size_t len)
+{
+	struct blocks bs = { 0 };
+	size_t start = out->len;
+	long *tmp = NULL;
+	int r = read_blocks(&bs, in, in + len);
+
+	if (!r) {
+		tmp = malloc((bs.n ? bs.n : 1) * sizeof(*tmp));
+		r = tmp ? 0 : -ENOMEM;
+	}
+	if (!r) {
+		cores_by_apicid(bs.b, bs.n);
+		r = write_counts(out, in, in + len, &bs, tmp);
+	}
 	if (!r && !out->p)
 		r = cps_buf_append(out, "", 0);
-out:
-	free(b);
+	free(bs.b);
 	free(tmp);
 	if (r) {
 		out->len = start;

@@ -456,6 +456,174 @@ START_TEST(full_of_dead_members)
 }
 END_TEST
 
+/* ---- cps_check: each invariant, broken in a copy of a good table ---- */
+
+struct said {
+	int n;
+	char text[4096];
+};
+
+static void collect(void *arg, const char *msg)
+{
+	struct said *w = arg;
+	size_t len = strlen(w->text);
+	w->n++;
+	snprintf(w->text + len, sizeof(w->text) - len, "%s\n", msg);
+}
+
+/* A fresh copy of ctx's good table in *copy (the last one freed). */
+static void fresh(struct shm_table *copy)
+{
+	if (copy->base)
+		cps_table_copy_free(copy);
+	ck_assert_int_eq(cps_table_copy(&ctx, copy), 0);
+}
+
+#define ck_says(copy, want)                                                                  \
+	do {                                                                                 \
+		struct said w_ = { 0, "" };                                                  \
+		int n_ = cps_check(copy, collect, &w_);                                      \
+		ck_assert_int_eq(n_, w_.n);                                                  \
+		ck_assert_msg(n_ > 0 && strstr(w_.text, want), "want [%s], said (%d):\n%s", \
+			      want, n_, w_.text);                                            \
+	} while (0)
+
+static struct shm_set *set_of(const struct shm_table *t, uint32_t id)
+{
+	struct shm_set *s = shm_set_by_id(t, id);
+	ck_assert_ptr_nonnull(s);
+	return s;
+}
+
+START_TEST(check_each_invariant)
+{
+	uint32_t R = ctx.t.root_id, A = mk(R, CPS_STRICT, "0-7"), A2 = mk(R, CPS_STRICT, "16-23");
+	uint32_t B = mk(R, 0, "8-15"), C = mk(B, 0, "8-9");
+	struct shm_table t = { 0 };
+	char want[160];
+	fresh(&t);
+	ck_assert_int_eq(cps_check(&t, NULL, NULL), 0);
+
+	/* the header */
+	t.h->seq |= 1;
+	ck_says(&t, "the sequence counter is odd");
+	fresh(&t);
+	t.h->jcount = 3;
+	ck_says(&t, "the undo journal holds 3 entries outside a write");
+	fresh(&t);
+	set_of(&t, R)->id = 0;
+	snprintf(want, sizeof(want), "the root set %u is missing", R);
+	ck_says(&t, want);
+
+	/* each set on its own and against its parent */
+	fresh(&t);
+	set_of(&t, C)->id = C + 1;
+	snprintf(want, sizeof(want), "set %u sits in slot %u, not %u", C + 1, C % t.set_slots,
+		 (C + 1) % t.set_slots);
+	ck_says(&t, want);
+	fresh(&t);
+	set_of(&t, C)->flags |= 0x80;
+	snprintf(want, sizeof(want), "set %u has unknown flags 0x80", C);
+	ck_says(&t, want);
+	fresh(&t);
+	memset(set_of(&t, C)->name, 'x', SHM_NAME_MAX);
+	snprintf(want, sizeof(want), "set %u has an unterminated name", C);
+	ck_says(&t, want);
+	fresh(&t);
+	set_of(&t, R)->parent = B;
+	snprintf(want, sizeof(want), "the root set has a parent (%u)", B);
+	ck_says(&t, want);
+	fresh(&t);
+	set_of(&t, C)->parent = 999;
+	snprintf(want, sizeof(want), "set %u has a missing parent 999", C);
+	ck_says(&t, want);
+	fresh(&t);
+	cps_mask_set(shm_set_mask(&t, set_of(&t, C), SHM_MASK_CPUS), t.mask_words, 20);
+	snprintf(want, sizeof(want), "set %u holds CPUs outside its parent %u", C, B);
+	ck_says(&t, want);
+	fresh(&t);
+	set_of(&t, C)->flags |= CPS_STRICT;
+	snprintf(want, sizeof(want), "strict set %u inside non-strict set %u", C, B);
+	ck_says(&t, want);
+	fresh(&t);
+	set_of(&t, A)->nmembers = 2;
+	snprintf(want, sizeof(want), "set %u counts 2 members but has 0", A);
+	ck_says(&t, want);
+
+	/* parents that lead nowhere */
+	fresh(&t);
+	set_of(&t, C)->parent = C;
+	snprintf(want, sizeof(want), "set %u is its own parent", C);
+	ck_says(&t, want);
+	fresh(&t);
+	set_of(&t, B)->parent = C;
+	ck_says(&t, "make a cycle of parents: none is under the root");
+
+	/* children: reserved masks, counts, strict siblings */
+	fresh(&t);
+	cps_mask_zero(shm_set_mask(&t, set_of(&t, B), SHM_MASK_RESERVED), t.mask_words);
+	snprintf(want, sizeof(want), "set %u: reserved CPUs are not the union of its children's",
+		 B);
+	ck_says(&t, want);
+	fresh(&t);
+	cps_mask_zero(shm_set_mask(&t, set_of(&t, R), SHM_MASK_SRESERVED), t.mask_words);
+	snprintf(want, sizeof(want), "set %u: strictly reserved CPUs are not the union", R);
+	ck_says(&t, want);
+	fresh(&t);
+	set_of(&t, B)->nchildren = 5;
+	snprintf(want, sizeof(want), "set %u counts 5 children but has 1", B);
+	ck_says(&t, want);
+	fresh(&t);
+	cps_mask_set(shm_set_mask(&t, set_of(&t, A2), SHM_MASK_CPUS), t.mask_words, 0);
+	snprintf(want, sizeof(want), "strict set %u shares CPUs with sibling %u", A2, A);
+	ck_says(&t, want);
+
+	/* names, and the header's count of sets */
+	fresh(&t);
+	strcpy(set_of(&t, A)->name, "twin");
+	strcpy(set_of(&t, B)->name, "twin");
+	ck_says(&t, "share the name 'twin'");
+	fresh(&t);
+	t.h->nsets++;
+	snprintf(want, sizeof(want), "the header counts %u sets but there are %u", t.h->nsets,
+		 t.h->nsets - 1);
+	ck_says(&t, want);
+
+	/* member records: forged in a free slot */
+	uint32_t free_slot = 0;
+	while (shm_proc_at(&t, free_slot)->pid)
+		free_slot++;
+	fresh(&t);
+	shm_proc_at(&t, free_slot)->pid = -5;
+	shm_proc_at(&t, free_slot)->set = A;
+	snprintf(want, sizeof(want), "member slot %u holds pid -5", free_slot);
+	ck_says(&t, want);
+	ck_says(&t, "the header counts 0 members but there are 1");
+	fresh(&t);
+	shm_proc_at(&t, free_slot)->pid = getpid();
+	shm_proc_at(&t, free_slot)->set = 999;
+	snprintf(want, sizeof(want), "member %d is in a missing set 999", (int)getpid());
+	ck_says(&t, want);
+	snprintf(want, sizeof(want), "member %d in slot %u cannot be found by its pid",
+		 (int)getpid(), free_slot);
+	ck_says(&t, want);
+	fresh(&t);
+	shm_proc_at(&t, free_slot)->pid = getpid();
+	shm_proc_at(&t, free_slot)->set = A;
+	set_of(&t, A)->nmembers = 1;
+	snprintf(want, sizeof(want), "set %u has members but is not marked attached", A);
+	ck_says(&t, want);
+
+	/* thread records */
+	fresh(&t);
+	shm_thread_at(&t, 0)->tid = 4242;
+	snprintf(want, sizeof(want), "thread 4242 in slot 0 cannot be found by its tid");
+	ck_says(&t, want);
+	ck_says(&t, "the header counts 0 threads but there are 1");
+	cps_table_copy_free(&t);
+}
+END_TEST
+
 /* ---- concurrency ---- */
 START_TEST(concurrent_create_destroy)
 {
@@ -881,6 +1049,7 @@ static Suite *sets_suite(void)
 	tcase_add_test(tc, concurrent_create_destroy);
 	tcase_add_test(tc, allowance_create_alloc_attach);
 	tcase_add_test(tc, allowance_root_override);
+	tcase_add_test(tc, check_each_invariant);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	TCase *tn = tcase_create("mems");

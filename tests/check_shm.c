@@ -316,7 +316,7 @@ START_TEST(registry_rollback_restores_index)
 END_TEST
 
 
-/* ---- hostile tables (issue 10) ---- */
+/* ---- hostile tables: damaged bytes, forged locks, a table cut short ---- */
 
 static int64_t now_ms(void)
 {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Churn (issue 10, items 2, 10, 11, 13): a set resized while its members
+# Churn: a set resized while its members
 # start and exit, with readers of its member list meanwhile: every thread
 # ends inside the set and no reader fails (a sanitizer build sees any read
 # past a buffer). Latency is not judged here (make bench does). Then: an

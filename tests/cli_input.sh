@@ -1,5 +1,5 @@
 #!/bin/sh
-# Command-line input of the tools (issue 10, item 16): process ids are
+# Command-line input of the tools: process ids are
 # decimal only ("010" is ten, never eight; "0x10" is no number), 0 is no
 # process id, a thread id is refused naming its process, and a set name
 # that starts with a digit (but is not all digits) names its set

@@ -58,6 +58,7 @@ run_op() {
 	allocmems) "$CPUSET" alloc --mems "$FIRST_NODE" victim 1 ;;
 	attach) "$CPUSET" attach spare "$sleeper_pid" ;;
 	sweep) "$CPUSET" sweep ;;
+	repair) "$CPUSET" repair ;;
 	register) "$FAULT_OP" register "$other_pid" 2 ;;
 	want) "$FAULT_OP" want "$sleeper_pid" "$sleeper_pid" 1 ;;
 	esac
@@ -65,7 +66,7 @@ run_op() {
 
 # a node of this machine with memory (node 0 without NUMA)
 FIRST_NODE=$(sed 's/[-,].*//' /sys/devices/system/node/has_memory 2>/dev/null || echo 0)
-for op in create destroy alloc createmems allocmems attach sweep register want; do
+for op in create destroy alloc createmems allocmems attach sweep repair register want; do
 	setup
 	rm -f "$T/steps"
 	CPUSETSHIM_FAULT_REPORT=$T/steps run_op $op >/dev/null 2>&1

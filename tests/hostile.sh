@@ -1,5 +1,5 @@
 #!/bin/sh
-# The table as hostile input (issue 10): each case damages a table with
+# The table as hostile input: each case damages a table with
 # raw bytes (tests/tablepoke: no library, no lock, no rules) and checks
 # that the tools and programs under the shim refuse it clearly, wait with
 # a bound, repair, or pass through, and never crash or hang.

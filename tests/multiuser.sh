@@ -2,8 +2,8 @@
 # Several real users (made here, removed at exit): per-user tables, a
 # table planted under another user's default name, a planted views
 # directory, a shared group table and its trust domain, a reader who may
-# not repair a dead writer's table, and root facing tables of other users
-# (issue 10, items 1 and 4). Needs root, to make the users.
+# not repair a dead writer's table, and root facing tables of other users.
+# Needs root, to make the users.
 . "$(dirname "$0")/common.sh"
 [ "$(id -u)" = 0 ] || skip_all "needs root (it makes users and a group)"
 need useradd passwd

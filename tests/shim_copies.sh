@@ -1,6 +1,6 @@
 #!/bin/sh
-# Two copies of the shim in one process, under different file names
-# (issue 10, item 17): one translates, the other stands aside. Seen where
+# Two copies of the shim in one process, under different file names:
+# one translates, the other stands aside. Seen where
 # a call goes from one copy to the next definition: syscall(2) of
 # sched_setaffinity, and pthread_setaffinity_np. In a set of one CPU with
 # CPUSETSHIM_WRAP=0, virtual CPU 0 is that CPU; translated twice, the

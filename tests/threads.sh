@@ -1,5 +1,5 @@
 #!/bin/sh
-# Thread records (issue 10, items 12 and 14): a thread id reused by a new
+# Thread records: a thread id reused by a new
 # thread (of the same process or another) does not inherit the pinning
 # of the thread that had it, so a resize gives the newcomer the whole set;
 # a full thread registry is said, by cpuset-inspect --check and under

@@ -1,0 +1,252 @@
+#!/bin/sh
+# Documents that cannot drift from the code: each check names what is
+# missing and where it goes.
+# - every test registered in the build (make's TESTS) has one row of
+#   tests/README.md's tables, and every test a row names is registered;
+# - every source file of base/, include/, shm/, src/, preload/, tools/ and
+#   slurm/ is named in DESIGN.md's file map (the block under "Layers"); a
+#   header X.h is covered by its X.c;
+# - every cpuset command (tools/cpuset.c's table, and init) has its entry
+#   in man/cpuset.1's COMMANDS, its line in cpuset --help, and is one of
+#   tests/crash.sh's operations unless it takes no write step of the
+#   table (checked here with the fault points);
+# - each tool's usage line (cpuset, cpuset-run, cpuset-inspect --help)
+#   names every option of the tool's option table (--help and --version
+#   have lines of their own), and each cpuset command's lines in --help
+#   name every option of that command's table;
+# - no file cites an issue by number.
+. "$(dirname "$0")/common.sh"
+
+# verdict DESC FOUND DETAIL...: the check passes when FOUND (what is
+# missing or wrong) is empty, else fails with the details
+verdict() {
+	_desc=$1 _found=$2
+	shift 2
+	if [ -z "$_found" ]; then
+		pass "$_desc"
+	else
+		fail "$_desc" "$@"
+	fi
+}
+
+# make's own TESTS, whatever TESTS this run was given (make check
+# TESTS=... passes it down in MAKEFLAGS)
+bmake() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u TESTS make -s --no-print-directory -C "$B" "$@"
+}
+
+# ---- tests/README.md ----
+
+bmake print-fast-tests >"$T/fast" 2>"$T/make.err" && bmake print-slow-tests >"$T/slow" 2>>"$T/make.err" ||
+	die "make print-fast-tests / print-slow-tests failed in $B" "$(cat "$T/make.err")"
+sed 's|^tests/||' "$T/fast" "$T/slow" | sort -u >"$T/registered"
+# the names in the first column of the tables' rows (`NAME`, relative to
+# tests/), one per row they appear in
+# (of the tables whose first column is headed "test")
+awk -F'|' '!/^\|/ { in_table = 0; next }
+!in_table { in_table = 1; tests = ($2 ~ /^ *test *$/); next }
+tests && $2 !~ /^ *-+ *$/ {
+	n = split($2, w, "`")
+	for (i = 2; i <= n; i += 2) print w[i]
+}' "$SRC/tests/README.md" | sort >"$T/rows"
+sort -u "$T/rows" >"$T/named"
+missing=$(comm -23 "$T/registered" "$T/named")
+verdict "tests/README.md has a row for every registered test ($(wc -l <"$T/registered") tests)" "$missing" \
+	"registered in TESTS (tests/Makemodule.am or another Makemodule.am) but in no row of" \
+	"tests/README.md's table: add a row | \`NAME\` | what it tests |, for:" \
+	"$(printf '%s\n' "$missing" | sed 's/^/  /')"
+stale=$(comm -13 "$T/registered" "$T/named")
+verdict "every test tests/README.md's table names is registered" "$stale" \
+	"named in tests/README.md's table but not in make's TESTS (renamed, removed," \
+	"or a pattern: name each test):" "$(printf '%s\n' "$stale" | sed 's/^/  /')"
+twice=$(uniq -d "$T/rows")
+verdict "tests/README.md names each test in one row only" "$twice" \
+	"in two rows or more (keep one):" "$(printf '%s\n' "$twice" | sed 's/^/  /')"
+
+# ---- DESIGN.md's file map ----
+
+# the map: the first code block after "## Layers"; its words, split at
+# blanks, commas, colons and brackets, with "x.c/.h" standing for x.c and
+# x.h, and a word "dir/x.c" for that file, whatever the folder
+awk '/^## Layers/ { s = 1 } s && /^```/ { if (in_map) exit; in_map = 1; next } in_map' \
+	"$SRC/DESIGN.md" >"$T/map"
+[ -s "$T/map" ] || die "DESIGN.md: no file map (a code block under '## Layers')"
+# each line of the map belongs to the folder whose label ("src/") last
+# began a line; print FOLDER/WORD for each word
+awk '
+/^[a-z]+\/ / { dir = substr($1, 1, length($1) - 1) }
+{
+	gsub(/[,:;()]/, " ")
+	for (i = 1; i <= NF; i++) {
+		w = $i
+		if (w ~ /\.c\/\.h$/) {
+			b = substr(w, 1, length(w) - 5)
+			print dir "/" b ".c"; print dir "/" b ".h"
+		} else if (w ~ /^[a-z]+\/[A-Za-z0-9_.-]+\.(c|h|map)$/)
+			print w
+		else if (w ~ /^[A-Za-z0-9_.-]+\.(c|h|map)$/)
+			print dir "/" w
+	}
+}' "$T/map" | sort -u >"$T/mapped"
+(cd "$SRC" && ls base/*.[ch] include/*.[ch] shm/*.[ch] src/*.[ch] preload/*.[ch] \
+	tools/*.[ch] slurm/*.[ch] preload/*.map src/*.map 2>/dev/null) | sort >"$T/sources"
+unmapped=
+while read -r f; do
+	grep -qxF "$f" "$T/mapped" && continue
+	case $f in
+	*.h) grep -qxF "${f%.h}.c" "$T/mapped" && continue ;;
+	esac
+	unmapped="$unmapped
+  $f"
+done <"$T/sources"
+verdict "DESIGN.md's file map names every source file ($(wc -l <"$T/sources") files)" "$unmapped" \
+	"not in DESIGN.md's map (the block under '## Layers'; add a line under the" \
+	"file's folder saying what it holds; a header X.h goes with its X.c):$unmapped"
+gone=$(comm -13 "$T/sources" "$T/mapped" | while read -r f; do
+	[ -e "$SRC/$f" ] || echo "  $f"
+done)
+verdict "every file DESIGN.md's map names exists" "$gone" \
+	"named in DESIGN.md's map but not in the tree (renamed or removed):" "$gone"
+
+# ---- cpuset's commands ----
+
+# the commands: tools/cpuset.c's table ({ "NAME", CPS_OPEN_... }) and init
+{
+	echo init
+	grep -o '{ "[a-z-]*", CPS_OPEN_' "$SRC/tools/cpuset.c" | sed 's/{ "\([a-z-]*\)".*/\1/'
+} | sort -u >"$T/cmds"
+[ "$(wc -l <"$T/cmds")" -ge 5 ] || die "tools/cpuset.c: its command table was not found" "$(cat "$T/cmds")"
+# man/cpuset.1: each ".TP" entry of COMMANDS starts with ".B NAME" or ".BI NAME"
+awk '/^\.SH COMMANDS/ { s = 1; next } /^\.SH/ { s = 0 }
+	s && prev == ".TP" && $1 ~ /^\.BI?$/ && $2 !~ /^\\/ { print $2 } { prev = $0 }' \
+	"$SRC/man/cpuset.1" | sort -u >"$T/man_cmds"
+"$CPUSET" --help >"$T/help" 2>&1 || fail "cpuset --help exits 0" "$(cat "$T/help")"
+# --help: the lines of "Commands:" that start with two spaces and a name
+awk '/^Commands:/ { s = 1; next } /^[^ ]/ { s = 0 } s && /^  [a-z]/ { print $1 }' "$T/help" |
+	sort -u >"$T/help_cmds"
+# crash.sh: the list its loop runs ("for op in ...; do")
+sed -n 's/^for op in \(.*\); do$/\1/p' "$SRC/tests/crash.sh" | tr ' ' '\n' | sort -u >"$T/crash_ops"
+[ -s "$T/crash_ops" ] || die "tests/crash.sh: its 'for op in ...; do' list was not found"
+
+lacking() { # LISTFILE: the commands not in it
+	comm -23 "$T/cmds" "$1" | tr '\n' ' ' | sed 's/ $//'
+}
+m=$(lacking "$T/man_cmds")
+verdict "man/cpuset.1 has an entry for every cpuset command" "$m" \
+	"not in man/cpuset.1's COMMANDS (a .TP entry starting '.B NAME'): $m"
+m=$(lacking "$T/help_cmds")
+verdict "cpuset --help has a line for every cpuset command" "$m" \
+	"not in cpuset --help's Commands (tools/cpuset.c, usage()): $m"
+
+# A command may stay out of crash.sh only if it takes no write step of the
+# table: run each such command with the fault points counting.
+readonly_cmds="init free list show which"
+m=
+for c in $(lacking "$T/crash_ops"); do
+	case " $readonly_cmds " in *" $c "*) ;; *) m="$m $c" ;; esac
+done
+verdict "tests/crash.sh kills every cpuset command that writes the table" "$m" \
+	"not in tests/crash.sh's 'for op in' list (add it there and to run_op; a" \
+	"command that never writes the table goes in readonly_cmds of tests/docs.sh):$m"
+"$CPUSET" init --force >/dev/null 2>&1 || die "cpuset init failed"
+CPUSETSHIM_FAULT_REPORT=$T/steps "$CPUSET" create --cpus 0 --name docs >/dev/null 2>"$T/err"
+if [ ! -s "$T/steps" ]; then
+	skip "the commands left out of tests/crash.sh take no write step" \
+		"no fault points in this build (./configure --disable-fault-injection)"
+else
+	m=
+	for c in $readonly_cmds; do
+		case $c in
+		init) set -- init --force ;;
+		show) set -- show docs ;;
+		*) set -- "$c" ;;
+		esac
+		rm -f "$T/steps"
+		CPUSETSHIM_FAULT_REPORT=$T/steps "$CPUSET" "$@" >/dev/null 2>"$T/err" ||
+			m="$m
+  cpuset $*: exit status $? ($(head -c 300 "$T/err"))"
+		if [ -s "$T/steps" ] && [ "$(cat "$T/steps")" != 0 ]; then
+			m="$m
+  cpuset $*: $(cat "$T/steps") write steps (so tests/crash.sh must kill it at each)"
+		fi
+		[ "$c" = init ] && "$CPUSET" create --cpus 0 --name docs >/dev/null 2>&1
+	done
+	verdict "the commands left out of tests/crash.sh ($readonly_cmds) take no write step" "$m" "$m"
+fi
+
+# ---- usage lines against the option tables ----
+
+# opts FILE: FUNCTION OPTION for each long option of each option table
+# ("struct option opts[] = { ... };") in FILE, by the function it is in
+opts() {
+	awk '
+	/^[a-z].*\(/ { fn = $0; sub(/\(.*/, "", fn); sub(/.* \**/, "", fn) }
+	/struct option [a-z_]*\[\] = \{/ { s = 1 }
+	s {
+		l = $0
+		while (match(l, /\{ "[a-z-]+",/)) {
+			print fn, substr(l, RSTART + 3, RLENGTH - 5)
+			l = substr(l, RSTART + RLENGTH)
+		}
+	}
+	s && /\};/ { s = 0 }' "$1"
+}
+
+# the usage line: from "Usage:" to the first blank line of --help
+usage_line() {
+	"$1" --help 2>&1 | awk '/^Usage:/ { s = 1 } s && /^$/ { exit } s'
+}
+
+for tool in cpuset cpuset-run cpuset-inspect; do
+	opts "$SRC/tools/$tool.c" >"$T/opts"
+	grep -q '^main ' "$T/opts" || { fail "$tool: option table of main() found in tools/$tool.c"; continue; }
+	usage_line "$B/$tool" >"$T/usage"
+	[ -s "$T/usage" ] || { fail "$tool --help starts with a usage line" "$("$B/$tool" --help 2>&1)"; continue; }
+	m=
+	while read -r fn o; do
+		[ "$fn" = main ] || continue
+		case $o in help | version) continue ;; esac
+		grep -q -- "--$o\([^a-z-]\|$\)" "$T/usage" || m="$m --$o"
+	done <"$T/opts"
+	verdict "$tool's usage line names every option of its table" "$m" \
+		"in tools/$tool.c's option table, not in the usage line of $tool --help:$m" \
+		"$(sed 's/^/  | /' "$T/usage")"
+	for o in help version; do
+		grep -q "^main $o\$" "$T/opts" || continue
+		"$B/$tool" --help 2>&1 | grep -q -- "--$o\([^a-z-]\|$\)" ||
+			fail "$tool --help names --$o" "tools/$tool.c has --$o, its --help text does not"
+	done
+done
+
+# each cpuset command's option table (in cmd_NAME) against its lines of
+# --help's Commands (from "  NAME" to the next command)
+opts "$SRC/tools/cpuset.c" >"$T/opts"
+m=
+while read -r fn o; do
+	case $fn in cmd_*) ;; *) continue ;; esac
+	c=${fn#cmd_}
+	awk -v c="$c" '/^Commands:/ { s = 1; next } /^[^ ]/ { s = 0 }
+		s && /^  [a-z]/ { in_c = ($1 == c) } s && in_c' "$T/help" >"$T/cmd_help"
+	grep -q -- "--$o\([^a-z-]\|$\)" "$T/cmd_help" || m="$m $c --$o;"
+done <"$T/opts"
+verdict "cpuset --help names every option of every command's table" "$m" \
+	"in a command's option table (tools/cpuset.c, cmd_NAME), not in its lines" \
+	"of cpuset --help's Commands:$m"
+
+# ---- no citations a reader cannot look up ----
+
+# Code and documents say what they mean, not "issue N, item M" of a list
+# outside the repository. (BENCHMARKS.md's dated runs still cite them:
+# left out until it holds only the latest run.)
+(cd "$SRC" && find base include shm src preload tools slurm tests man scripts .ci \
+	-path tests/fixtures -prune -o -type f \
+	\( -name '*.[ch]' -o -name '*.sh' -o -name '*.py' -o -name '*.am' -o -name '*.md' \
+	-o -name '*.[0-9]' -o -name '*.map' -o -name run \) -print 2>/dev/null
+	ls ./*.md configure.ac Makefile.am) | grep -v -e '^tests/docs\.sh$' -e 'BENCHMARKS\.md$' |
+	sort >"$T/texts"
+cited=$(cd "$SRC" && xargs grep -n -i -E '\bissues? *#?[0-9]' <"$T/texts")
+verdict "no file cites an issue by number ($(wc -l <"$T/texts") files)" "$cited" \
+	"say what is meant instead of the number (a reader cannot look it up):" \
+	"$(printf '%s\n' "$cited" | sed 's/^/  /')"
+
+finish
