@@ -1,0 +1,166 @@
+/* What a program the preload cannot reach (built with -static) sees of
+ * its CPUs; tests/integration/supervise.sh runs it under cpuset-run's
+ * supervisor and compares with the kernel's truth read outside it.
+ *
+ *   prog_supervised counts       ONLN CONF nprocs affinity-list
+ *   prog_supervised files        cpuinfo's processors, /proc/stat's cpuN
+ *                                lines, status's Cpus_allowed_list, online
+ *   prog_supervised bind V       sched_setaffinity(0, {V}) (raw), then
+ *                                prints the affinity list and waits for
+ *                                a line on stdin
+ *   prog_supervised bindraw P    the same with the physical marker word
+ *   prog_supervised setpid PID V sched_setaffinity(PID, {V}): the errno
+ *   prog_supervised threads N    N threads each print their affinity
+ *   prog_supervised loop N       N raw sched_getaffinity calls (signals
+ *                                may arrive): prints failures
+ *   prog_supervised getcpu       the getcpu system call's CPU
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+static long raw_get(pid_t pid, cpu_set_t *s)
+{
+	CPU_ZERO(s);
+	return syscall(SYS_sched_getaffinity, pid, sizeof(*s), s);
+}
+
+static void print_list(const cpu_set_t *s)
+{
+	const char *sep = "";
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, s)) {
+			printf("%s%d", sep, i);
+			sep = ",";
+		}
+	printf("\n");
+}
+
+static int count_lines(const char *path, const char *prefix, int digit_after)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[4096];
+	int n = 0;
+	size_t pl = strlen(prefix);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, prefix, pl) && (!digit_after || (line[pl] >= '0' && line[pl] <= '9')))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static void print_field(const char *path, const char *prefix)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	size_t pl = strlen(prefix);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, prefix, pl)) {
+			char *v = line + pl;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			printf("%s", v);
+			fclose(f);
+			return;
+		}
+	if (f)
+		fclose(f);
+	printf("?\n");
+}
+
+static void *thread_main(void *arg)
+{
+	cpu_set_t s;
+	(void)arg;
+	raw_get(0, &s);
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&m);
+	print_list(&s);
+	pthread_mutex_unlock(&m);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	cpu_set_t s;
+	if (argc < 2)
+		return 2;
+	if (!strcmp(argv[1], "counts")) {
+		printf("%ld %ld %d ", sysconf(_SC_NPROCESSORS_ONLN), sysconf(_SC_NPROCESSORS_CONF),
+		       get_nprocs());
+		if (raw_get(0, &s) < 0)
+			printf("error:%s\n", strerror(errno));
+		else
+			print_list(&s);
+		return 0;
+	}
+	if (!strcmp(argv[1], "files")) {
+		printf("%d ", count_lines("/proc/cpuinfo", "processor", 0));
+		printf("%d ", count_lines("/proc/stat", "cpu", 1));
+		fflush(stdout);
+		print_field("/proc/self/status", "Cpus_allowed_list:");
+		print_field("/sys/devices/system/cpu/online", "");
+		return 0;
+	}
+	if ((!strcmp(argv[1], "bind") || !strcmp(argv[1], "bindraw")) && argc > 2) {
+		CPU_ZERO(&s);
+		CPU_SET(atoi(argv[2]), &s);
+		long size = sizeof(s);
+		if (!strcmp(argv[1], "bindraw"))
+			size |= (long)0x43505350 << 32;
+		long r = syscall(SYS_sched_setaffinity, 0, size, &s);
+		printf("%s ", r < 0 ? strerror(errno) : "ok");
+		raw_get(0, &s);
+		print_list(&s);
+		fflush(stdout);
+		char b[8];
+		if (argc > 3)
+			return fgets(b, sizeof(b), stdin) ? 0 : 0;
+		return 0;
+	}
+	if (!strcmp(argv[1], "setpid") && argc > 3) {
+		CPU_ZERO(&s);
+		CPU_SET(atoi(argv[3]), &s);
+		long r = syscall(SYS_sched_setaffinity, atoi(argv[2]), sizeof(s), &s);
+		printf("%s\n", r < 0 ? strerror(errno) : "ok");
+		return 0;
+	}
+	if (!strcmp(argv[1], "threads") && argc > 2) {
+		int n = atoi(argv[2]);
+		pthread_t t[64];
+		for (int i = 0; i < n && i < 64; i++)
+			pthread_create(&t[i], NULL, thread_main, NULL);
+		for (int i = 0; i < n && i < 64; i++)
+			pthread_join(t[i], NULL);
+		return 0;
+	}
+	if (!strcmp(argv[1], "loop") && argc > 2) {
+		long n = atol(argv[2]), bad = 0;
+		cpu_set_t want;
+		raw_get(0, &want);
+		for (long i = 0; i < n; i++) {
+			long r = raw_get(0, &s);
+			if (r < 0 || !CPU_EQUAL(&s, &want))
+				bad++;
+		}
+		printf("%ld\n", bad);
+		return 0;
+	}
+	if (!strcmp(argv[1], "getcpu")) {
+		unsigned cpu = 99, node = 99;
+		long r = syscall(SYS_getcpu, &cpu, &node, NULL);
+		printf("%ld %u %u\n", r, cpu, node);
+		return 0;
+	}
+	return 2;
+}
