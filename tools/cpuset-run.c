@@ -250,6 +250,15 @@ int main(int argc, char **argv)
 		return RUN_FAIL;
 	}
 	const char *why = NULL;
+	if (sv != SV_OFF && sv_under_supervisor()) {
+		/* the supervisor above answers for this program too, by the
+		 * set it is in */
+		if (sv != SV_AUTO && getenv("CPUSETSHIM_DEBUG") &&
+		    !strcmp(getenv("CPUSETSHIM_DEBUG"), "1"))
+			cli_err("--supervise: already supervised by an outer cpuset-run, which "
+				"answers in this set");
+		sv = SV_OFF;
+	}
 	if (sv == SV_AUTO) {
 		why = sv_prog_kind(argv[optind]);
 		sv = why ? SV_FILES : SV_OFF;

@@ -39,6 +39,7 @@
 #include "src/procfs.h"
 #include "src/rawsys.h"
 #include "src/sets.h"
+#include "shm/registry.h"
 #include "tools/cli.h"
 #include "tools/supervise.h"
 #include "tools/supervise_int.h"
@@ -187,6 +188,22 @@ const char *sv_prog_kind(const char *prog)
 	return NULL;
 }
 
+bool sv_under_supervisor(void)
+{
+	const char *e = getenv("CPUSETSHIM_SUPERVISED");
+	if (!e || !*e)
+		return false;
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	bool yes = false;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Seccomp:", 8))
+			yes = strtol(line + 8, NULL, 10) == 2;
+	if (f)
+		fclose(f);
+	return yes;
+}
+
 /* ---- the filter -------------------------------------------------------- */
 
 #define LD_ABS(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
@@ -332,6 +349,29 @@ bool sv_id_valid(struct sv *s, uint64_t id)
 
 /* ---- the set a caller sees ------------------------------------------- */
 
+/* The set of a process of the tree that has no record of its own: its
+ * nearest registered ancestor's (a nested cpuset-run registers itself),
+ * kept per process while the table's counter does not move. */
+struct set_memo {
+	pid_t tgid;
+	uint32_t set;
+	uint64_t seq;
+};
+static struct set_memo memo[64];
+
+static uint32_t set_by_ancestry(struct sv *s, pid_t tgid)
+{
+	uint64_t seq = __atomic_load_n(&s->c->t.h->seq, __ATOMIC_ACQUIRE);
+	struct set_memo *m = &memo[(unsigned)tgid % 64];
+	if (m->tgid == tgid && m->seq == seq && !(seq & 1))
+		return m->set;
+	uint32_t id = s->set;
+	if (cps_which(s->c, tgid, &id) < 0 || !id)
+		id = s->set;
+	*m = (struct set_memo){ tgid, id, seq };
+	return id;
+}
+
 int sv_caller_set(struct sv *s, pid_t tid, pid_t *tgid, struct cps_placement *pl)
 {
 	if (!*tgid) {
@@ -340,11 +380,12 @@ int sv_caller_set(struct sv *s, pid_t tid, pid_t *tgid, struct cps_placement *pl
 			return g;
 		*tgid = g;
 	}
+	uint32_t fallback = shm_proc_find(&s->c->t, *tgid) >= 0 ? s->set : set_by_ancestry(s, *tgid);
 	int r = -EAGAIN;
 	for (int i = 0; i < 100 && r == -EAGAIN; i++)
-		r = cps_placement_read(&s->c->t, *tgid, 0, s->set, pl);
+		r = cps_placement_read(&s->c->t, *tgid, 0, fallback, pl);
 	if (r == -EAGAIN || r == -EOWNERDEAD)
-		r = cps_placement_read_committed(&s->c->t, *tgid, 0, s->set, pl);
+		r = cps_placement_read_committed(&s->c->t, *tgid, 0, fallback, pl);
 	if (r < 0)
 		return r;
 	/* the tree's confinement: the CPUs the kernel lets the supervisor

@@ -20,6 +20,11 @@ enum sv_mode { SV_AUTO = -1, SV_OFF = 0, SV_CALLS = 1, SV_FILES = 2 };
  * says why). */
 const char *sv_prog_kind(const char *prog);
 
+/* True inside a supervised tree (the environment says so and the kernel
+ * shows a seccomp filter): the kernel takes one listening filter per
+ * process, and the outer supervisor answers by each caller's own set. */
+bool sv_under_supervisor(void);
+
 /* Run argv under a supervisor in mode (SV_CALLS or SV_FILES), the
  * program in set of table c: returns the exit status cpuset-run exits
  * with (the program's; 128+signal is re-raised by the caller through

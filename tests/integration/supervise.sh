@@ -1,0 +1,185 @@
+#!/bin/sh
+# cpuset-run's supervisor and a static program (gcc -static, glibc):
+# counts, affinity both ways, the views, threads, in sets {1} and {0,1}
+# and nested, each compared with the kernel's truth read outside the
+# program; the ways out of the set; the supervisor killed; a signal storm;
+# a set-user-id child; and the unchanged path of a dynamic program.
+. "$(dirname "$0")/../common.sh"
+
+need gcc gcc
+need taskset util-linux
+P=$T/prog
+gcc -O2 -static -pthread -o "$P" "$SRC/tests/integration/prog_supervised.c" 2>"$T/cc.err" ||
+	skip_all "gcc -static cannot link here (libc6-dev's static libc): $(head -1 "$T/cc.err")"
+two_sets
+ROOT=$("$CPUSET" --json list | "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+
+# run_bg OUT CMD...: CMD in the background with its stdin held open by a
+# fifo (the prog's waiting modes end at a line on it); sets BG (cpuset-run's
+# pid) and FIFO
+run_bg() {
+	_out=$1
+	shift
+	FIFO=$T/fifo.$$.$cps_n
+	rm -f "$FIFO"
+	mkfifo "$FIFO"
+	"$@" <"$FIFO" >"$_out" 2>&1 &
+	BG=$!
+	exec 9>"$FIFO"
+}
+release() {
+	echo >&9
+	exec 9>&-
+	wait "$BG" 2>/dev/null
+}
+# wait_line FILE: until FILE has a line (5 s)
+wait_line() {
+	for _i in $(seq 1 100); do
+		[ -s "$1" ] && grep -q . "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# ---- the choice ----
+CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set "$S1" "$P" counts >"$T/out" 2>"$T/err"
+expect_match "a static ELF is supervised by itself" "$(cat "$T/err")" "static ELF: supervised"
+expect_match "in files mode" "$(cat "$T/err")" "in files mode"
+out=$("$CPUSET_RUN" --set "$S1" sh -c 'echo "[$CPUSETSHIM_SUPERVISED]"; grep "^Seccomp:" /proc/self/status' | tr '\n' ' ')
+expect_match "a dynamic program is not: no filter, the preload" "$out" '^\[\] Seccomp:[[:space:]]+0 $'
+out=$("$CPUSET_RUN" --set "$S1" --supervise=calls sh -c 'echo "[$CPUSETSHIM_SUPERVISED]"; grep "^Seccomp:" /proc/self/status' | tr '\n' ' ')
+expect_match "--supervise=calls on a dynamic program: a filter, calls mode" "$out" '^\[calls\] Seccomp:[[:space:]]+2 $'
+out=$("$CPUSET_RUN" --set "$S1" --no-supervise "$P" counts)
+expect_eq "--no-supervise: a static program sees the machine again" "$out" \
+	"$(outside taskset -c 1 "$P" counts | sed 's/ [0-9,]*$//') 1"
+expect_status "--supervise=bad is refused" 125 "$CPUSET_RUN" --set "$S1" --supervise=bad "$P" counts
+expect_stderr "and says why" "neither 'files' nor 'calls'"
+expect_status "a missing program is 127" 127 "$CPUSET_RUN" --set "$S1" --supervise "$T/nothing"
+expect_status "the program's status is cpuset-run's" 3 "$CPUSET_RUN" --set "$S1" --supervise sh -c 'exit 3'
+
+# ---- in each set: the kernel's truth read outside ----
+per_set() {
+	vlist=$(seq -s, 0 $((n - 1)))
+	out=$("$CPUSET_RUN" --set "$s" "$P" counts)
+	expect_eq "$t: ONLN CONF get_nprocs and the raw affinity" "$out" "$n $n $n $vlist"
+	out=$("$CPUSET_RUN" --set "$s" "$P" files | tr '\n' ' ')
+	expect_eq "$t: cpuinfo's processors, stat's cpuN, status, online" "$out" "$n $n $vrange $vrange "
+	out=$("$CPUSET_RUN" --set "$s" "$P" getcpu)
+	expect_match "$t: getcpu is a virtual CPU" "$out" "^0 [0-$((n - 1))] 0$"
+	out=$("$CPUSET_RUN" --set "$s" "$P" threads 3 | sort -u)
+	expect_eq "$t: threads see the set" "$out" "$vlist"
+	for v in $(seq 0 $((n - 1))); do
+		run_bg "$T/bind" "$CPUSET_RUN" --set "$s" "$P" bind "$v" wait
+		wait_line "$T/bind"
+		pid=$(awk '{ print $2 }' "$T/bind")
+		want=$(echo "$phys" | cut -d' ' -f$((v + 1)))
+		expect_eq "$t: bound to virtual $v, it says $v" "$(awk '{ print $1, $3 }' "$T/bind")" "ok $v"
+		expect_eq "$t: bound to virtual $v, the kernel has it on $want" "$(real_cpus "$pid")" "$want"
+		release
+	done
+	# a view of another process's status is the kernel's own file
+	run_bg "$T/bind" "$CPUSET_RUN" --set "$s" --supervise sh -c 'echo $$; read l; cat /proc/$$/status'
+	wait_line "$T/bind"
+	truth=$(real_cpus "$(head -1 "$T/bind")")
+	release
+	expect_eq "$t: a child reads its parent's real status, the kernel's" \
+		"$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$T/bind")" "$truth"
+}
+each_set per_set
+
+# ---- nested: one numbering ----
+out=$("$CPUSET_RUN" --set "$S2" --supervise sh -c "'$CPUSET_RUN' --cpus 1 '$P' counts")
+expect_eq "nested cpuset-run --cpus 1 in a supervised {0,1}: the inner set" "$out" "1 1 1 0"
+out=$("$CPUSET_RUN" --set "$S2" --supervise sh -c "'$CPUSET_RUN' --cpus 1 sh -c '\"$P\" counts; \"$P\" files; nproc; taskset -pc \$\$'" | tr '\n' ' ')
+expect_match "and its children, static and dynamic (the shim stands aside)" "$out" \
+	"^1 1 1 0 1 1 0 0 1 pid [0-9]+'s current affinity list: 0 $"
+run_bg "$T/bind" "$CPUSET_RUN" --set "$S2" --supervise "$CPUSET_RUN" --cpus 1 "$P" bind 0 wait
+wait_line "$T/bind"
+expect_eq "nested: virtual 0 of the inner {1} is physical 1" "$(real_cpus "$(awk '{ print $2 }' "$T/bind")")" 1
+release
+
+# ---- the ways out: the kernel mask stays inside ----
+run_bg "$T/bind" "$CPUSET_RUN" --set "$S1" "$P" bindraw 0 wait
+wait_line "$T/bind"
+expect_match "physical CPU 0 asked from {1} by the marked call: EINVAL" "$(cat "$T/bind")" "^Invalid argument"
+expect_eq "and the kernel keeps it on 1" "$(real_cpus "$(awk '{ print $3 }' "$T/bind")")" 1
+release
+run_bg "$T/esc" "$CPUSET_RUN" --set "$S1" --supervise sh -c '
+	taskset -pc 0 $$ >/dev/null 2>&1; taskset -p 3 $$ >/dev/null 2>&1
+	"'"$CPUSET"'" attach '"$ROOT"' $$ >/dev/null 2>&1; echo attach-root=$?
+	"'"$CPUSET"'" attach '"$S2"' $$ >/dev/null 2>&1; echo attach-sibling=$?
+	"'"$CPUSET_RUN"'" --cpus 0 true >/dev/null 2>&1; echo run-cpus0=$?
+	"'"$P"'" bind 7; echo $$; read l'
+for _i in $(seq 1 100); do grep -q '^[0-9]*$' "$T/esc" && break; sleep 0.05; done
+pid=$(grep '^[0-9]*$' "$T/esc" | tail -1)
+expect_eq "taskset, cpuset attach (root, a sibling), cpuset-run --cpus 0, virtual 7: still on 1" \
+	"$(real_cpus "$pid")" 1
+expect_match "cpuset attach to the root is refused" "$(cat "$T/esc")" "attach-root=[1-9]"
+expect_match "cpuset attach to a set of CPU 0 is refused" "$(cat "$T/esc")" "attach-sibling=[1-9]"
+expect_match "cpuset-run --cpus 0 is refused" "$(cat "$T/esc")" "run-cpus0=[1-9]"
+release
+sleep 100 &
+outsider=$!
+before=$(real_cpus $outsider)
+out=$("$CPUSET_RUN" --set "$S1" "$P" setpid $outsider 0)
+expect_eq "setaffinity on a pid outside the tree: EPERM" "$out" "Operation not permitted"
+expect_eq "and its mask is unchanged" "$(real_cpus $outsider)" "$before"
+out=$("$CPUSET_RUN" --set "$S1" "$P" setpid 1 0)
+expect_eq "setaffinity on pid 1: EPERM" "$out" "Operation not permitted"
+out=$("$CPUSET_RUN" --set "$S1" --supervise sh -c "sh -c 'exit 0' & p=\$!; wait \$p; '$P' setpid \$p 0")
+expect_eq "setaffinity on a thread id that ended: ESRCH" "$out" "No such process"
+kill $outsider
+out=$("$CPUSET_RUN" --set "$S2" --supervise sh -c "sleep 30 & p=\$!; '$P' setpid \$p 1; cat /proc/\$p/status; kill \$p" |
+	sed -n '1p; s/^Cpus_allowed_list:[[:space:]]*//p' | tr '\n' ' ')
+expect_eq "setaffinity on another process of the tree: done, and it is on physical 1" "$out" "ok 1 "
+
+# ---- the supervisor or the keeper killed: the tree ends ----
+for victim in supervisor keeper; do
+	"$CPUSET_RUN" --set "$S1" --supervise sh -c 'sleep 60 & sleep 60 & echo $$; wait' >"$T/tree" 2>&1 &
+	BG=$!
+	wait_line "$T/tree"
+	shpid=$(head -1 "$T/tree")
+	kids=$(cat /proc/"$shpid"/task/*/children 2>/dev/null)
+	keeper=$(cat /proc/$BG/task/*/children 2>/dev/null | awk '{ print $1 }')
+	if [ $victim = supervisor ]; then kill -9 $BG; else kill -9 "$keeper"; fi
+	gone=no
+	for _i in $(seq 1 100); do
+		alive=
+		for p in $shpid $kids; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+		[ -z "$alive" ] && gone=yes && break
+		sleep 0.05
+	done
+	expect_eq "the $victim killed: the program and its children end" "$gone" yes
+	wait $BG 2>/dev/null
+done
+
+# ---- a signal storm during supervised calls ----
+"$CPUSET_RUN" --set "$S2" "$P" loop 20000 >"$T/storm" 2>&1 &
+BG=$!
+wait_line "$T/storm"
+pid=$(head -1 "$T/storm")
+sent=0
+while kill -0 "$pid" 2>/dev/null && [ $sent -lt 20000 ]; do
+	kill -USR1 "$pid" 2>/dev/null
+	sent=$((sent + 1))
+done
+wait $BG
+res=$(sed -n 2p "$T/storm")
+note "signal storm: $sent signals sent, prog says (wrong, caught): $res"
+expect_match "20,000 calls under a signal storm: no wrong answer" "$res" "^0 [0-9]+$"
+expect_ne "and signals did arrive" "$(echo "$res" | awk '{ print $2 }')" 0
+
+# ---- a set-user-id child under no_new_privs ----
+if [ "$(id -u)" = 0 ] && cp "$(command -v id)" "$T/id" && chown 65534 "$T/id" && chmod 4755 "$T/id" &&
+	[ "$(outside "$T/id" -u)" = 65534 ]; then
+	out=$("$CPUSET_RUN" --set "$S1" --supervise "$T/id" -u)
+	expect_eq "a set-user-id child runs with its caller's uid (no_new_privs)" "$out" "$(id -u)"
+else
+	skip "a set-user-id child" "needs root and a file system that honours set-user-id"
+fi
+
+# ---- the unchanged path for a dynamic program ----
+out=$("$CPUSET_RUN" --set "$S1" sh -c 'echo "$LD_PRELOAD"; grep -c ^processor /proc/cpuinfo; nproc; grep "^Seccomp:" /proc/self/status')
+expect_match "a dynamic program: the shim preloaded, its views, no filter" "$(echo "$out" | tr '\n' ' ')" \
+	"libcpusetshim\.so.* 1 1 Seccomp:[[:space:]]+0 $"
+finish
