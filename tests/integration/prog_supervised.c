@@ -11,14 +11,17 @@
  *   prog_supervised bindraw P    the same with the physical marker word
  *   prog_supervised setpid PID V sched_setaffinity(PID, {V}): the errno
  *   prog_supervised threads N    N threads each print their affinity
- *   prog_supervised loop N       N raw sched_getaffinity calls (signals
- *                                may arrive): prints failures
+ *   prog_supervised loop N       prints its pid, then N raw
+ *                                sched_getaffinity calls while SIGUSR1
+ *                                may arrive (SA_RESTART): prints the
+ *                                wrong answers and the signals caught
  *   prog_supervised getcpu       the getcpu system call's CPU
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +93,13 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static volatile sig_atomic_t signals;
+static void on_signal(int sig)
+{
+	(void)sig;
+	signals++;
+}
+
 int main(int argc, char **argv)
 {
 	cpu_set_t s;
@@ -119,7 +129,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], "bindraw"))
 			size |= (long)0x43505350 << 32;
 		long r = syscall(SYS_sched_setaffinity, 0, size, &s);
-		printf("%s ", r < 0 ? strerror(errno) : "ok");
+		printf("%s %d ", r < 0 ? strerror(errno) : "ok", (int)getpid());
 		raw_get(0, &s);
 		print_list(&s);
 		fflush(stdout);
@@ -145,6 +155,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "loop") && argc > 2) {
+		struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+		sigaction(SIGUSR1, &sa, NULL);
+		printf("%d\n", (int)getpid());
+		fflush(stdout);
 		long n = atol(argv[2]), bad = 0;
 		cpu_set_t want;
 		raw_get(0, &want);
@@ -153,7 +167,7 @@ int main(int argc, char **argv)
 			if (r < 0 || !CPU_EQUAL(&s, &want))
 				bad++;
 		}
-		printf("%ld\n", bad);
+		printf("%ld %ld\n", bad, (long)signals);
 		return 0;
 	}
 	if (!strcmp(argv[1], "getcpu")) {
