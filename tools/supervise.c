@@ -30,6 +30,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -180,6 +181,14 @@ const char *sv_prog_kind(const char *prog)
 			snprintf(interp, sizeof(interp), "%s", p);
 			prog = interp;
 			continue;
+		}
+		/* cpuset-run itself (static, its affinity calls physical by the
+		 * marker) decides for the program it runs */
+		struct stat a, b;
+		if (fstat(fd, &a) == 0 && stat("/proc/self/exe", &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino) {
+			close(fd);
+			return NULL;
 		}
 		const char *k = elf_kind(fd);
 		close(fd);
