@@ -358,38 +358,47 @@ bool sv_id_valid(struct sv *s, uint64_t id)
 
 /* ---- the set a caller sees ------------------------------------------- */
 
-/* The set of a process of the tree that has no record of its own: its
- * nearest registered ancestor's (a nested cpuset-run registers itself),
- * kept per process while the table's counter does not move. */
+/* Which set a caller is in: its process's record, else its nearest
+ * registered ancestor's (a nested cpuset-run registers itself), else the
+ * launched set. Kept per thread while the table's counter does not move
+ * (a set's records change it): a caller's answer then costs no /proc
+ * read. Numbering only: what is set on a thread is checked afresh. */
 struct set_memo {
-	pid_t tgid;
+	pid_t tid, tgid;
 	uint32_t set;
 	uint64_t seq;
 };
-static struct set_memo memo[64];
+static struct set_memo memo[256];
 
-static uint32_t set_by_ancestry(struct sv *s, pid_t tgid)
+static int caller_fallback(struct sv *s, pid_t tid, pid_t *tgid, uint32_t *set)
 {
 	uint64_t seq = __atomic_load_n(&s->c->t.h->seq, __ATOMIC_ACQUIRE);
-	struct set_memo *m = &memo[(unsigned)tgid % 64];
-	if (m->tgid == tgid && m->seq == seq && !(seq & 1))
-		return m->set;
-	uint32_t id = s->set;
-	if (cps_which(s->c, tgid, &id) < 0 || !id)
-		id = s->set;
-	*m = (struct set_memo){ tgid, id, seq };
-	return id;
-}
-
-int sv_caller_set(struct sv *s, pid_t tid, pid_t *tgid, struct cps_placement *pl)
-{
+	struct set_memo *m = &memo[(unsigned)tid % 256];
+	if (m->tid == tid && m->seq == seq && !(seq & 1) && (!*tgid || *tgid == m->tgid)) {
+		*tgid = m->tgid;
+		*set = m->set;
+		return 0;
+	}
 	if (!*tgid) {
 		pid_t g = cps_proc_tgid(tid);
 		if (g < 0)
 			return g;
 		*tgid = g;
 	}
-	uint32_t fallback = shm_proc_find(&s->c->t, *tgid) >= 0 ? s->set : set_by_ancestry(s, *tgid);
+	uint32_t id = s->set;
+	if (shm_proc_find(&s->c->t, *tgid) < 0 && (cps_which(s->c, *tgid, &id) < 0 || !id))
+		id = s->set;
+	*m = (struct set_memo){ tid, *tgid, id, seq };
+	*set = id;
+	return 0;
+}
+
+int sv_caller_set(struct sv *s, pid_t tid, pid_t *tgid, struct cps_placement *pl)
+{
+	uint32_t fallback;
+	int e = caller_fallback(s, tid, tgid, &fallback);
+	if (e < 0)
+		return e;
 	int r = -EAGAIN;
 	for (int i = 0; i < 100 && r == -EAGAIN; i++)
 		r = cps_placement_read(&s->c->t, *tgid, 0, fallback, pl);

@@ -133,6 +133,37 @@ out=$("$CPUSET_RUN" --set "$S2" --supervise sh -c "sleep 30 & p=\$!; '$P' setpid
 	sed -n '1p; s/^Cpus_allowed_list:[[:space:]]*//p' | tr '\n' ' ')
 expect_eq "setaffinity on another process of the tree: done, and it is on physical 1" "$out" "ok 1 "
 
+# a thread id of the tree reused by a process outside it: root can give a
+# new process the id it wants (ns_last_pid)
+if [ -w /proc/sys/kernel/ns_last_pid ]; then
+	run_bg "$T/reuse" "$CPUSET_RUN" --set "$S2" --supervise sh -c \
+		"sleep 30 & c=\$!; kill \$c; wait \$c; echo \$c; read l; '$P' setpid \$c 1"
+	for _i in $(seq 1 100); do grep -qx '[0-9][0-9]*' "$T/reuse" && break; sleep 0.05; done
+	c=$(grep -x '[0-9][0-9]*' "$T/reuse" | head -1)
+	o=
+	for _i in 1 2 3 4 5 6 7 8 9 10; do
+		echo $((c - 1)) >/proc/sys/kernel/ns_last_pid
+		sleep 30 &
+		o=$!
+		[ "$o" = "$c" ] && break
+		kill "$o"
+		o=
+	done
+	if [ -n "$o" ]; then
+		before=$(real_cpus "$o")
+		release
+		expect_eq "a tree's ended thread id now another's outside: EPERM" "$(tail -1 "$T/reuse")" \
+			"Operation not permitted"
+		expect_eq "and that process keeps its mask" "$(real_cpus "$o")" "$before"
+		kill "$o"
+	else
+		release
+		skip "a thread id reused outside the tree" "could not get pid $c again"
+	fi
+else
+	skip "a thread id reused outside the tree" "needs root (ns_last_pid)"
+fi
+
 # ---- the supervisor or the keeper killed: the tree ends ----
 for victim in supervisor keeper; do
 	"$CPUSET_RUN" --set "$S1" --supervise sh -c 'sleep 60 & sleep 60 & echo $$; wait' >"$T/tree" 2>&1 &
