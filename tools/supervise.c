@@ -508,9 +508,8 @@ static void do_setaffinity(struct sv *s, const struct seccomp_notif *q, struct s
 	uint64_t before[CPS_MAX_WORDS];
 	cps_mask_zero(before, CPS_MAX_WORDS);
 	long got = cps_sys_getaffinity(target, MAXB, before);
-	/* act only on a thread still of the tree, still the one checked */
-	if (got < 0 || tid_start(target) != start || !in_tree(s, tgid)) {
-		a->error = -ESRCH;
+	if (got < 0) {
+		a->error = (int)got;
 		return;
 	}
 	r = cps_sys_setaffinity(target, pl.nw * 8, phys);
@@ -519,8 +518,10 @@ static void do_setaffinity(struct sv *s, const struct seccomp_notif *q, struct s
 		return;
 	}
 	/* and after: a thread that ended and whose id went to another
-	 * process between the check and the call gets its mask back */
-	if (tid_start(target) != start || cps_proc_tgid(target) != tgid || !in_tree(s, tgid)) {
+	 * process between the check and the call gets its mask back. The
+	 * same start time is the same thread, still of the tree (orphans
+	 * of the tree are reparented to the keeper or the supervisor). */
+	if (tid_start(target) != start) {
 		cps_sys_setaffinity(target, (size_t)got, before);
 		a->error = -ESRCH;
 		return;
