@@ -16,6 +16,7 @@
  *                                may arrive (SA_RESTART): prints the
  *                                wrong answers and the signals caught
  *   prog_supervised getcpu       the getcpu system call's CPU
+ *   prog_supervised schedgetcpu  sched_getcpu(3) (glibc: the rseq area)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -168,6 +169,10 @@ int main(int argc, char **argv)
 				bad++;
 		}
 		printf("%ld %ld\n", bad, (long)signals);
+		return 0;
+	}
+	if (!strcmp(argv[1], "schedgetcpu")) {
+		printf("%d\n", sched_getcpu());
 		return 0;
 	}
 	if (!strcmp(argv[1], "getcpu")) {

@@ -87,6 +87,11 @@ per_set() {
 }
 each_set per_set
 
+# a documented limit: glibc's sched_getcpu reads the rseq area, no system
+# call reaches the supervisor (DESIGN.md, Honest limits)
+out=$("$CPUSET_RUN" --set "$S1" "$P" schedgetcpu)
+expect_eq "set {1}: a static program's sched_getcpu stays physical (rseq)" "$out" 1
+
 # ---- nested: one numbering ----
 out=$("$CPUSET_RUN" --set "$S2" --supervise sh -c "'$CPUSET_RUN' --cpus 1 '$P' counts")
 expect_eq "nested cpuset-run --cpus 1 in a supervised {0,1}: the inner set" "$out" "1 1 1 0"
