@@ -437,7 +437,10 @@ static void do_getaffinity(struct sv *s, const struct seccomp_notif *q, struct s
 	memset(phys, 0, sizeof(phys));
 	/* the kernel's answer for the caller's size (its EINVAL for one too
 	 * small), from the supervisor: our own call is not filtered */
-	long n = cps_sys_getaffinity(target ? target : (pid_t)q->pid, len < MAXB ? len : MAXB, phys);
+	long n = (len & (sizeof(long) - 1))
+			 ? -EINVAL /* as the kernel, also for a size beyond ours */
+			 : cps_sys_getaffinity(target ? target : (pid_t)q->pid, len < MAXB ? len : MAXB,
+					       phys);
 	if (n < 0) {
 		a->error = (int)n;
 		return;

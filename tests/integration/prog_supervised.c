@@ -17,6 +17,9 @@
  *                                wrong answers and the signals caught
  *   prog_supervised getcpu       the getcpu system call's CPU
  *   prog_supervised schedgetcpu  sched_getcpu(3) (glibc: the rseq area)
+ *   prog_supervised edges        the affinity calls' answers (return
+ *                                value, errno) on bad sizes, pointers
+ *                                and pids
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -169,6 +172,25 @@ int main(int argc, char **argv)
 				bad++;
 		}
 		printf("%ld %ld\n", bad, (long)signals);
+		return 0;
+	}
+	if (!strcmp(argv[1], "edges")) {
+		static unsigned long m[256];
+		static const struct { const char *what; long nr, pid, len; void *p; } c[] = {
+			{ "get len 4", SYS_sched_getaffinity, 0, 4, m },
+			{ "get len 2052", SYS_sched_getaffinity, 0, 2052, m },
+			{ "get len 2048", SYS_sched_getaffinity, 0, 2048, m },
+			{ "get bad pointer", SYS_sched_getaffinity, 0, 8, (void *)8 },
+			{ "set bad pointer", SYS_sched_setaffinity, 0, 8, (void *)8 },
+			{ "get no pid", SYS_sched_getaffinity, 999999, 8, m },
+			{ "set no pid", SYS_sched_setaffinity, 999999, 8, m },
+		};
+		m[0] = 1;
+		for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			errno = 0;
+			long r = syscall(c[i].nr, c[i].pid, c[i].len, c[i].p);
+			printf("%s: %ld %d\n", c[i].what, r, r < 0 ? errno : 0);
+		}
 		return 0;
 	}
 	if (!strcmp(argv[1], "schedgetcpu")) {

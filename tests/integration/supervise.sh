@@ -87,6 +87,11 @@ per_set() {
 }
 each_set per_set
 
+# the calls' answers on bad arguments are the kernel's: in {0,1}, the
+# whole machine, every answer is the native one
+out=$("$CPUSET_RUN" --set "$S2" "$P" edges)
+expect_eq "bad sizes, pointers and pids: the kernel's answers" "$out" "$(outside taskset -c 0,1 "$P" edges)"
+
 # a documented limit: glibc's sched_getcpu reads the rseq area, no system
 # call reaches the supervisor (DESIGN.md, Honest limits)
 out=$("$CPUSET_RUN" --set "$S1" "$P" schedgetcpu)
