@@ -29,6 +29,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: cpuset-run [--table NAME] [--set SET | --cpus LIST [--strict]]\n"
+"                  [--supervise[=files|calls] | --no-supervise]\n"
 "                  [--] PROGRAM [ARGS...]\n"
 "\n"
 "Run PROGRAM inside a CPU set: it sees only the set's CPUs, numbered 0..n-1.\n"
@@ -56,7 +57,8 @@ static void usage(FILE *f)
 "\n"
 "With neither --set nor --cpus, PROGRAM runs in the caller's set.\n"
 "cpuset-run attaches itself, prepends libcpusetshim.so to LD_PRELOAD (once),\n"
-"sets CPUSETSHIM_RUN_SET and CPUSETSHIM_TABLE, and execs PROGRAM in its place.\n"
+"sets CPUSETSHIM_RUN_SET and CPUSETSHIM_TABLE, and execs PROGRAM in its place;\n"
+"a supervised PROGRAM runs as its grandchild, with CPUSETSHIM_SUPERVISED set.\n"
 "\n"
 "Exit status: PROGRAM's; 1 the set was refused, or the kernel refused or\n"
 "narrowed its CPUs (the program is not run); 125 cpuset-run failed\n"
