@@ -42,34 +42,34 @@ wait_line() {
 }
 
 # ---- the choice ----
-CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set "$S1" "$P" counts >"$T/out" 2>"$T/err"
+with_san env CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set "$S1" "$P" counts >"$T/out" 2>"$T/err"
 expect_match "a static ELF is supervised by itself" "$(cat "$T/err")" "static ELF: supervised"
 expect_match "in files mode" "$(cat "$T/err")" "in files mode"
-out=$("$CPUSET_RUN" --set "$S1" sh -c 'echo "[$CPUSETSHIM_SUPERVISED]"; grep "^Seccomp:" /proc/self/status' | tr '\n' ' ')
+out=$(with_san "$CPUSET_RUN" --set "$S1" sh -c 'echo "[$CPUSETSHIM_SUPERVISED]"; grep "^Seccomp:" /proc/self/status' | tr '\n' ' ')
 expect_match "a dynamic program is not: no filter, the preload" "$out" '^\[\] Seccomp:[[:space:]]+0 $'
-out=$("$CPUSET_RUN" --set "$S1" --supervise=calls sh -c 'echo "[$CPUSETSHIM_SUPERVISED]"; grep "^Seccomp:" /proc/self/status' | tr '\n' ' ')
+out=$(with_san "$CPUSET_RUN" --set "$S1" --supervise=calls sh -c 'echo "[$CPUSETSHIM_SUPERVISED]"; grep "^Seccomp:" /proc/self/status' | tr '\n' ' ')
 expect_match "--supervise=calls on a dynamic program: a filter, calls mode" "$out" '^\[calls\] Seccomp:[[:space:]]+2 $'
-out=$("$CPUSET_RUN" --set "$S1" --no-supervise "$P" counts)
+out=$(with_san "$CPUSET_RUN" --set "$S1" --no-supervise "$P" counts)
 expect_eq "--no-supervise: a static program sees the machine again" "$out" \
 	"$(outside taskset -c 1 "$P" counts | sed 's/ [0-9,]*$//') 1"
-expect_status "--supervise=bad is refused" 125 "$CPUSET_RUN" --set "$S1" --supervise=bad "$P" counts
+expect_status "--supervise=bad is refused" 125 with_san "$CPUSET_RUN" --set "$S1" --supervise=bad "$P" counts
 expect_stderr "and says why" "neither 'files' nor 'calls'"
-expect_status "a missing program is 127" 127 "$CPUSET_RUN" --set "$S1" --supervise "$T/nothing"
-expect_status "the program's status is cpuset-run's" 3 "$CPUSET_RUN" --set "$S1" --supervise sh -c 'exit 3'
+expect_status "a missing program is 127" 127 with_san "$CPUSET_RUN" --set "$S1" --supervise "$T/nothing"
+expect_status "the program's status is cpuset-run's" 3 with_san "$CPUSET_RUN" --set "$S1" --supervise sh -c 'exit 3'
 
 # ---- in each set: the kernel's truth read outside ----
 per_set() {
 	vlist=$(seq -s, 0 $((n - 1)))
-	out=$("$CPUSET_RUN" --set "$s" "$P" counts)
+	out=$(with_san "$CPUSET_RUN" --set "$s" "$P" counts)
 	expect_eq "$t: ONLN CONF get_nprocs and the raw affinity" "$out" "$n $n $n $vlist"
-	out=$("$CPUSET_RUN" --set "$s" "$P" files | tr '\n' ' ')
+	out=$(with_san "$CPUSET_RUN" --set "$s" "$P" files | tr '\n' ' ')
 	expect_eq "$t: cpuinfo's processors, stat's cpuN, status, online" "$out" "$n $n $vrange $vrange "
-	out=$("$CPUSET_RUN" --set "$s" "$P" getcpu)
+	out=$(with_san "$CPUSET_RUN" --set "$s" "$P" getcpu)
 	expect_match "$t: getcpu is a virtual CPU" "$out" "^0 [0-$((n - 1))] 0$"
-	out=$("$CPUSET_RUN" --set "$s" "$P" threads 3 | sort -u)
+	out=$(with_san "$CPUSET_RUN" --set "$s" "$P" threads 3 | sort -u)
 	expect_eq "$t: threads see the set" "$out" "$vlist"
 	for v in $(seq 0 $((n - 1))); do
-		run_bg "$T/bind" "$CPUSET_RUN" --set "$s" "$P" bind "$v" wait
+		run_bg "$T/bind" with_san "$CPUSET_RUN" --set "$s" "$P" bind "$v" wait
 		wait_line "$T/bind"
 		pid=$(awk '{ print $2 }' "$T/bind")
 		want=$(echo "$phys" | cut -d' ' -f$((v + 1)))
@@ -78,7 +78,7 @@ per_set() {
 		release
 	done
 	# a view of another process's status is the kernel's own file
-	run_bg "$T/bind" "$CPUSET_RUN" --set "$s" --supervise sh -c 'echo $$; read l; cat /proc/$$/status'
+	run_bg "$T/bind" with_san "$CPUSET_RUN" --set "$s" --supervise sh -c 'echo $$; read l; cat /proc/$$/status'
 	wait_line "$T/bind"
 	truth=$(real_cpus "$(head -1 "$T/bind")")
 	release
@@ -89,32 +89,32 @@ each_set per_set
 
 # the calls' answers on bad arguments are the kernel's: in {0,1}, the
 # whole machine, every answer is the native one
-out=$("$CPUSET_RUN" --set "$S2" "$P" edges)
+out=$(with_san "$CPUSET_RUN" --set "$S2" "$P" edges)
 expect_eq "bad sizes, pointers and pids: the kernel's answers" "$out" "$(outside taskset -c 0,1 "$P" edges)"
 
 # a documented limit: glibc's sched_getcpu reads the rseq area, no system
 # call reaches the supervisor (DESIGN.md, Honest limits)
-out=$("$CPUSET_RUN" --set "$S1" "$P" schedgetcpu)
+out=$(with_san "$CPUSET_RUN" --set "$S1" "$P" schedgetcpu)
 expect_eq "set {1}: a static program's sched_getcpu stays physical (rseq)" "$out" 1
 
 # ---- nested: one numbering ----
-out=$("$CPUSET_RUN" --set "$S2" --supervise sh -c "'$CPUSET_RUN' --cpus 1 '$P' counts")
+out=$(with_san "$CPUSET_RUN" --set "$S2" --supervise sh -c "'$CPUSET_RUN' --cpus 1 '$P' counts")
 expect_eq "nested cpuset-run --cpus 1 in a supervised {0,1}: the inner set" "$out" "1 1 1 0"
-out=$("$CPUSET_RUN" --set "$S2" --supervise sh -c "'$CPUSET_RUN' --cpus 1 sh -c '\"$P\" counts; \"$P\" files; nproc; taskset -pc \$\$'" | tr '\n' ' ')
+out=$(with_san "$CPUSET_RUN" --set "$S2" --supervise sh -c "'$CPUSET_RUN' --cpus 1 sh -c '\"$P\" counts; \"$P\" files; nproc; taskset -pc \$\$'" | tr '\n' ' ')
 expect_match "and its children, static and dynamic (the shim stands aside)" "$out" \
 	"^1 1 1 0 1 1 0 0 1 pid [0-9]+'s current affinity list: 0 $"
-run_bg "$T/bind" "$CPUSET_RUN" --set "$S2" --supervise "$CPUSET_RUN" --cpus 1 "$P" bind 0 wait
+run_bg "$T/bind" with_san "$CPUSET_RUN" --set "$S2" --supervise "$CPUSET_RUN" --cpus 1 "$P" bind 0 wait
 wait_line "$T/bind"
 expect_eq "nested: virtual 0 of the inner {1} is physical 1" "$(real_cpus "$(awk '{ print $2 }' "$T/bind")")" 1
 release
 
 # ---- the ways out: the kernel mask stays inside ----
-run_bg "$T/bind" "$CPUSET_RUN" --set "$S1" "$P" bindraw 0 wait
+run_bg "$T/bind" with_san "$CPUSET_RUN" --set "$S1" "$P" bindraw 0 wait
 wait_line "$T/bind"
 expect_match "physical CPU 0 asked from {1} by the marked call: EINVAL" "$(cat "$T/bind")" "^Invalid argument"
 expect_eq "and the kernel keeps it on 1" "$(real_cpus "$(awk '{ print $3 }' "$T/bind")")" 1
 release
-run_bg "$T/esc" "$CPUSET_RUN" --set "$S1" --supervise sh -c '
+run_bg "$T/esc" with_san "$CPUSET_RUN" --set "$S1" --supervise sh -c '
 	taskset -pc 0 $$ >/dev/null 2>&1; taskset -p 3 $$ >/dev/null 2>&1
 	"'"$CPUSET"'" attach '"$ROOT"' $$ >/dev/null 2>&1; echo attach-root=$?
 	"'"$CPUSET"'" attach '"$S2"' $$ >/dev/null 2>&1; echo attach-sibling=$?
@@ -131,22 +131,22 @@ release
 sleep 100 &
 outsider=$!
 before=$(real_cpus $outsider)
-out=$("$CPUSET_RUN" --set "$S1" "$P" setpid $outsider 0)
+out=$(with_san "$CPUSET_RUN" --set "$S1" "$P" setpid $outsider 0)
 expect_eq "setaffinity on a pid outside the tree: EPERM" "$out" "Operation not permitted"
 expect_eq "and its mask is unchanged" "$(real_cpus $outsider)" "$before"
-out=$("$CPUSET_RUN" --set "$S1" "$P" setpid 1 0)
+out=$(with_san "$CPUSET_RUN" --set "$S1" "$P" setpid 1 0)
 expect_eq "setaffinity on pid 1: EPERM" "$out" "Operation not permitted"
-out=$("$CPUSET_RUN" --set "$S1" --supervise sh -c "sh -c 'exit 0' & p=\$!; wait \$p; '$P' setpid \$p 0")
+out=$(with_san "$CPUSET_RUN" --set "$S1" --supervise sh -c "sh -c 'exit 0' & p=\$!; wait \$p; '$P' setpid \$p 0")
 expect_eq "setaffinity on a thread id that ended: ESRCH" "$out" "No such process"
 kill $outsider
-out=$("$CPUSET_RUN" --set "$S2" --supervise sh -c "sleep 30 & p=\$!; '$P' setpid \$p 1; cat /proc/\$p/status; kill \$p" |
+out=$(with_san "$CPUSET_RUN" --set "$S2" --supervise sh -c "sleep 30 & p=\$!; '$P' setpid \$p 1; cat /proc/\$p/status; kill \$p" |
 	sed -n '1p; s/^Cpus_allowed_list:[[:space:]]*//p' | tr '\n' ' ')
 expect_eq "setaffinity on another process of the tree: done, and it is on physical 1" "$out" "ok 1 "
 
 # a thread id of the tree reused by a process outside it: root can give a
 # new process the id it wants (ns_last_pid)
 if [ -w /proc/sys/kernel/ns_last_pid ]; then
-	run_bg "$T/reuse" "$CPUSET_RUN" --set "$S2" --supervise sh -c \
+	run_bg "$T/reuse" with_san "$CPUSET_RUN" --set "$S2" --supervise sh -c \
 		"sleep 30 & c=\$!; kill \$c; wait \$c; echo \$c; read l; '$P' setpid \$c 1"
 	for _i in $(seq 1 100); do grep -qx '[0-9][0-9]*' "$T/reuse" && break; sleep 0.05; done
 	c=$(grep -x '[0-9][0-9]*' "$T/reuse" | head -1)
@@ -176,6 +176,8 @@ fi
 
 # ---- the supervisor or the keeper killed: the tree ends ----
 for victim in supervisor keeper; do
+	# not through with_san: $! must be cpuset-run's own pid (supervised,
+	# the tree has no preload to give a sanitizer runtime)
 	"$CPUSET_RUN" --set "$S1" --supervise sh -c 'sleep 60 & sleep 60 & echo $$; wait' >"$T/tree" 2>&1 &
 	BG=$!
 	wait_line "$T/tree"
@@ -195,7 +197,7 @@ for victim in supervisor keeper; do
 done
 
 # ---- a signal storm during supervised calls ----
-"$CPUSET_RUN" --set "$S2" "$P" loop 20000 >"$T/storm" 2>&1 &
+with_san "$CPUSET_RUN" --set "$S2" "$P" loop 20000 >"$T/storm" 2>&1 &
 BG=$!
 wait_line "$T/storm"
 pid=$(head -1 "$T/storm")
@@ -213,14 +215,14 @@ expect_ne "and signals did arrive" "$(echo "$res" | awk '{ print $2 }')" 0
 # ---- a set-user-id child under no_new_privs ----
 if [ "$(id -u)" = 0 ] && cp "$(command -v id)" "$T/id" && chown 65534 "$T/id" && chmod 4755 "$T/id" &&
 	[ "$(outside "$T/id" -u)" = 65534 ]; then
-	out=$("$CPUSET_RUN" --set "$S1" --supervise "$T/id" -u)
+	out=$(with_san "$CPUSET_RUN" --set "$S1" --supervise "$T/id" -u)
 	expect_eq "a set-user-id child runs with its caller's uid (no_new_privs)" "$out" "$(id -u)"
 else
 	skip "a set-user-id child" "needs root and a file system that honours set-user-id"
 fi
 
 # ---- the unchanged path for a dynamic program ----
-out=$("$CPUSET_RUN" --set "$S1" sh -c 'echo "$LD_PRELOAD"; grep -c ^processor /proc/cpuinfo; nproc; grep "^Seccomp:" /proc/self/status')
+out=$(with_san "$CPUSET_RUN" --set "$S1" sh -c 'echo "$LD_PRELOAD"; grep -c ^processor /proc/cpuinfo; nproc; grep "^Seccomp:" /proc/self/status')
 expect_match "a dynamic program: the shim preloaded, its views, no filter" "$(echo "$out" | tr '\n' ' ')" \
 	"libcpusetshim\.so.* 1 1 Seccomp:[[:space:]]+0 $"
 finish

@@ -22,26 +22,26 @@ two_sets
 
 for k in $kinds; do
 	G=$T/$k
-	CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set "$S1" "$G" counts >/dev/null 2>"$T/err"
+	with_san env CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set "$S1" "$G" counts >/dev/null 2>"$T/err"
 	expect_match "$k: chosen for supervision as a Go binary" "$(cat "$T/err")" "Go binary: supervised"
-	out=$("$CPUSET_RUN" --no-supervise --set "$S1" "$G" files | cut -d' ' -f1,2,4)
+	out=$(with_san "$CPUSET_RUN" --no-supervise --set "$S1" "$G" files | cut -d' ' -f1,2,4)
 	expect_eq "$k: unsupervised, it reads the machine's cpuinfo, stat, online" "$out" \
 		"$(outside "$G" files | cut -d' ' -f1,2,4)"
 	per_set() {
 		vlist=$(seq -s, 0 $((n - 1)))
-		expect_eq "$k, $t: NumCPU GOMAXPROCS raw affinity" "$("$CPUSET_RUN" --set "$s" "$G" counts)" \
+		expect_eq "$k, $t: NumCPU GOMAXPROCS raw affinity" "$(with_san "$CPUSET_RUN" --set "$s" "$G" counts)" \
 			"$n $n $vlist"
-		expect_eq "$k, $t: cpuinfo, stat, status, online" "$("$CPUSET_RUN" --set "$s" "$G" files)" \
+		expect_eq "$k, $t: cpuinfo, stat, status, online" "$(with_san "$CPUSET_RUN" --set "$s" "$G" files)" \
 			"$n $n $vrange $vrange"
 		expect_eq "$k, $t: goroutines on their own threads" \
-			"$("$CPUSET_RUN" --set "$s" "$G" threads 6)" "$vlist"
-		expect_eq "$k, $t: an os/exec child's counts" "$("$CPUSET_RUN" --set "$s" "$G" exec counts)" \
+			"$(with_san "$CPUSET_RUN" --set "$s" "$G" threads 6)" "$vlist"
+		expect_eq "$k, $t: an os/exec child's counts" "$(with_san "$CPUSET_RUN" --set "$s" "$G" exec counts)" \
 			"$n $n $vlist"
-		expect_eq "$k, $t: an os/exec child's files" "$("$CPUSET_RUN" --set "$s" "$G" exec files)" \
+		expect_eq "$k, $t: an os/exec child's files" "$(with_san "$CPUSET_RUN" --set "$s" "$G" exec files)" \
 			"$n $n $vrange $vrange"
 		for v in $(seq 0 $((n - 1))); do
 			mkfifo "$T/fifo.$k.$s.$v"
-			"$CPUSET_RUN" --set "$s" "$G" bind "$v" <"$T/fifo.$k.$s.$v" >"$T/bind" 2>&1 &
+			with_san "$CPUSET_RUN" --set "$s" "$G" bind "$v" <"$T/fifo.$k.$s.$v" >"$T/bind" 2>&1 &
 			bg=$!
 			exec 9>"$T/fifo.$k.$s.$v"
 			for _i in $(seq 1 100); do [ -s "$T/bind" ] && break; sleep 0.05; done
@@ -56,7 +56,7 @@ for k in $kinds; do
 		done
 	}
 	each_set per_set
-	out=$("$CPUSET_RUN" --set "$S2" "$CPUSET_RUN" --cpus 1 "$G" exec counts)
+	out=$(with_san "$CPUSET_RUN" --set "$S2" "$CPUSET_RUN" --cpus 1 "$G" exec counts)
 	expect_eq "$k: nested cpuset-run --cpus 1 in a supervised {0,1}: one numbering" "$out" "1 1 0"
 done
 finish
