@@ -40,7 +40,6 @@
 #include "src/procfs.h"
 #include "src/rawsys.h"
 #include "src/sets.h"
-#include "shm/registry.h"
 #include "tools/cli.h"
 #include "tools/supervise.h"
 #include "tools/supervise_int.h"
@@ -385,8 +384,11 @@ static int caller_fallback(struct sv *s, pid_t tid, pid_t *tgid, uint32_t *set)
 			return g;
 		*tgid = g;
 	}
+	/* cps_which: the record, else the nearest registered ancestor's;
+	 * the root means neither (the tree's processes descend from the
+	 * supervisor, a member of the launched set) */
 	uint32_t id = s->set;
-	if (shm_proc_find(&s->c->t, *tgid) < 0 && (cps_which(s->c, *tgid, &id) < 0 || !id))
+	if (cps_which(s->c, *tgid, &id) < 0 || !id || id == s->c->t.root_id)
 		id = s->set;
 	*m = (struct set_memo){ tid, *tgid, id, seq };
 	*set = id;

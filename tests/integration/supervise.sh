@@ -49,6 +49,10 @@ out=$(with_san "$CPUSET_RUN" --set "$S1" sh -c 'echo "[$CPUSETSHIM_SUPERVISED]";
 expect_match "a dynamic program is not: no filter, the preload" "$out" '^\[\] Seccomp:[[:space:]]+0 $'
 out=$(with_san "$CPUSET_RUN" --set "$S1" --supervise=calls sh -c 'echo "[$CPUSETSHIM_SUPERVISED]"; grep "^Seccomp:" /proc/self/status' | tr '\n' ' ')
 expect_match "--supervise=calls on a dynamic program: a filter, calls mode" "$out" '^\[calls\] Seccomp:[[:space:]]+2 $'
+out=$(with_san "$CPUSET_RUN" --set "$S1" --supervise=calls "$P" counts | awk '{ print $4 }')
+expect_eq "--supervise=calls: the raw affinity is virtual" "$out" 0
+out=$(with_san "$CPUSET_RUN" --set "$S1" --supervise=calls "$P" files | cut -d' ' -f1,2)
+expect_eq "--supervise=calls: the files are the kernel's" "$out" "$(outside "$P" files | cut -d' ' -f1,2)"
 out=$(with_san "$CPUSET_RUN" --set "$S1" --no-supervise "$P" counts)
 expect_eq "--no-supervise: a static program sees the machine again" "$out" \
 	"$(outside taskset -c 1 "$P" counts | sed 's/ [0-9,]*$//') 1"
