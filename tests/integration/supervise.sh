@@ -101,6 +101,17 @@ expect_eq "bad sizes, pointers and pids: the kernel's answers" "$out" "$(outside
 out=$(with_san "$CPUSET_RUN" --set "$S1" "$P" schedgetcpu)
 expect_eq "set {1}: a static program's sched_getcpu stays physical (rseq)" "$out" 1
 
+# ---- a resize: the supervisor follows it ----
+S3=$("$CPUSET" create --cpus 0-1 --name sv-resize) || die "cpuset create sv-resize"
+run_bg "$T/rs" with_san "$CPUSET_RUN" --set "$S3" --supervise sh -c "echo \$\$; '$P' counts; read l; '$P' counts; '$P' files"
+for _i in $(seq 1 100); do [ "$(wc -l <"$T/rs")" -ge 2 ] && break; sleep 0.05; done
+shpid=$(head -1 "$T/rs")
+"$CPUSET" alloc "$S3" 1 >/dev/null || fail "cpuset alloc sv-resize 1"
+expect_eq "resized to {1}: the kernel has the tree on 1" "$(real_cpus "$shpid")" 1
+release
+expect_eq "and the supervised program's counts and views follow it" \
+	"$(sed -n '2,5p' "$T/rs" | tr '\n' ' ')" "2 2 2 0,1 1 1 1 0 1 1 0 0 "
+
 # ---- nested: one numbering ----
 out=$(with_san "$CPUSET_RUN" --set "$S2" --supervise sh -c "'$CPUSET_RUN' --cpus 1 '$P' counts")
 expect_eq "nested cpuset-run --cpus 1 in a supervised {0,1}: the inner set" "$out" "1 1 1 0"
