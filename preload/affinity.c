@@ -231,9 +231,9 @@ __attribute__((noinline)) static void getaffinity_general(cpu_set_t *mask, size_
  * buffer beyond the kernel's mask, is done by the translation itself.
  * Each of these is entered by a tail jump and returns straight to the
  * program: here every return after a system call costs a mispredicted
- * branch (BENCHMARKS.md, "The affinity calls make the system call
- * themselves"), so the path from the system call back to the program has
- * exactly one, as libc's. */
+ * branch (measured when these calls were made raw: the commit log), so
+ * the path from the system call back to the program has exactly one, as
+ * libc's. */
 __attribute__((noinline)) static int getaffinity_raw(pid_t tid, size_t size, cpu_set_t *mask,
 							bool as_errno)
 {

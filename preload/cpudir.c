@@ -15,9 +15,11 @@
  * every descriptor, closefrom) and get the number again for a file of its
  * own. So: a failed openat below it (EBADF, ENOTDIR, ENOENT...) is
  * believed only when fstat still finds the directory (else the
- * descriptor is forgotten, never closed: the number is the program's, and
- * the path is opened in full); and the directory itself (".", for a
- * listing) is checked on the descriptor it gives. What is not checked: a
+ * descriptor is forgotten, never closed: the number is the program's; the
+ * directory is kept again at once, and the path opened in full if that
+ * fails); and the directory itself (".", opened as a directory) is
+ * checked on the descriptor it gives. A listing by opendir(3) of the
+ * directory itself is libc's of its path (dir.c): fewer system calls. What is not checked: a
  * file opened below a number the program has made another directory
  * holding the same relative path (a copy of sysfs, at that number). Not
  * under the test root (its paths are another tree's). */
@@ -105,18 +107,25 @@ int shim_cpudir_open(const char *phys, int flags, int mode)
 	bool self = !phys[CPUDIR_LEN] || !phys[CPUDIR_LEN + 1];
 	const char *rel = self ? "." : phys + CPUDIR_LEN + 1;
 	int saved = errno;
-	int fd = shim_real.openat(k, rel, flags, mode);
-	if (fd >= 0) {
-		struct stat sb;
-		if (!self)
-			return fd;
-		/* the directory itself: this descriptor must be it */
-		if (fstat(fd, &sb) == 0 && is_cpudir(&sb))
-			return fd;
-		close(fd);
-		still_ours(k);
-	} else if (still_ours(k)) {
-		return -1; /* the directory's own answer */
+	for (int again = 0;; again++) {
+		int fd = shim_real.openat(k, rel, flags, mode);
+		if (fd >= 0) {
+			struct stat sb;
+			if (!self)
+				return fd;
+			/* the directory itself: this descriptor must be it */
+			if (fstat(fd, &sb) == 0 && is_cpudir(&sb))
+				return fd;
+			close(fd);
+			if (still_ours(k))
+				break;
+		} else if (still_ours(k)) {
+			return -1; /* the directory's own answer */
+		}
+		/* lost: kept again at once, once */
+		errno = saved;
+		if (again || (k = cpudir_fd()) < 0)
+			break;
 	}
 	errno = saved;
 	return shim_real.openat(AT_FDCWD, phys, flags, mode);

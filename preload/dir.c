@@ -176,6 +176,17 @@ static struct vdir *vdir_of(DIR *d)
 	return t && t->dir == d ? t : NULL;
 }
 
+/* /sys/devices/system/cpu itself: libc's opendir of its path costs its
+ * open and fstat; below the kept descriptor it would cost the check that
+ * the descriptor is still the directory (an fstat) and fdopendir's fstat
+ * and two fcntl, more than the walk they save where a system call is dear */
+static bool cpudir_itself(const char *phys)
+{
+	static const char cd[] = "/sys/devices/system/cpu";
+	return !strncmp(phys, cd, sizeof(cd) - 1) &&
+	       (!phys[sizeof(cd) - 1] || (phys[sizeof(cd) - 1] == '/' && !phys[sizeof(cd)]));
+}
+
 EXPORT DIR *opendir(const char *name)
 {
 	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX];
@@ -207,7 +218,7 @@ EXPORT DIR *opendir(const char *name)
 		at = rp;
 	}
 	DIR *d;
-	if (!root && k == CPS_VSYS_DIR && real_dir.fdopendir) {
+	if (!root && k == CPS_VSYS_DIR && real_dir.fdopendir && !cpudir_itself(phys)) {
 		/* opendir's own flags, below the kept descriptor (cpudir.c) */
 		int fd = shim_cpudir_open(phys, O_RDONLY | O_NDELAY | O_DIRECTORY | O_CLOEXEC, 0);
 		if (fd < 0)

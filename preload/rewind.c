@@ -48,14 +48,32 @@ struct vfd {
 static struct vfd **vfds; /* VFD_MAX entries, allocated at the first view */
 static pthread_mutex_t vfd_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Whether fd is still the file entry t was remembered for; *sb its
+ * fstat when that was asked. A kept view's identity is not taken at its
+ * open (an fstat at every open of a file that costs four system calls
+ * natively): it is recognised by its name, a file in the kept views'
+ * directory (ino 0 in t). */
+static bool still_the_view(int fd, const struct vfd *t, struct stat *sb)
+{
+	if (t->ino)
+		return fstat(fd, sb) == 0 && sb->st_dev == t->dev && sb->st_ino == t->ino;
+	const char *kd = shim_kept_dirname();
+	char link[32], target[SHIM_KEPT_DIR_MAX + 64];
+	size_t kl = kd ? strlen(kd) : 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = kd ? readlink(link, target, sizeof(target)) : -1;
+	return n > (ssize_t)kl + 1 && !memcmp(target, kd, kl) && target[kl] == '/' &&
+	       fstat(fd, sb) == 0;
+}
+
 void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct stat *id, int how)
 {
-	struct stat sb;
+	struct stat sb = { 0 };
 	if (id) {
 		sb.st_dev = id->st_dev;
 		sb.st_ino = id->st_ino;
 	}
-	if ((unsigned)fd >= VFD_MAX || (!id && fstat(fd, &sb) < 0) ||
+	if ((unsigned)fd >= VFD_MAX || (!id && how != SHIM_VIEW_KEPT && fstat(fd, &sb) < 0) ||
 	    pthread_mutex_trylock(&vfd_lock))
 		return;
 	if (!vfds) {
@@ -86,10 +104,10 @@ bool shim_rewind_real(int fd, char *real, size_t len)
 	struct vfd **v = __atomic_load_n(&vfds, __ATOMIC_ACQUIRE);
 	struct stat sb;
 	bool ok = false;
-	if ((unsigned)fd >= VFD_MAX || !v || fstat(fd, &sb) < 0 || pthread_mutex_trylock(&vfd_lock))
+	if ((unsigned)fd >= VFD_MAX || !v || pthread_mutex_trylock(&vfd_lock))
 		return false;
 	struct vfd *t = v[fd];
-	if (t && t->dev == sb.st_dev && t->ino == sb.st_ino && strlen(t->real) < len) {
+	if (t && still_the_view(fd, t, &sb) && strlen(t->real) < len) {
 		strcpy(real, t->real);
 		ok = true;
 	}
@@ -110,7 +128,7 @@ static void view_rewound(int fd)
 	struct vfd *t = vfds[fd];
 	struct stat sb;
 	struct shim_cpus v;
-	if (fstat(fd, &sb) < 0 || sb.st_dev != t->dev || sb.st_ino != t->ino) {
+	if (!still_the_view(fd, t, &sb)) {
 		/* closed since, and the number given to another file */
 		__atomic_store_n(&vfds[fd], NULL, __ATOMIC_RELEASE);
 		free(t);
@@ -128,6 +146,7 @@ static void view_rewound(int fd)
 		if (nfd >= 0 && nfd != fd) {
 			if (dup3(nfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) == fd &&
 			    fstat(fd, &sb) == 0) {
+				/* its identity now, whichever kind it is */
 				t->how = how;
 				t->dev = sb.st_dev;
 				t->ino = sb.st_ino;

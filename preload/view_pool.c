@@ -18,9 +18,14 @@
  * The real files: /proc/stat and the process's own status and stat are kept open
  * (one descriptor each, close-on-exec, placed high) and read with pread at
  * offset 0, which makes procfs produce them again, fresh, as a new open
- * would. Before each use the descriptor is checked with fstat (the program
- * may have closed it and got the number again for a file of its own);
- * after a fork the child opens its own.
+ * would. The program may have closed the descriptor and got the number
+ * again for a file of its own: what pread gives is checked to read as the
+ * file (real_looks_right), and only a failed pread or other bytes cost an
+ * fstat (a system call at every read costs more than the rest of the
+ * view on a machine where one costs a microsecond). Not told apart: a
+ * file of the program's that reads as the real one (a copy of /proc/stat
+ * put on that number), which gives the view that copy's lines. After a
+ * fork the child opens its own.
  *
  * Anything that fails (no directory, a seccomp filter refusing flock or
  * madvise, /dev/shm full, a view larger than a slot) gives -1, and the
@@ -44,6 +49,7 @@
 
 #include "preload/shim.h"
 #include "preload/view.h"
+#include "base/util.h"
 #include "src/kept_views.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -429,6 +435,42 @@ static bool real_open(struct real_kept *f, const char *path)
 	return true;
 }
 
+/* Whether f's descriptor is still the file it opened (the program may
+ * have closed the number and got it again for a file of its own). */
+static bool real_still_ours(const struct real_kept *f)
+{
+	struct stat st;
+	return fstat(f->fd, &st) == 0 && st.st_dev == f->dev && st.st_ino == f->ino;
+}
+
+/* Whether b[0..n) can be what the real file of kind k gives: the check
+ * that stands for an fstat at every read. A descriptor whose number the
+ * program closed and got again for a file of its own fails its pread
+ * (EBADF; ESPIPE for a pipe or socket, EISDIR) or gives other bytes, and
+ * is then checked with fstat. /proc/stat begins "cpu ", a status "Name:",
+ * our stat "<our pid> (", a cgroup's CPU list is digits, ',' and '-' to a
+ * newline. */
+static bool real_looks_right(enum vkind k, const char *b, size_t n)
+{
+	switch (k) {
+	case V_STAT: return n >= 4 && !memcmp(b, "cpu ", 4);
+	case V_STATUS_PROC: return n >= 5 && !memcmp(b, "Name:", 5);
+	case V_PIDSTAT: {
+		char d[CPS_DEC_MAX];
+		size_t dl = cps_fmt_dec(d, (uint64_t)shim_self_pid);
+		return n > dl + 1 && !memcmp(b, d, dl) && b[dl] == ' ' && b[dl + 1] == '(';
+	}
+	case V_CGROUP:
+		if (!n || b[n - 1] != '\n')
+			return false;
+		for (size_t i = 0; i + 1 < n; i++)
+			if (!((b[i] >= '0' && b[i] <= '9') || b[i] == ',' || b[i] == '-'))
+				return false;
+		return true;
+	default: return false;
+	}
+}
+
 /* One pread at offset 0 into b: its length (less than cap: the whole
  * file, procfs and kernfs make it whole at 0), cap when it did not fit,
  * or -errno. */
@@ -459,13 +501,14 @@ int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char 
 	if (!f)
 		return -EAGAIN;
 	const char *path = k == V_CGROUP ? f->path : paths[f - real_kept];
-	struct stat st;
-	bool ours = !fresh && f->fd >= 0 && fstat(f->fd, &st) == 0 && st.st_dev == f->dev &&
-		    st.st_ino == f->ino;
-	if (ours && f->pid != shim_self_pid) {
+	/* in steady state the descriptor is believed without fstat: what
+	 * its pread gives is checked instead (real_looks_right) */
+	bool ours = !fresh && f->fd >= 0 && f->pid == shim_self_pid;
+	if (!fresh && f->fd >= 0 && f->pid != shim_self_pid) {
 		/* inherited from the parent: its status is not ours (a
 		 * cgroup's file is the same file for the child) */
-		if (k != V_STAT && k != V_CGROUP) {
+		ours = real_still_ours(f);
+		if (ours && k != V_STAT && k != V_CGROUP) {
 			close(f->fd);
 			ours = false;
 		}
@@ -476,6 +519,14 @@ int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char 
 		goto out;
 	/* it fitted last time: the caller's buffer first */
 	ssize_t n = f->last < sbcap ? read_at0(f->fd, sb, sbcap) : (ssize_t)sbcap;
+	if (ours && (n < 0 || ((size_t)n < sbcap && !real_looks_right(k, sb, (size_t)n))) &&
+	    !real_still_ours(f)) {
+		/* the number is the program's now: forgotten, not closed */
+		f->fd = -1;
+		if (!real_open(f, path))
+			goto out;
+		n = f->last < sbcap ? read_at0(f->fd, sb, sbcap) : (ssize_t)sbcap;
+	}
 	if (n >= 0 && (size_t)n < sbcap) {
 		r = took(f, sb, (size_t)n, out, len);
 		goto out;
@@ -491,6 +542,12 @@ int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char 
 			break;
 		}
 		n = read_at0(f->fd, b, cap);
+		if (n >= 0 && (size_t)n < cap && !real_looks_right(k, b, (size_t)n) &&
+		    !real_still_ours(f)) {
+			free(b);
+			f->fd = -1; /* the program's: read the usual way */
+			break;
+		}
 		if (n >= 0 && (size_t)n < cap) {
 			r = took(f, b, (size_t)n, out, len);
 			break;

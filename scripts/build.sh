@@ -5,4 +5,6 @@ set -e
 cd "$(dirname "$0")/.."
 [ -x configure ] || autoreconf -fi
 ./configure -q "$@"
-make -j"$(nproc)" -s
+# -s alone leaves automake's silent rules printing a "  CC" line a file
+# (their echo is not make's): those go, warnings and errors (stderr) stay
+make -j"$(nproc)" -s >/dev/null

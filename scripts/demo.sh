@@ -6,7 +6,7 @@ set -e
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh
 sh scripts/build.sh
-make -s tests/integration/prog_omp
+make -s tests/integration/prog_omp >/dev/null
 
 export CPUSETSHIM_TABLE=cpusetshim-demo.$$
 # not installed: cpuset-run preloads the build tree's shim
@@ -23,5 +23,7 @@ echo "\$ cpuset-run --set demo grep processor /proc/cpuinfo"
 echo "\$ OMP_PLACES=threads OMP_PROC_BIND=close cpuset-run --set demo prog_omp"
 echo "#   (vcpu: what the program sees; pcpu: the physical CPU, read with a raw system call)"
 OMP_PLACES=threads OMP_PROC_BIND=close ./cpuset-run --set demo tests/integration/prog_omp
+# the program has exited: its record goes at the next write, or now
+./cpuset sweep >/dev/null
 echo "\$ cpuset-inspect --tree"
 ./cpuset-inspect --tree

@@ -60,6 +60,16 @@ expect_eq "nothing on its standard output" "$(cat "$T/out")" ""
 expect_eq "CPUSETSHIM_RUN_SET under taskset -c 0: passes through" \
 	"$(seen taskset -c 0 env CPUSETSHIM_RUN_SET=one CPUSETSHIM_DEBUG=1 2>"$T/err")" "0 0"
 expect_stderr "CPUSETSHIM_DEBUG says why (RUN_SET)" "that CPUSETSHIM_RUN_SET names"
+# every view gives that one answer, the machine's, never a mix (a task
+# that srun started elsewhere with the client's environment), and the
+# launch leaves nothing in the table
+views='grep -c ^processor /proc/cpuinfo; cat /sys/devices/system/cpu/online; nproc --all; nproc
+	grep Cpus_allowed_list /proc/self/status; grep -c "^cpu[0-9]" /proc/stat'
+expect_eq "CPUSETSHIM_RUN_SET under taskset -c 0: every view the machine's" \
+	"$(taskset -c 0 env $(san_env) LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD:}$SHIM" CPUSETSHIM_RUN_SET=one sh -c "$views")" \
+	"$(taskset -c 0 sh -c "$views")"
+expect_eq "and it is no member of the set it named" \
+	"$("$CPUSET" --json show one | "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)["set"]["members"])')" 0
 expect_eq "CPUSETSHIM_SET with both CPUs allowed: confined" "$(seen env CPUSETSHIM_SET=one)" "0 1"
 # a set with a CPU the caller may not run on is refused, as by cpuset-run
 # (never widened, nor narrowed in silence)

@@ -24,7 +24,11 @@
  * errno, where libc succeeds the shim succeeds, and neither crashes.
  *
  * DIFFLIBC_BUDGET (300; 0 for all) bounds the cases run per name: a name
- * with more runs a sample drawn from DIFFLIBC_SEED (1).
+ * with more runs a sample drawn from DIFFLIBC_SEED (1). DIFFLIBC_SECONDS
+ * (150; 0 for no bound) bounds the whole run's time: each name gets an
+ * equal share of what is left, and stops drawing cases once its share is
+ * spent and 10 have run, so a slow or loaded machine runs fewer cases of
+ * every name rather than leaving names out (the count is printed).
  *
  * Prints one line per exported name: "PASS NAME N L" (N cases, L of them
  * the documented limit: an unreadable argument the shim reads) or
@@ -38,6 +42,7 @@
 #include <ftw.h>
 #include <glob.h>
 #include <limits.h>
+#include <time.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -910,7 +915,15 @@ static bool exported_by_driver(const char *name, const struct driver **d)
 }
 
 /* a case number and its mismatch, for the report */
-static void test_name(const char *name, const char *only_case)
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* DEADLINE: the monotonic time this name's share ends (0: none) */
+static void test_name(const char *name, const char *only_case, double deadline)
 {
 	const struct driver *d;
 	if (!exported_by_driver(name, &d)) {
@@ -946,6 +959,8 @@ static void test_name(const char *name, const char *only_case)
 			if (rng % (uint64_t)nrel >= (uint64_t)budget)
 				continue;
 		}
+		if (deadline > 0 && ran >= 10 && now_s() > deadline)
+			break; /* its share of the time is spent */
 		ran++;
 		struct res s = run_side(&SHIM, d, name, c), l = run_side(&LIBC, d, name, c);
 		char why[256];
@@ -986,7 +1001,8 @@ int main(int argc, char **argv)
 	char line[512];
 	bool global = false;
 	int names = 0;
-	while (fgets(line, sizeof(line), m)) {
+	static char list[512][64];
+	while (names < 512 && fgets(line, sizeof(line), m)) {
 		char *hash = strstr(line, "/*");
 		if (hash)
 			*hash = 0;
@@ -1003,15 +1019,21 @@ int main(int argc, char **argv)
 				continue; /* the shim's own, libc has none */
 			if (argc > 3 && strcmp(t, argv[3]))
 				continue;
-			names++;
-			test_name(t, argc > 4 ? argv[4] : NULL);
-			fflush(stdout);
+			if (names < 512)
+				snprintf(list[names++], sizeof(list[0]), "%s", t);
 		}
 	}
 	fclose(m);
 	if (!names) {
 		fprintf(stderr, "difflibc: no names read from %s\n", argv[1]);
 		return 2;
+	}
+	double secs = getenv("DIFFLIBC_SECONDS") ? atof(getenv("DIFFLIBC_SECONDS")) : 150.0;
+	double end = now_s() + secs;
+	for (int i = 0; i < names; i++) {
+		double deadline = secs > 0 ? now_s() + (end - now_s()) / (double)(names - i) : 0;
+		test_name(list[i], argc > 4 ? argv[4] : NULL, deadline);
+		fflush(stdout);
 	}
 	return 0;
 }

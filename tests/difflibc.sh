@@ -12,10 +12,12 @@
 # A name no driver covers fails. DIFFLIBC_NAME=NAME runs one name;
 # DIFFLIBC_BUDGET=N (300, 0 for every case) and DIFFLIBC_SEED=S (1) choose
 # how many of a name's generated cases run, a sample drawn from the seed
-# (the seed is printed; a long run by hand: DIFFLIBC_BUDGET=0).
+# (the seed is printed; a long run by hand: DIFFLIBC_BUDGET=0
+# DIFFLIBC_SECONDS=0). DIFFLIBC_SECONDS=S (150) bounds each way's time:
+# a loaded machine runs fewer cases of every name, never fewer names.
 . "$(dirname "$0")/common.sh"
 need taskset util-linux
-note "cases per name: ${DIFFLIBC_BUDGET:-300} (0: all), seed ${DIFFLIBC_SEED:-1}"
+note "cases per name: ${DIFFLIBC_BUDGET:-300} (0: all), seed ${DIFFLIBC_SEED:-1}, ${DIFFLIBC_SECONDS:-150} s per way at most (0: no bound)"
 PROG="$B/tests/difflibc"
 MAP="$SRC/preload/libcpusetshim.map"
 [ -x "$PROG" ] || die "no $PROG (make check builds it)"

@@ -201,3 +201,84 @@ const char *cli_flags(unsigned flags)
 		return "autoclean";
 	return "-";
 }
+
+/* ---- the caller's own numbers ----
+ *
+ * A process inside a set (its own set is not the root) sees that set's
+ * CPUs as 0..n-1 through the shim, and its tools take and show the same
+ * numbers: the k-th CPU of its set is its CPU k. --physical (cli_physical)
+ * keeps the machine's numbers; outside any set the two are the same. */
+bool cli_physical;
+static struct {
+	bool inside;
+	uint32_t set;
+	unsigned n;
+	size_t nw;
+	uint64_t cpus[CPS_MAX_WORDS];
+} own;
+
+int cli_own_set(struct cps_ctx *c)
+{
+	uint32_t id;
+	struct cps_setinfo si;
+	own.inside = false;
+	own.nw = c->t.mask_words < CPS_MAX_WORDS ? c->t.mask_words : CPS_MAX_WORDS;
+	if (cli_physical || cps_which(c, 0, &id) < 0 || id == c->t.root_id ||
+	    cps_set_get(c, id, &si) < 0 || cps_mask_empty(si.cpus, own.nw))
+		return 0;
+	own.inside = true;
+	own.set = id;
+	cps_mask_copy(own.cpus, si.cpus, own.nw);
+	own.n = cps_mask_count(si.cpus, own.nw);
+	return (int)own.set;
+}
+
+int cli_cpus_own(const char *s, uint64_t *m, size_t nw)
+{
+	uint64_t v[CPS_MAX_WORDS];
+	int r = cli_cpus(s, own.inside ? v : m, nw);
+	if (r != CLI_OK || !own.inside)
+		return r;
+	int last = cps_mask_last(v, nw);
+	if (last >= (int)own.n) {
+		char range[32];
+		snprintf(range, sizeof(range), own.n == 1 ? "0" : "0-%u", own.n - 1);
+		cli_err("CPU %d is not one of this process's CPUs (%s, those of its set %u; "
+			"--physical takes the machine's numbers)", last, range, own.set);
+		return CLI_USAGE;
+	}
+	cps_mask_zero(m, nw);
+	cps_virt_to_phys(m, own.cpus, own.nw, v, nw, false);
+	return CLI_OK;
+}
+
+char *cli_cpulist_own(const uint64_t *m, size_t nw)
+{
+	static char buf[CPS_MAX_CPUS * 12];
+	if (!own.inside)
+		return cli_cpulist(m, nw);
+	uint64_t v[CPS_MAX_WORDS], out[CPS_MAX_WORDS];
+	size_t w = nw < own.nw ? nw : own.nw;
+	cps_mask_zero(v, CPS_MAX_WORDS);
+	cps_phys_to_virt(v, w, own.cpus, own.nw, m);
+	cps_mask_andnot(out, m, own.cpus, w);
+	size_t n = cps_cpulist_format(buf, sizeof(buf) / 2, v, w);
+	if (!n)
+		n = (size_t)snprintf(buf, sizeof(buf), "-");
+	if (!cps_mask_empty(out, w)) {
+		/* CPUs outside the caller's set have no number of its own */
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "+machine:");
+		cps_cpulist_format(buf + n, sizeof(buf) - n, out, w);
+	}
+	return buf;
+}
+
+bool cli_own_inside(void)
+{
+	return own.inside;
+}
+
+uint32_t cli_own_set_id(void)
+{
+	return own.inside ? own.set : 0;
+}

@@ -49,4 +49,18 @@ char *cli_cpulist(const uint64_t *m, size_t nw); /* static buffer */
 const char *cli_flags(unsigned flags);              /* "strict,autoclean" or "-" */
 const char *cli_user(uid_t uid);                    /* static buffer */
 
+/* The caller's own numbers: inside a set (its own set is not the root),
+ * CPU k is the k-th CPU of its set; cli_physical (--physical) keeps the
+ * machine's. cli_own_set learns the caller's set (returns its id when
+ * inside one, else 0); then cli_cpus_own parses a list in the caller's
+ * numbers into physical ones (CLI_USAGE, said, for a CPU beyond its
+ * set), and cli_cpulist_own shows physical CPUs in them, those outside
+ * its set added as "+machine:LIST" (static buffer). */
+extern bool cli_physical;
+int cli_own_set(struct cps_ctx *c);
+int cli_cpus_own(const char *s, uint64_t *m, size_t nw);
+char *cli_cpulist_own(const uint64_t *m, size_t nw);
+bool cli_own_inside(void);
+uint32_t cli_own_set_id(void); /* the caller's set when inside one, else 0 */
+
 #endif

@@ -18,11 +18,15 @@
 #include "src/procfs.h"
 #include "src/sets.h"
 #include "tools/cli.h"
+#include "tools/top.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: cpuset-inspect [--table NAME] [--json] [--check] [--tree]\n"
+"Usage: cpuset-inspect [--table NAME] [--table-owner USER] [--json] [--check]\n"
+"                      [--tree]\n"
+"       cpuset-inspect --top [-d SECONDS] [-n COUNT] [--members] [--json]\n"
+"                      [--table NAME] [--table-owner USER]\n"
 "\n"
 "Show the CPU-set table: its header, every set, every member process with\n"
 "its recorded threads and their wanted (virtual) masks.\n"
@@ -30,7 +34,14 @@ static void usage(FILE *f)
 "  --check        verify every invariant; print each violation and exit 1\n"
 "                 if there is any\n"
 "  --tree         draw the hierarchy with a map of each set's CPUs\n"
-"  --json         machine-readable output\n"
+"  --json         machine-readable output (with --top: one object a line)\n"
+"  --top          a live view of the sets: CPUs, members, how busy their\n"
+"                 CPUs are (one read of /proc/stat a refresh); q or Ctrl-C\n"
+"                 quits\n"
+"  -d SECONDS     with --top: time between refreshes (default 1)\n"
+"  -n COUNT       with --top: stop after COUNT refreshes\n"
+"  --members      with --top: each member's threads and CPU time too (one\n"
+"                 /proc/PID/stat a member a refresh)\n"
 "  --table NAME   the table (default $CPUSETSHIM_TABLE, else cpusetshim.<uid>)\n"
 "  --table-owner USER\n"
 "                 root only reads a table of another user when it is named\n"
@@ -170,6 +181,10 @@ static void show_text(void)
 	struct shm_header *h = tbl.h;
 	printf("table %s: layout %u, %u-bit masks, made %s", tbl.name, SHM_LAYOUT,
 	       h->caps.mask_bits, ctime(&(time_t){ (time_t)h->created }));
+	if (cli_own_inside())
+		printf("  this process is in set %u: CPU numbers are the machine's, and \"in your "
+		       "numbers\" its set's 0..n-1 (+machine: CPUs outside its set)\n",
+		       (unsigned)cli_own_set_id());
 	printf("  mode %04o, creator uid %u, seq %llu, writes %llu, repairs %llu\n", h->mode,
 	       h->creator_uid, (unsigned long long)h->seq, (unsigned long long)h->writes,
 	       (unsigned long long)h->repairs);
@@ -184,6 +199,9 @@ static void show_text(void)
 		       s->id, s->name[0] ? s->name : "-", s->parent, cli_flags(s->flags),
 		       cli_user(s->uid));
 		printf("    cpus = %s\n", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
+		if (cli_own_inside())
+			printf("    cpus in your numbers = %s\n",
+			       cli_cpulist_own(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
 		printf("    reserved = %s\n", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_RESERVED), tbl_words));
 		printf("    strictly reserved = %s\n",
 		       cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_SRESERVED), tbl_words));
@@ -232,6 +250,8 @@ static void show_json(bool checked)
 		       (s->flags & CPS_FLAGS_ALL) == CPS_FLAGS_ALL ? "," : "",
 		       (s->flags & CPS_AUTOCLEAN) ? "\"autoclean\"" : "", s->uid);
 		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
+		printf(",\"own_cpus\":");
+		cli_json_str(stdout, cli_cpulist_own(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
 		printf(",\"reserved\":");
 		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_RESERVED), tbl_words));
 		printf(",\"strictly_reserved\":");
@@ -274,14 +294,40 @@ int main(int argc, char **argv)
 		{ "table-owner", required_argument, 0, 'O' },
 		{ "check", no_argument, 0, 'c' },       { "tree", no_argument, 0, 't' },
 		{ "help", no_argument, 0, 'h' },        { "version", no_argument, 0, 'V' },
+		{ "top", no_argument, 0, 'P' },         { "members", no_argument, 0, 'M' },
 		{ 0, 0, 0, 0 }
 	};
 	const char *table = NULL;
-	bool do_check = false, do_tree = false;
+	bool do_check = false, do_tree = false, do_top = false, top_arg = false;
+	struct top_opts topo = { .delay = 1.0, .count = 0 };
 	int ch;
 	cli_init(argv[0]);
-	while ((ch = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "hVd:n:", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'P': do_top = true; break;
+		case 'M': topo.members = top_arg = true; break;
+		case 'd': {
+			char *end;
+			errno = 0;
+			topo.delay = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(topo.delay >= 0.01) ||
+			    topo.delay > 86400) {
+				cli_err("-d wants seconds between 0.01 and 86400, not '%s'", optarg);
+				return CLI_USAGE;
+			}
+			top_arg = true;
+			break;
+		}
+		case 'n': {
+			unsigned long v;
+			if (cli_uint(optarg, 0x7fffffff, &v) < 0 || v == 0) {
+				cli_err("-n wants a count of refreshes (1 or more), not '%s'", optarg);
+				return CLI_USAGE;
+			}
+			topo.count = (long)v;
+			top_arg = true;
+			break;
+		}
 		case 'T': table = optarg; break;
 		case 'O':
 			if (cli_table_owner(optarg))
@@ -299,10 +345,25 @@ int main(int argc, char **argv)
 		cli_err("unexpected argument '%s'", argv[optind]);
 		return CLI_USAGE;
 	}
+	if (top_arg && !do_top) {
+		cli_err("-d, -n and --members go with --top");
+		return CLI_USAGE;
+	}
+	if (do_top && (do_check || do_tree)) {
+		cli_err("--top excludes --check and --tree");
+		return CLI_USAGE;
+	}
 	struct cps_ctx c;
 	int r = cli_open(&c, table, CPS_OPEN_READ);
 	if (r)
 		return r;
+	if (do_top) {
+		topo.json = json;
+		r = top_run(&c, &topo);
+		cps_close(&c);
+		return r;
+	}
+	cli_own_set(&c);
 	if (cps_table_copy(&c, &tbl) < 0) {
 		cli_err("out of memory");
 		return CLI_TABLE;

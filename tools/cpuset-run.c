@@ -28,15 +28,18 @@ enum { RUN_REFUSED = 1, RUN_FAIL = 125, RUN_NOEXEC = 126, RUN_NOTFOUND = 127 };
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: cpuset-run [--table NAME] [--set SET | --cpus LIST [--strict]]\n"
+"Usage: cpuset-run [--table NAME] [--table-owner UID] [--override]\n"
+"                  [--set SET | --cpus LIST [--strict] [--name NAME] [--physical]]\n"
 "                  [--supervise[=files|calls] | --no-supervise]\n"
 "                  [--] PROGRAM [ARGS...]\n"
 "\n"
 "Run PROGRAM inside a CPU set: it sees only the set's CPUs, numbered 0..n-1.\n"
 "\n"
 "  --set SET      run in this existing set (an id or a name)\n"
-"  --cpus LIST    make a new set of these physical CPUs, a child of the\n"
-"                 caller's set, destroyed when its last process ends\n"
+"  --cpus LIST    make a new set of these CPUs, a child of the caller's set,\n"
+"                 destroyed when its last process ends; the caller's own\n"
+"                 numbers: inside a set, its CPUs are 0..n-1\n"
+"  --physical     with --cpus: the machine's CPU numbers\n"
 "  --strict       with --cpus: the new set shares no CPU with its siblings\n"
 "  --name NAME    with --cpus: name the new set\n"
 "  --table NAME   the shared-memory table (default $CPUSETSHIM_TABLE, else\n"
@@ -196,7 +199,7 @@ int main(int argc, char **argv)
 		{ "cpus", required_argument, 0, 'c' },  { "strict", no_argument, 0, 'S' },
 		{ "name", required_argument, 0, 'n' },  { "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },     { "table-owner", required_argument, 0, 'O' },
-		{ "override", no_argument, 0, 'X' },
+		{ "override", no_argument, 0, 'X' },     { "physical", no_argument, 0, 'P' },
 		{ "supervise", optional_argument, 0, 'U' }, { "no-supervise", no_argument, 0, 'u' },
 		{ 0, 0, 0, 0 }
 	};
@@ -216,6 +219,7 @@ int main(int argc, char **argv)
 		case 'c': cpus = optarg; break;
 		case 'S': strict = true; break;
 		case 'n': name = optarg; break;
+		case 'P': cli_physical = true; break;
 		case 'X':
 			if (cps_allowance_override(true) < 0) {
 				cli_err("--override: only root may go beyond the kernel's allowance");
@@ -247,8 +251,8 @@ int main(int argc, char **argv)
 		cli_err("--set and --cpus exclude each other");
 		return RUN_FAIL;
 	}
-	if ((strict || name) && !cpus) {
-		cli_err("--strict and --name go with --cpus");
+	if ((strict || name || cli_physical) && !cpus) {
+		cli_err("--strict, --name and --physical go with --cpus");
 		return RUN_FAIL;
 	}
 	const char *why = NULL;
@@ -280,7 +284,8 @@ int main(int argc, char **argv)
 			return r == CLI_REFUSED ? RUN_REFUSED : RUN_FAIL;
 	} else if (cpus) {
 		uint64_t m[CPS_MAX_WORDS];
-		if (cli_cpus(cpus, m, c.t.mask_words) != 0)
+		cli_own_set(&c);
+		if (cli_cpus_own(cpus, m, c.t.mask_words) != 0)
 			return RUN_FAIL;
 		/* made and attached in one transaction: killed at any point,
 		 * no set is left without its member */

@@ -25,7 +25,8 @@ static bool json, override;
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: cpuset [--table NAME] [--json] COMMAND [ARGS]\n"
+"Usage: cpuset [--table NAME] [--table-owner USER] [--json] [--override]\n"
+"              [--physical] COMMAND [ARGS]\n"
 "\n"
 "Hierarchical CPU sets in user space. Programs run in a set with the\n"
 "cpusetshim preload see only its CPUs, numbered 0..n-1.\n"
@@ -55,7 +56,9 @@ static void usage(FILE *f)
 "                           (any write does this too; this changes nothing else)\n"
 "\n"
 "SET is an id or a name. LIST is a CPU list (0-3,8 or 0-31:2) or a hex\n"
-"mask (0xff). Physical CPU numbers throughout.\n"
+"mask (0xff), in the caller's own numbers: inside a set, its set's CPUs\n"
+"are 0..n-1 (CPUs outside it are shown as +machine:LIST); outside any set\n"
+"they are the machine's. init --cpus takes the machine's numbers.\n"
 "\n"
 "Options:\n"
 "  --table NAME   the shared-memory table (default $CPUSETSHIM_TABLE, else\n"
@@ -64,6 +67,7 @@ static void usage(FILE *f)
 "                 root only uses a table of another user when it is named\n"
 "                 and this names its owner\n"
 "  --json         machine-readable output for list, show and which\n"
+"  --physical     the machine's CPU numbers, also inside a set\n"
 "  --override     root only: create, alloc and attach may use CPUs outside\n"
 "                 the caller's cgroup and affinity (refused otherwise, EACCES)\n"
 "  -h, --help     this text\n"
@@ -229,7 +233,7 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 	if (parent && (r = cli_set(c, parent, &pid)))
 		return r;
 	if (cpus) {
-		if ((r = cli_cpus(cpus, m, mw)))
+		if ((r = cli_cpus_own(cpus, m, mw)))
 			return r;
 	} else {
 		/* the 2003 CPUSETS proposal's "same processors as the parent": what is free */
@@ -319,7 +323,7 @@ static int cmd_alloc(struct cps_ctx *c, int argc, char **argv)
 	int r;
 	if (argc != 3)
 		return bad_usage("alloc wants SET and a CPU LIST%s", "");
-	if ((r = cli_set(c, argv[1], &id)) || (r = cli_cpus(argv[2], m, c->t.mask_words)))
+	if ((r = cli_set(c, argv[1], &id)) || (r = cli_cpus_own(argv[2], m, c->t.mask_words)))
 		return r;
 	if ((r = cps_alloc(c, id, m)) < 0)
 		return unmoved_refused(c, r, "alloc %s %s", argv[1], argv[2]);
@@ -401,10 +405,10 @@ static int cmd_free(struct cps_ctx *c, int argc, char **argv)
 		return cli_refused(r, c->why, "free");
 	if (json) {
 		printf("{\"cpus\":");
-		cli_json_str(stdout, cli_cpulist(m, c->t.mask_words));
+		cli_json_str(stdout, cli_cpulist_own(m, c->t.mask_words));
 		printf("}\n");
 	} else {
-		printf("%s\n", cli_cpulist(m, c->t.mask_words));
+		printf("%s\n", cli_cpulist_own(m, c->t.mask_words));
 	}
 	return CLI_OK;
 }
@@ -467,11 +471,15 @@ static void print_set_json(struct cps_ctx *c, const struct cps_setinfo *s)
 	       (s->flags & CPS_STRICT) ? "\"strict\"" : "",
 	       (s->flags & CPS_FLAGS_ALL) == CPS_FLAGS_ALL ? "," : "",
 	       (s->flags & CPS_AUTOCLEAN) ? "\"autoclean\"" : "", s->uid);
-	cli_json_str(stdout, cli_cpulist(s->cpus, mw));
+	cli_json_str(stdout, cli_cpulist_own(s->cpus, mw));
+	if (cli_own_inside()) {
+		printf(",\"physical_cpus\":");
+		cli_json_str(stdout, cli_cpulist(s->cpus, mw));
+	}
 	printf(",\"ncpus\":%u,\"reserved\":", cps_mask_count(s->cpus, mw));
-	cli_json_str(stdout, cli_cpulist(s->reserved, mw));
+	cli_json_str(stdout, cli_cpulist_own(s->reserved, mw));
 	printf(",\"strictly_reserved\":");
-	cli_json_str(stdout, cli_cpulist(s->sreserved, mw));
+	cli_json_str(stdout, cli_cpulist_own(s->sreserved, mw));
 	printf(",\"members\":%u,\"children\":%u}", s->nmembers, s->nchildren);
 }
 
@@ -501,7 +509,7 @@ static int cmd_list(struct cps_ctx *c, int argc, char **argv)
 			snprintf(parent, sizeof(parent), s.parent ? "%u" : "-", s.parent);
 			printf("%-6u %-6s %-16s %-16s %-10s %7u %8u  %s\n", s.id, parent,
 			       s.name[0] ? s.name : "-", cli_flags(s.flags), cli_user(s.uid),
-			       s.nmembers, s.nchildren, cli_cpulist(s.cpus, c->t.mask_words));
+			       s.nmembers, s.nchildren, cli_cpulist_own(s.cpus, c->t.mask_words));
 		}
 		first = 0;
 	}
@@ -541,9 +549,11 @@ static int cmd_show(struct cps_ctx *c, int argc, char **argv)
 		printf(s.parent ? "parent:             %u\n" : "parent:             -\n", s.parent);
 		printf("flags:              %s\n", cli_flags(s.flags));
 		printf("owner:              %s\n", cli_user(s.uid));
-		printf("cpus:               %s (%u)\n", cli_cpulist(s.cpus, mw), cps_mask_count(s.cpus, mw));
-		printf("reserved:           %s\n", cli_cpulist(s.reserved, mw));
-		printf("strictly reserved:  %s\n", cli_cpulist(s.sreserved, mw));
+		printf("cpus:               %s (%u)\n", cli_cpulist_own(s.cpus, mw), cps_mask_count(s.cpus, mw));
+		if (cli_own_inside())
+			printf("physical cpus:      %s\n", cli_cpulist(s.cpus, mw));
+		printf("reserved:           %s\n", cli_cpulist_own(s.reserved, mw));
+		printf("strictly reserved:  %s\n", cli_cpulist_own(s.sreserved, mw));
 		printf("children:           %u\n", s.nchildren);
 		printf("members:            %u\n", s.nmembers);
 		for (long i = 0; i < n && i < (long)s.nmembers + 64; i++)
@@ -616,7 +626,8 @@ int main(int argc, char **argv)
 		{ "table", required_argument, 0, 'T' }, { "json", no_argument, 0, 'j' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' },
 		{ "table-owner", required_argument, 0, 'O' },
-		{ "override", no_argument, 0, 'X' }, { 0, 0, 0, 0 }
+		{ "override", no_argument, 0, 'X' }, { "physical", no_argument, 0, 'P' },
+		{ 0, 0, 0, 0 }
 	};
 	int ch;
 	cli_init(argv[0]);
@@ -629,6 +640,7 @@ int main(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'X': override = true; break;
+		case 'P': cli_physical = true; break;
 		case 'h': usage(stdout); return CLI_OK;
 		case 'V': printf("cpuset (cpusetshim) %s\n", PACKAGE_VERSION); return CLI_OK;
 		default: fprintf(stderr, "Try 'cpuset --help'.\n"); return CLI_USAGE;
@@ -654,6 +666,8 @@ int main(int argc, char **argv)
 			json = true;
 		} else if (!strcmp(cargv[i], "--override")) {
 			override = true;
+		} else if (!strcmp(cargv[i], "--physical")) {
+			cli_physical = true;
 		} else if (!strcmp(cargv[i], "--table") && i + 1 < cargc) {
 			table = cargv[++i];
 		} else if (!strncmp(cargv[i], "--table=", 8)) {
@@ -693,6 +707,7 @@ int main(int argc, char **argv)
 		int r = cli_open(&c, table, cmds[i].how);
 		if (r)
 			return r;
+		cli_own_set(&c);
 		r = cmds[i].fn(&c, cargc, cargv);
 		cps_close(&c);
 		fflush(stdout);

@@ -106,4 +106,21 @@ expect_eq "write reopen of a view: the kept online view keeps its contents" \
 expect_eq "write reopen of a view: the kept cpuinfo views keep their size" \
 	"$(for f in "$VDIR"/cpuinfo-*; do [ -s "$f" ] || echo "$f is empty"; done)" ""
 
+# The real files behind /proc/stat, status and stat (kept open, read with
+# pread, believed without an fstat while they read as such): the program
+# closes them, then puts files of its own on their numbers
+note "---- the real files kept open, taken away ----"
+mkdir -p "$T/lost"
+in_set "$S1" "$PYTHON3" "$SRC/tests/integration/real_lost.py" "$T/lost" >"$T/lost.out" 2>&1
+expect_eq "real files kept: three, opened by the first views" "$(grep '^kept ' "$T/lost.out")" "kept 3"
+for tag in first closed file null pipe dir; do
+	expect_eq "real files kept, $tag: the views are the set's" \
+		"$(grep "^$tag " "$T/lost.out" | tr '\n' ' ')" \
+		"$tag stat 1 $tag status 0 $tag pidstat 0 "
+done
+expect_eq "real files kept: files put on their numbers are reopened past" \
+	"$(grep '^kept-' "$T/lost.out" | tr '\n' ' ')" "kept-file 3 kept-null 3 kept-pipe 3 kept-dir 3 "
+expect_eq "real files kept: the program's own files unread" \
+	"$(grep '^mine ' "$T/lost.out" | tr '\n' ' ')" "mine offset 0 mine pipe pipe bytes "
+
 finish

@@ -133,15 +133,15 @@ run_bg "$T/esc" with_san "$CPUSET_RUN" --set "$S1" --supervise sh -c '
 	taskset -pc 0 $$ >/dev/null 2>&1; taskset -p 3 $$ >/dev/null 2>&1
 	"'"$CPUSET"'" attach '"$ROOT"' $$ >/dev/null 2>&1; echo attach-root=$?
 	"'"$CPUSET"'" attach '"$S2"' $$ >/dev/null 2>&1; echo attach-sibling=$?
-	"'"$CPUSET_RUN"'" --cpus 0 true >/dev/null 2>&1; echo run-cpus0=$?
+	"'"$CPUSET_RUN"'" --physical --cpus 0 true >/dev/null 2>&1; echo run-cpus0=$?
 	"'"$P"'" bind 7; echo $$; read l'
 for _i in $(seq 1 100); do grep -q '^[0-9]*$' "$T/esc" && break; sleep 0.05; done
 pid=$(grep '^[0-9]*$' "$T/esc" | tail -1)
-expect_eq "taskset, cpuset attach (root, a sibling), cpuset-run --cpus 0, virtual 7: still on 1" \
+expect_eq "taskset, cpuset attach (root, a sibling), cpuset-run --physical --cpus 0, virtual 7: still on 1" \
 	"$(real_cpus "$pid")" 1
 expect_match "cpuset attach to the root is refused" "$(cat "$T/esc")" "attach-root=[1-9]"
 expect_match "cpuset attach to a set of CPU 0 is refused" "$(cat "$T/esc")" "attach-sibling=[1-9]"
-expect_match "cpuset-run --cpus 0 is refused" "$(cat "$T/esc")" "run-cpus0=[1-9]"
+expect_match "cpuset-run --physical --cpus 0 is refused" "$(cat "$T/esc")" "run-cpus0=[1-9]"
 release
 sleep 100 &
 outsider=$!

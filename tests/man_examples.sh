@@ -1,0 +1,53 @@
+#!/bin/sh
+# The cpusetctl(3) pages: every function of <cpusetctl.h> has a page (or a
+# .so link to one) installed by man/Makemodule.am, and each page's example
+# compiles against the build tree's header and library and runs, in the
+# test's own table, exiting 0.
+. "$(dirname "$0")/common.sh"
+need cc gcc
+CC=${CC:-cc}
+LIB=$B/.libs
+[ -f "$LIB/libcpusetctl.so" ] || die "no $LIB/libcpusetctl.so (make builds it)"
+
+note "---- a page for every function ----"
+fns=$(sed -n 's/^[a-z].*[ *]\(cpusetctl_[a-z_]*\)(.*/\1/p' "$SRC/include/cpusetctl.h" | sort -u)
+[ -n "$fns" ] || die "no function found in cpusetctl.h"
+for f in $fns; do
+	page=$SRC/man/$f.3
+	if [ ! -f "$page" ]; then
+		fail "$f has a page" "no $page"
+		continue
+	fi
+	target=$(sed -n 's,^\.so man3/\(.*\)$,\1,p' "$page")
+	[ -z "$target" ] || page=$SRC/man/$target
+	expect_match "$f: its page has a synopsis line for it" "$(cat "$page")" "cpusetctl_.*\"?$f\\(|$f\\("
+	case " $(tr '\\\n\t' '   ' <"$SRC/man/Makemodule.am") " in
+	*" man/$f.3 "*) pass "$f.3 is installed (man/Makemodule.am)" ;;
+	*) fail "$f.3 is installed (man/Makemodule.am)" ;;
+	esac
+done
+
+note "---- every page's example compiles and runs ----"
+n=0
+for page in "$SRC"/man/cpusetctl*.3; do
+	name=$(basename "$page" .3)
+	grep -q '^\.so ' "$page" && continue
+	# the EXAMPLES section's .EX ... .EE, roff escapes undone
+	awk '/^\.SH EXAMPLES/ { ex = 1; next } /^\.SH / { ex = 0 }
+		ex && /^\.EE/ { on = 0 } ex && on { print } ex && /^\.EX/ { on = 1 }' "$page" |
+		sed -e 's/\\-/-/g' -e 's/\\e/\\/g' >"$T/$name.c"
+	if [ ! -s "$T/$name.c" ]; then
+		fail "$name(3) has an example"
+		continue
+	fi
+	n=$((n + 1))
+	expect_status "$name(3): the example compiles (-Wall -Werror)" 0 \
+		$CC -std=c11 -Wall -Wextra -Werror -I"$SRC/include" -o "$T/$name" "$T/$name.c" \
+		-L"$LIB" -lcpusetctl || { show "$T/$name.c"; continue; }
+	expect_status "$name(3): the example runs and exits 0" 0 \
+		with_san env LD_LIBRARY_PATH="$LIB" timeout 60 "$T/$name"
+	note "$name: $(cat "$T/out" "$T/err")"
+done
+expect_ne "examples found" "$n" 0
+expect_status "the table passes --check after the examples" 0 "$CPUSET_INSPECT" --check
+finish

@@ -1,0 +1,796 @@
+/* cpuset-inspect --top: a live view of the sets (tools/top.h).
+ *
+ * Each refresh copies the table (as cpuset-inspect does, without the
+ * writers' lock) and reads /proc/stat once: the kernel's times of every
+ * CPU, which are the sets' times by their CPUs. That costs the same at one
+ * member as at a thousand. The members' own figures (--members) are one
+ * /proc/PID/stat each, read only when asked. Files are read with raw
+ * system calls: a cpuset-inspect run under the shim still reads the
+ * machine's CPUs, in the table's physical numbers. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shm/registry.h"
+#include "src/mask.h"
+#include "src/rawsys.h"
+#include "tools/cli.h"
+#include "tools/top.h"
+
+static double now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int top_init(struct top_state *s, struct cps_ctx *c, bool members)
+{
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	s->members = members;
+	s->nw = c->t.mask_words < CPS_MAX_WORDS ? c->t.mask_words : CPS_MAX_WORDS;
+	snprintf(s->table, sizeof(s->table), "%s", c->t.name);
+	s->statfd = cps_sys_open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	if (s->statfd < 0)
+		return s->statfd;
+	s->bufcap = 1 << 16;
+	s->buf = malloc(s->bufcap);
+	s->prev = calloc(CPS_MAX_CPUS, sizeof(*s->prev));
+	s->cur = calloc(CPS_MAX_CPUS, sizeof(*s->cur));
+	if (!s->buf || !s->prev || !s->cur)
+		return -ENOMEM;
+	return 0;
+}
+
+void top_free(struct top_state *s)
+{
+	if (s->statfd >= 0)
+		cps_sys_close(s->statfd);
+	free(s->buf);
+	free(s->prev);
+	free(s->cur);
+	free(s->sets);
+	free(s->mem);
+	free(s->prevmem);
+	if (s->copy)
+		munmap(s->copy, s->copy_size);
+	free(s->ext);
+	free(s->copied);
+	memset(s, 0, sizeof(*s));
+	s->statfd = -1;
+}
+
+/* The whole of a file from its start into s->buf, growing it: bytes read
+ * or a negative errno. */
+static ssize_t read_whole(struct top_state *s, int fd)
+{
+	size_t n = 0;
+	for (;;) {
+		if (n + 1 >= s->bufcap) {
+			char *b = realloc(s->buf, s->bufcap * 2);
+			if (!b)
+				return -ENOMEM;
+			s->buf = b;
+			s->bufcap *= 2;
+		}
+		long r;
+		do
+			r = cps_sys4(SYS_pread64, fd, (long)(s->buf + n), (long)(s->bufcap - 1 - n),
+				     (long)n);
+		while (r == -EINTR);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	s->buf[n] = 0;
+	return (ssize_t)n;
+}
+
+static uint64_t next_u64(const char **p)
+{
+	const char *q = *p;
+	while (*q == ' ')
+		q++;
+	if (*q == '-')
+		q++; /* a negative field (stat's tpgid): read as its digits */
+	uint64_t v = 0;
+	while (*q >= '0' && *q <= '9')
+		v = v * 10 + (uint64_t)(*q++ - '0');
+	*p = q;
+	return v;
+}
+
+/* The cpuN lines of /proc/stat: user nice system idle iowait irq softirq
+ * steal (guest and guest_nice are inside user and nice already). */
+static int read_proc_stat(struct top_state *s)
+{
+	ssize_t n = read_whole(s, s->statfd);
+	if (n < 0)
+		return (int)n;
+	for (unsigned i = 0; i < s->ncpus_seen; i++)
+		s->cur[i].seen = false;
+	const char *p = s->buf;
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		if (!eol)
+			eol = p + strlen(p);
+		if (!strncmp(p, "cpu", 3) && p[3] >= '0' && p[3] <= '9') {
+			const char *q = p + 3;
+			uint64_t cpu = next_u64(&q);
+			if (cpu < CPS_MAX_CPUS) {
+				uint64_t v[8];
+				for (int i = 0; i < 8; i++)
+					v[i] = next_u64(&q);
+				struct top_cpu *t = &s->cur[cpu];
+				t->user = v[0] + v[1];
+				t->sys = v[2] + v[5] + v[6];
+				t->idle = v[3] + v[4];
+				t->other = v[7];
+				t->seen = true;
+				if (cpu + 1 > s->ncpus_seen)
+					s->ncpus_seen = (unsigned)cpu + 1;
+			}
+		} else if (strncmp(p, "cpu", 3)) {
+			break; /* the cpu lines come first */
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	return 0;
+}
+
+static uint64_t dsub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0; /* a CPU taken offline and back starts again */
+}
+
+/* The interval's ticks of cpu: 0 when it was not there at both samples. */
+static bool cpu_delta(const struct top_state *s, unsigned cpu, uint64_t d[4])
+{
+	const struct top_cpu *a = &s->prev[cpu], *b = &s->cur[cpu];
+	if (!s->have_prev || cpu >= s->ncpus_seen || !a->seen || !b->seen)
+		return false;
+	d[0] = dsub(b->user, a->user);
+	d[1] = dsub(b->sys, a->sys);
+	d[2] = dsub(b->idle, a->idle);
+	d[3] = dsub(b->other, a->other);
+	return true;
+}
+
+/* /proc/PID/stat: comm, utime + stime, threads, start time, last CPU. */
+static int read_member(struct top_state *s, struct top_member *m)
+{
+	char path[40];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)m->pid);
+	m->threads = -1;
+	int fd = cps_sys_open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	char buf[1024];
+	ssize_t n = cps_sys_read(fd, buf, sizeof(buf) - 1);
+	cps_sys_close(fd);
+	(void)s;
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = 0;
+	char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+	if (!open || !close || close < open || close[1] != ' ')
+		return -ESRCH;
+	size_t cl = (size_t)(close - open - 1);
+	if (cl >= sizeof(m->comm))
+		cl = sizeof(m->comm) - 1;
+	memcpy(m->comm, open + 1, cl);
+	m->comm[cl] = 0;
+	/* fields from 3 (state) on */
+	const char *p = close + 2;
+	char state = *p;
+	uint64_t f[40] = { 0 };
+	p++;
+	for (int i = 4; i <= 39 && *p; i++)
+		f[i] = next_u64(&p);
+	if (state == 'Z' || state == 'X' || (m->start && f[22] != m->start))
+		return -ESRCH; /* ended, or its pid is another process's now */
+	m->ticks = f[14] + f[15];
+	m->threads = (int)f[20];
+	m->cpu = (int)f[39];
+	return 0;
+}
+
+/* ---- the table, copied into a buffer kept from refresh to refresh ----
+ *
+ * As cps_table_copy (src/check.c), but its private buffer stays: only the
+ * file's data extents are read again (the holes, most of a table, stay
+ * zero pages that were mapped once), so a refresh neither faults the
+ * whole table in again nor makes the table's tmpfs pages resident. When
+ * the extents are not those of the last copy (a hole punched, the table
+ * replaced), the buffer is made afresh. Under the writers' sequence
+ * counter, as every reader; a writer that stays inside: what is there. */
+/* The file's data extents, in s->ext (grown as needed): how many, or -1
+ * when they cannot be read (no SEEK_DATA: the whole mapping is copied). */
+static long read_extents(struct top_state *s, int fd, size_t size)
+{
+	long n = 0;
+	for (off_t at = 0; at < (off_t)size; n++) {
+		off_t data = lseek(fd, at, SEEK_DATA);
+		if (data < 0 && errno != ENXIO)
+			return -1;
+		if (data < 0 || data >= (off_t)size)
+			break;
+		off_t hole = lseek(fd, data, SEEK_HOLE);
+		if (hole < 0 || hole > (off_t)size)
+			hole = (off_t)size;
+		if ((size_t)n == s->capext) {
+			size_t cap = s->capext ? s->capext * 2 : 256;
+			off_t(*v)[2] = realloc(s->ext, cap * sizeof(*v));
+			if (!v)
+				return -1;
+			s->ext = v;
+			s->capext = cap;
+		}
+		s->ext[n][0] = data;
+		s->ext[n][1] = hole;
+		at = hole;
+	}
+	return n;
+}
+
+static int copy_table(struct top_state *s, struct shm_table *out)
+{
+	struct cps_ctx *c = s->c;
+	size_t size = c->t.size;
+	char path[SHM_TABLE_NAME_MAX + 16];
+	int r = shm_table_path(path, sizeof(path), c->t.name);
+	if (r < 0)
+		return r;
+	int fd = cps_sys_open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	unsigned wait = c->t.lock_wait_ms < 5000 ? c->t.lock_wait_ms : 5000;
+	r = -ENOMEM;
+	for (int tries = 0; tries < 100; tries++) {
+		uint64_t seq;
+		bool busy = shm_read_wait(&c->t, &seq, wait) < 0;
+		long n = fd >= 0 ? read_extents(s, fd, size) : -1;
+		/* the same extents as the copy's: only they are read again */
+		bool same = s->copy && s->copy_size == size && n >= 0 && n == s->ncopied &&
+			    !memcmp(s->ext, s->copied, (size_t)n * sizeof(s->ext[0]));
+		if (!same) {
+			if (s->copy)
+				munmap(s->copy, s->copy_size);
+			s->copy = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			s->ncopied = -1;
+			if (s->copy == MAP_FAILED) {
+				s->copy = NULL;
+				break;
+			}
+			s->copy_size = size;
+			if (n >= 0) {
+				off_t(*v)[2] = realloc(s->copied, ((size_t)n + 1) * sizeof(*v));
+				if (v) {
+					s->copied = v;
+					memcpy(s->copied, s->ext, (size_t)n * sizeof(*v));
+					s->ncopied = n;
+				}
+			}
+		}
+		if (n >= 0) {
+			for (long i = 0; i < n; i++)
+				memcpy(s->copy + s->ext[i][0], c->t.base + s->ext[i][0],
+				       (size_t)(s->ext[i][1] - s->ext[i][0]));
+		} else {
+			memcpy(s->copy, c->t.base, size);
+		}
+		/* a writer that stays inside: what is there, as cpuset-inspect */
+		if (!busy && shm_read_retry(&c->t, seq))
+			continue;
+		r = 0;
+		break;
+	}
+	if (fd >= 0)
+		cps_sys_close(fd);
+	if (!s->copy)
+		return r;
+	/* what is there, even if a writer stayed inside */
+	*out = c->t;
+	ptrdiff_t d = s->copy - c->t.base;
+	out->base = s->copy;
+	out->h = (struct shm_header *)s->copy;
+	out->sets += d;
+	out->procs += d;
+	out->threads += d;
+	out->journal += d;
+	out->writable = false;
+	return 0;
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	pid_t x = ((const struct top_member *)a)->pid, y = ((const struct top_member *)b)->pid;
+	return x < y ? -1 : x > y;
+}
+
+static size_t set_index(const struct top_state *s, uint32_t id)
+{
+	for (size_t lo = 0, hi = s->nsets; lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+		if (s->sets[mid].id == id)
+			return mid;
+		if (s->sets[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (size_t)-1;
+}
+
+static int cmp_set(const void *a, const void *b)
+{
+	uint32_t x = ((const struct top_set *)a)->id, y = ((const struct top_set *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* a is b or one of b's ancestors (parents followed at most 64 deep). */
+static bool is_ancestor(const struct top_state *s, uint32_t a, uint32_t b)
+{
+	for (int depth = 0; depth < 64 && b; depth++) {
+		if (a == b)
+			return true;
+		size_t i = set_index(s, b);
+		if (i == (size_t)-1)
+			return false;
+		b = s->sets[i].parent;
+	}
+	return false;
+}
+
+static int copy_sets(struct top_state *s, const struct shm_table *t)
+{
+	size_t nw = s->nw;
+	s->nsets = 0;
+	for (uint32_t i = 0; i < t->set_slots; i++) {
+		struct shm_set *ss = shm_set_at(t, i);
+		if (!ss->id)
+			continue;
+		if (s->nsets == s->capsets) {
+			size_t cap = s->capsets ? s->capsets * 2 : 64;
+			struct top_set *v = realloc(s->sets, cap * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			s->sets = v;
+			s->capsets = cap;
+		}
+		struct top_set *x = &s->sets[s->nsets++];
+		memset(x, 0, offsetof(struct top_set, cpus));
+		x->id = ss->id;
+		x->parent = ss->parent;
+		x->flags = ss->flags;
+		memcpy(x->name, ss->name, sizeof(x->name));
+		x->name[sizeof(x->name) - 1] = 0;
+		cps_mask_copy(x->cpus, shm_set_mask(t, ss, SHM_MASK_CPUS), nw);
+		x->ncpus = cps_mask_count(x->cpus, nw);
+		x->members = x->threads_rec = 0;
+		x->threads = s->members ? 0 : -1;
+		x->user = x->sys = x->idle = x->other = 0;
+		x->nshares = 0;
+	}
+	qsort(s->sets, s->nsets, sizeof(*s->sets), cmp_set);
+	return 0;
+}
+
+/* The members' records, and with members their own figures. */
+static int copy_members(struct top_state *s, const struct shm_table *t)
+{
+	struct top_member *swap = s->prevmem;
+	size_t swapcap = s->capprevmem;
+	s->prevmem = s->mem;
+	s->nprevmem = s->nmem;
+	s->capprevmem = s->capmem;
+	s->mem = swap;
+	s->capmem = swapcap;
+	s->nmem = 0;
+	for (uint32_t j = 0; j < t->proc_slots; j++) {
+		const struct shm_proc *p = shm_proc_at(t, j);
+		if (p->pid <= 0)
+			continue;
+		size_t k = set_index(s, p->set);
+		if (k == (size_t)-1)
+			continue;
+		s->sets[k].members++;
+		if (!s->members)
+			continue;
+		if (s->nmem == s->capmem) {
+			size_t cap = s->capmem ? s->capmem * 2 : 64;
+			struct top_member *v = realloc(s->mem, cap * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			s->mem = v;
+			s->capmem = cap;
+		}
+		struct top_member *m = &s->mem[s->nmem++];
+		memset(m, 0, sizeof(*m));
+		m->pid = p->pid;
+		m->set = p->set;
+		m->start = p->start;
+		m->busy = -1;
+		if (read_member(s, m) == 0)
+			s->sets[k].threads += m->threads;
+	}
+	if (!s->members)
+		return 0;
+	qsort(s->mem, s->nmem, sizeof(*s->mem), cmp_member);
+	double dt = s->t_cur - s->t_prev;
+	long hz = sysconf(_SC_CLK_TCK);
+	for (size_t i = 0; i < s->nmem; i++) {
+		struct top_member *m = &s->mem[i];
+		struct top_member *o = bsearch(m, s->prevmem, s->nprevmem, sizeof(*m), cmp_member);
+		if (o && o->start == m->start && o->threads >= 0 && m->threads >= 0 && dt > 0 && hz > 0)
+			m->busy = 100.0 * (double)dsub(m->ticks, o->ticks) / ((double)hz * dt);
+	}
+	return 0;
+}
+
+static void attribute(struct top_state *s)
+{
+	size_t nw = s->nw;
+	for (size_t i = 0; i < s->nsets; i++) {
+		struct top_set *x = &s->sets[i];
+		for (int cpu = cps_mask_next(x->cpus, nw, -1); cpu >= 0;
+		     cpu = cps_mask_next(x->cpus, nw, cpu)) {
+			uint64_t d[4];
+			if (!cpu_delta(s, (unsigned)cpu, d))
+				continue;
+			x->user += d[0];
+			x->sys += d[1];
+			x->idle += d[2];
+			x->other += d[3];
+		}
+		/* sharing: a set that is neither its ancestor nor its
+		 * descendant holds some of its CPUs */
+		for (size_t j = 0; j < s->nsets; j++) {
+			struct top_set *y = &s->sets[j];
+			if (i == j || !cps_mask_intersects(x->cpus, y->cpus, nw) ||
+			    is_ancestor(s, x->id, y->id) || is_ancestor(s, y->id, x->id))
+				continue;
+			if (x->nshares < TOP_SHARES_SHOWN)
+				x->shares[x->nshares] = y->id;
+			x->nshares++;
+		}
+	}
+}
+
+int top_sample(struct top_state *s)
+{
+	double t0 = now_mono();
+	struct shm_table tbl;
+	struct top_cpu *t = s->prev;
+	s->prev = s->cur;
+	s->cur = t;
+	s->have_prev = s->t_cur > 0;
+	s->t_prev = s->t_cur;
+	int r = read_proc_stat(s);
+	s->t_cur = now_mono();
+	if (r < 0)
+		return r;
+	if ((r = copy_table(s, &tbl)) < 0)
+		return r;
+	r = copy_sets(s, &tbl);
+	if (r == 0)
+		r = copy_members(s, &tbl);
+	if (r == 0)
+		for (uint32_t k = 0; k < tbl.thread_slots; k++) {
+			const struct shm_thread *th = shm_thread_at(&tbl, k);
+			if (th->tid <= 0)
+				continue;
+			long slot = shm_proc_find(&tbl, th->pid);
+			if (slot < 0)
+				continue;
+			size_t i = set_index(s, shm_proc_at(&tbl, (uint32_t)slot)->set);
+			if (i != (size_t)-1)
+				s->sets[i].threads_rec++;
+		}
+	if (r == 0)
+		attribute(s);
+	s->refresh_ms = (now_mono() - t0) * 1000.0;
+	return r;
+}
+
+/* ---- output ---- */
+
+static double pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+static const char *shares_text(const struct top_set *x, char *buf, size_t len)
+{
+	if (!x->nshares)
+		return "-";
+	size_t n = (size_t)snprintf(buf, len, "shared:");
+	for (unsigned i = 0; i < x->nshares && i < TOP_SHARES_SHOWN && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%u", i ? "," : "", x->shares[i]);
+	if (x->nshares > TOP_SHARES_SHOWN && n < len)
+		snprintf(buf + n, len - n, ",...");
+	return buf;
+}
+
+void top_print_text(const struct top_state *s, FILE *f, double delay, int max_lines)
+{
+	int lines = 0;
+#define LINE(...) do { if (max_lines <= 0 || lines < max_lines) fprintf(f, __VA_ARGS__); lines++; } while (0)
+	char when[32];
+	time_t tnow = time(NULL);
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&tnow));
+	LINE("cpuset-inspect --top: table %s, %s, every %.3g s, %zu sets, refresh %.2f ms\n",
+	     s->table, when, delay, s->nsets, s->refresh_ms);
+	LINE("%-5s %6s %6s %6s\n", "CPU", "USER%", "SYS%", "IDLE%");
+	for (unsigned cpu = 0; cpu < s->ncpus_seen; cpu++) {
+		uint64_t d[4];
+		if (!cpu_delta(s, cpu, d))
+			continue;
+		uint64_t tot = d[0] + d[1] + d[2] + d[3];
+		LINE("%-5u %6.1f %6.1f %6.1f\n", cpu, pct(d[0], tot), pct(d[1], tot),
+		     pct(d[2], tot));
+	}
+	LINE("%-6s %-16s %-14s %4s %7s %7s %6s %6s %6s  %s\n", "ID", "NAME", "CPUS", "N", "MEMBERS",
+	     "THREADS", "USER%", "SYS%", "IDLE%", "SHARED");
+	for (size_t i = 0; i < s->nsets; i++) {
+		const struct top_set *x = &s->sets[i];
+		uint64_t tot = x->user + x->sys + x->idle + x->other;
+		char thr[24], sh[128];
+		if (x->threads >= 0)
+			snprintf(thr, sizeof(thr), "%ld", x->threads);
+		else
+			snprintf(thr, sizeof(thr), "%u rec", x->threads_rec);
+		LINE("%-6u %-16.16s %-14.14s %4u %7u %7s %6.1f %6.1f %6.1f  %s\n", x->id,
+		     x->name[0] ? x->name : "-", cli_cpulist(x->cpus, s->nw), x->ncpus, x->members,
+		     thr, pct(x->user, tot), pct(x->sys, tot), pct(x->idle, tot),
+		     shares_text(x, sh, sizeof(sh)));
+	}
+	if (s->members) {
+		LINE("%-8s %-6s %-16s %7s %4s %6s\n", "PID", "SET", "COMMAND", "THREADS", "CPU",
+		     "CPU%");
+		for (size_t i = 0; i < s->nmem; i++) {
+			const struct top_member *m = &s->mem[i];
+			if (m->threads < 0) {
+				LINE("%-8d %-6u %-16s %7s %4s %6s\n", (int)m->pid, m->set, "[gone]", "-",
+				     "-", "-");
+				continue;
+			}
+			char busy[16];
+			if (m->busy >= 0)
+				snprintf(busy, sizeof(busy), "%.1f", m->busy);
+			else
+				snprintf(busy, sizeof(busy), "-");
+			LINE("%-8d %-6u %-16.16s %7d %4d %6s\n", (int)m->pid, m->set, m->comm, m->threads,
+			     m->cpu, busy);
+		}
+	}
+#undef LINE
+}
+
+static void json_pct(FILE *f, const char *key, uint64_t part, uint64_t total)
+{
+	fprintf(f, ",\"%s\":%.1f", key, pct(part, total));
+}
+
+void top_print_json(const struct top_state *s, FILE *f, double delay)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(f, "{\"time\":%lld.%03ld,\"table\":", (long long)ts.tv_sec, ts.tv_nsec / 1000000);
+	cli_json_str(f, s->table);
+	fprintf(f, ",\"delay\":%g,\"interval\":%.3f,\"refresh_ms\":%.3f,\"cpus\":[", delay,
+		s->t_cur - s->t_prev, s->refresh_ms);
+	bool first = true;
+	for (unsigned cpu = 0; cpu < s->ncpus_seen; cpu++) {
+		uint64_t d[4];
+		if (!cpu_delta(s, cpu, d))
+			continue;
+		uint64_t tot = d[0] + d[1] + d[2] + d[3];
+		fprintf(f, "%s{\"cpu\":%u", first ? "" : ",", cpu);
+		json_pct(f, "user", d[0], tot);
+		json_pct(f, "system", d[1], tot);
+		json_pct(f, "idle", d[2], tot);
+		json_pct(f, "steal", d[3], tot);
+		fprintf(f, ",\"ticks\":%llu}", (unsigned long long)tot);
+		first = false;
+	}
+	fprintf(f, "],\"sets\":[");
+	for (size_t i = 0; i < s->nsets; i++) {
+		const struct top_set *x = &s->sets[i];
+		uint64_t tot = x->user + x->sys + x->idle + x->other;
+		fprintf(f, "%s{\"id\":%u,\"parent\":%u,\"name\":", i ? "," : "", x->id, x->parent);
+		cli_json_str(f, x->name);
+		fprintf(f, ",\"strict\":%s,\"cpus\":", (x->flags & CPS_STRICT) ? "true" : "false");
+		cli_json_str(f, cli_cpulist(x->cpus, s->nw));
+		fprintf(f, ",\"ncpus\":%u,\"members\":%u,\"threads_recorded\":%u", x->ncpus,
+			x->members, x->threads_rec);
+		if (x->threads >= 0)
+			fprintf(f, ",\"threads\":%ld", x->threads);
+		json_pct(f, "user", x->user, tot);
+		json_pct(f, "system", x->sys, tot);
+		json_pct(f, "idle", x->idle, tot);
+		json_pct(f, "steal", x->other, tot);
+		fprintf(f, ",\"ticks\":%llu,\"shared\":%s,\"shares_with\":[",
+			(unsigned long long)tot, x->nshares ? "true" : "false");
+		for (unsigned k = 0; k < x->nshares && k < TOP_SHARES_SHOWN; k++)
+			fprintf(f, "%s%u", k ? "," : "", x->shares[k]);
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]");
+	if (s->members) {
+		fprintf(f, ",\"members\":[");
+		for (size_t i = 0; i < s->nmem; i++) {
+			const struct top_member *m = &s->mem[i];
+			fprintf(f, "%s{\"pid\":%d,\"set\":%u,\"alive\":%s", i ? "," : "", (int)m->pid,
+				m->set, m->threads >= 0 ? "true" : "false");
+			if (m->threads >= 0) {
+				fprintf(f, ",\"command\":");
+				cli_json_str(f, m->comm);
+				fprintf(f, ",\"threads\":%d,\"cpu\":%d", m->threads, m->cpu);
+				if (m->busy >= 0)
+					fprintf(f, ",\"busy\":%.1f", m->busy);
+			}
+			fprintf(f, "}");
+		}
+		fprintf(f, "]");
+	}
+	fprintf(f, "}\n");
+}
+
+/* ---- the loop ---- */
+
+static volatile sig_atomic_t stop_sig, tstp_sig;
+static struct termios saved_tio;
+static bool tio_saved, screen_used;
+
+static void on_signal(int sig)
+{
+	stop_sig = sig;
+}
+
+static void on_tstp(int sig)
+{
+	(void)sig;
+	tstp_sig = 1;
+}
+
+/* Keys one by one, no echo (signals still come from the terminal); the
+ * alternate screen, no cursor. */
+static void enter_terminal(bool screen, bool keys)
+{
+	if (keys && tcgetattr(STDIN_FILENO, &saved_tio) == 0) {
+		struct termios raw = saved_tio;
+		raw.c_lflag &= (tcflag_t) ~(ICANON | ECHO);
+		raw.c_cc[VMIN] = 1;
+		raw.c_cc[VTIME] = 0;
+		tio_saved = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
+	}
+	if (screen) {
+		fputs("\033[?1049h\033[?25l", stdout);
+		fflush(stdout);
+		screen_used = true;
+	}
+}
+
+static void restore_terminal(void)
+{
+	if (screen_used) {
+		/* cursor shown, the main screen back */
+		fputs("\033[?25h\033[?1049l", stdout);
+		fflush(stdout);
+		screen_used = false;
+	}
+	if (tio_saved) {
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
+		tio_saved = false;
+	}
+}
+
+/* Ctrl-Z: the terminal given back as it was, stopped; at SIGCONT taken
+ * again. */
+static void suspend(bool screen, bool keys)
+{
+	tstp_sig = 0;
+	restore_terminal();
+	signal(SIGTSTP, SIG_DFL);
+	raise(SIGTSTP);
+	/* continued */
+	signal(SIGTSTP, on_tstp);
+	enter_terminal(screen, keys);
+}
+
+/* Waits delay seconds; false when told to stop (q, a signal). */
+static bool wait_keys(double delay, bool keys, bool screen)
+{
+	double end = now_mono() + delay;
+	for (;;) {
+		if (stop_sig)
+			return false;
+		if (tstp_sig)
+			suspend(screen, keys);
+		double left = end - now_mono();
+		if (left <= 0)
+			return true;
+		struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
+		int ms = (int)(left * 1000.0) + 1;
+		int r = poll(keys ? &pfd : NULL, keys ? 1 : 0, ms);
+		if (r > 0 && keys) {
+			char ch;
+			ssize_t n = read(STDIN_FILENO, &ch, 1);
+			if (n == 1 && (ch == 'q' || ch == 'Q' || ch == 3))
+				return false;
+			if (n == 0)
+				keys = false; /* end of input: keep refreshing */
+		}
+	}
+}
+
+int top_run(struct cps_ctx *c, const struct top_opts *o)
+{
+	struct top_state s;
+	int r = top_init(&s, c, o->members);
+	if (r < 0) {
+		cli_err("--top: cannot start: %s", strerror(-r));
+		top_free(&s);
+		return CLI_TABLE;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal; /* no SA_RESTART: the wait ends at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	bool screen = !o->json && isatty(STDOUT_FILENO);
+	bool keys = screen && isatty(STDIN_FILENO);
+	if (screen) {
+		sa.sa_handler = on_tstp;
+		sigaction(SIGTSTP, &sa, NULL);
+	}
+	enter_terminal(screen, keys);
+	keys = keys && tio_saved;
+	atexit(restore_terminal);
+	if ((r = top_sample(&s)) < 0)
+		goto fail;
+	for (long i = 0; o->count == 0 || i < o->count; i++) {
+		if (!wait_keys(o->delay, keys, screen))
+			break;
+		if ((r = top_sample(&s)) < 0)
+			goto fail;
+		if (o->json) {
+			top_print_json(&s, stdout, o->delay);
+		} else if (screen) {
+			struct winsize ws;
+			int rows = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row ? ws.ws_row : 0;
+			fputs("\033[H\033[2J", stdout);
+			top_print_text(&s, stdout, o->delay, rows ? rows - 1 : 0);
+		} else {
+			if (i)
+				fputc('\n', stdout);
+			top_print_text(&s, stdout, o->delay, 0);
+		}
+		if (fflush(stdout) != 0)
+			break; /* nobody reads any more */
+	}
+	restore_terminal();
+	top_free(&s);
+	return CLI_OK;
+fail:
+	restore_terminal();
+	top_free(&s);
+	cli_err("--top: %s", strerror(-r));
+	return CLI_TABLE;
+}
