@@ -11,7 +11,8 @@
  *   prog_supervised bindraw P    the same with the physical marker word
  *   prog_supervised setpid PID V sched_setaffinity(PID, {V}): the errno
  *   prog_supervised threads N    N threads each print their affinity
- *   prog_supervised loop N       prints its pid, then N raw
+ *   prog_supervised loop N       prints its pid, waits for a first
+ *                                SIGUSR1, then makes N raw
  *                                sched_getaffinity calls while SIGUSR1
  *                                may arrive (SA_RESTART): prints the
  *                                wrong answers and the signals caught
@@ -163,6 +164,9 @@ int main(int argc, char **argv)
 		sigaction(SIGUSR1, &sa, NULL);
 		printf("%d\n", (int)getpid());
 		fflush(stdout);
+		/* the storm has begun: the first signal (10 s at most) */
+		for (int w = 0; !signals && w < 10000; w++)
+			usleep(1000);
 		long n = atol(argv[2]), bad = 0;
 		cpu_set_t want;
 		raw_get(0, &want);

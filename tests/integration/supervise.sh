@@ -123,6 +123,14 @@ wait_line "$T/bind"
 expect_eq "nested: virtual 0 of the inner {1} is physical 1" "$(real_cpus "$(awk '{ print $2 }' "$T/bind")")" 1
 release
 
+# a nested cpuset-run takes the caller's own numbers: virtual 0 of a
+# supervised {1} is physical 1
+run_bg "$T/bind" with_san "$CPUSET_RUN" --set "$S1" --supervise "$CPUSET_RUN" --cpus 0 "$P" bind 0 wait
+wait_line "$T/bind"
+expect_eq "nested cpuset-run --cpus 0 in a supervised {1}: the program is on physical 1" \
+	"$(real_cpus "$(awk '{ print $2 }' "$T/bind")")" 1
+release
+
 # ---- the ways out: the kernel mask stays inside ----
 run_bg "$T/bind" with_san "$CPUSET_RUN" --set "$S1" "$P" bindraw 0 wait
 wait_line "$T/bind"
@@ -225,7 +233,7 @@ wait $BG
 res=$(sed -n 2p "$T/storm")
 note "signal storm: $sent signals sent, prog says (wrong, caught): $res"
 expect_match "20,000 calls under a signal storm: no wrong answer" "$res" "^0 [0-9]+$"
-expect_ne "and signals did arrive" "$(echo "$res" | awk '{ print $2 }')" 0
+expect_match "and signals arrived during the calls" "$(echo "$res" | awk '{ print $2 }')" '^([2-9]|[1-9][0-9]+)$'
 
 # ---- a set-user-id child under no_new_privs ----
 if [ "$(id -u)" = 0 ] && cp "$(command -v id)" "$T/id" && chown 65534 "$T/id" && chmod 4755 "$T/id" &&
