@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include "src/mask.h"
 #include "src/sets.h"
 #include "tools/cli.h"
+#include "tools/supervise.h"
 
 /* Exit codes, as env(1): 125 our own trouble, 126 not executable,
  * 127 not found; 1 when the set rules refuse. */
@@ -27,6 +30,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: cpuset-run [--table NAME] [--table-owner UID] [--override]\n"
 "                  [--set SET | --cpus LIST [--strict] [--name NAME] [--physical]]\n"
+"                  [--supervise[=files|calls] | --no-supervise]\n"
 "                  [--] PROGRAM [ARGS...]\n"
 "\n"
 "Run PROGRAM inside a CPU set: it sees only the set's CPUs, numbered 0..n-1.\n"
@@ -45,12 +49,19 @@ static void usage(FILE *f)
 "                 and this gives its owner's uid (kept for PROGRAM's shim)\n"
 "  --override     root only: the set may have CPUs outside the caller's\n"
 "                 cgroup and affinity (refused otherwise)\n"
+"  --supervise[=files|calls]\n"
+"                 answer PROGRAM's affinity calls (calls) and also its opens\n"
+"                 of the virtual files (files, the default) from a\n"
+"                 supervisor: for programs the preload cannot reach; chosen\n"
+"                 by itself for a static ELF or a Go binary\n"
+"  --no-supervise never supervise: the preload alone\n"
 "  -h, --help     this text\n"
 "  -V, --version  the version\n"
 "\n"
 "With neither --set nor --cpus, PROGRAM runs in the caller's set.\n"
 "cpuset-run attaches itself, prepends libcpusetshim.so to LD_PRELOAD (once),\n"
-"sets CPUSETSHIM_RUN_SET and CPUSETSHIM_TABLE, and execs PROGRAM in its place.\n"
+"sets CPUSETSHIM_RUN_SET and CPUSETSHIM_TABLE, and execs PROGRAM in its place;\n"
+"a supervised PROGRAM runs as its grandchild, with CPUSETSHIM_SUPERVISED set.\n"
 "\n"
 "Exit status: PROGRAM's; 1 the set was refused, or the kernel refused or\n"
 "narrowed its CPUs (the program is not run); 125 cpuset-run failed\n"
@@ -189,10 +200,12 @@ int main(int argc, char **argv)
 		{ "name", required_argument, 0, 'n' },  { "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },     { "table-owner", required_argument, 0, 'O' },
 		{ "override", no_argument, 0, 'X' },     { "physical", no_argument, 0, 'P' },
+		{ "supervise", optional_argument, 0, 'U' }, { "no-supervise", no_argument, 0, 'u' },
 		{ 0, 0, 0, 0 }
 	};
 	const char *table = NULL, *set = NULL, *cpus = NULL, *name = NULL;
 	bool strict = false;
+	enum sv_mode sv = SV_AUTO;
 	int ch, r;
 	cli_init(argv[0]);
 	while ((ch = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
@@ -213,6 +226,17 @@ int main(int argc, char **argv)
 				return RUN_REFUSED;
 			}
 			break;
+		case 'U':
+			if (!optarg || !strcmp(optarg, "files"))
+				sv = SV_FILES;
+			else if (!strcmp(optarg, "calls"))
+				sv = SV_CALLS;
+			else {
+				cli_err("--supervise: '%s' is neither 'files' nor 'calls'", optarg);
+				return RUN_FAIL;
+			}
+			break;
+		case 'u': sv = SV_OFF; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("cpuset-run (cpusetshim) %s\n", PACKAGE_VERSION); return 0;
 		default: fprintf(stderr, "Try 'cpuset-run --help'.\n"); return RUN_FAIL;
@@ -231,8 +255,22 @@ int main(int argc, char **argv)
 		cli_err("--strict, --name and --physical go with --cpus");
 		return RUN_FAIL;
 	}
+	const char *why = NULL;
+	if (sv != SV_OFF && sv_under_supervisor()) {
+		/* the supervisor above answers for this program too, by the
+		 * set it is in */
+		if (sv != SV_AUTO && getenv("CPUSETSHIM_DEBUG") &&
+		    !strcmp(getenv("CPUSETSHIM_DEBUG"), "1"))
+			cli_err("--supervise: already supervised by an outer cpuset-run, which "
+				"answers in this set");
+		sv = SV_OFF;
+	}
+	if (sv == SV_AUTO) {
+		why = sv_prog_kind(argv[optind]);
+		sv = why ? SV_FILES : SV_OFF;
+	}
 	char shim[PATH_MAX];
-	if (find_shim(shim, sizeof(shim)) < 0) {
+	if (sv == SV_OFF && find_shim(shim, sizeof(shim)) < 0) {
 		cli_err("cannot find libcpusetshim.so (looked in %s; set CPUSETSHIM_LIB, "
 			"as a build tree's run needs)", CPS_PKGLIBDIR);
 		return RUN_FAIL;
@@ -278,6 +316,34 @@ int main(int argc, char **argv)
 	 * CPUSETSHIM_SET, which makes every process that loads the shim set
 	 * up and confine itself at load, where the program and its children
 	 * already have their set by record or ancestry and the kernel mask. */
+	if (sv != SV_OFF) {
+		/* the supervisor answers for the whole tree: a shim loaded
+		 * below it stands aside (CPUSETSHIM_SUPERVISED) */
+		if (unsetenv("CPUSETSHIM_SET") < 0 || setenv("CPUSETSHIM_RUN_SET", ids, 1) < 0 ||
+		    setenv("CPUSETSHIM_TABLE", c.t.name, 1) < 0 ||
+		    setenv("CPUSETSHIM_SUPERVISED", sv == SV_FILES ? "files" : "calls", 1) < 0) {
+			cli_err("cannot set the environment: %s", strerror(errno));
+			return RUN_FAIL;
+		}
+		if (why && getenv("CPUSETSHIM_DEBUG") && !strcmp(getenv("CPUSETSHIM_DEBUG"), "1"))
+			cli_err("%s: %s: supervised", argv[optind], why);
+		int sig = 0;
+		r = sv_run(&c, id, sv, argv + optind, &sig);
+		if (cpus)
+			cps_leave(&c);
+		cps_close(&c);
+		if (sig) {
+			/* die as the program did, as the exec in place would */
+			signal(sig, SIG_DFL);
+			prctl(PR_SET_DUMPABLE, 0);
+			sigset_t u;
+			sigemptyset(&u);
+			sigaddset(&u, sig);
+			sigprocmask(SIG_UNBLOCK, &u, NULL);
+			kill(getpid(), sig);
+		}
+		return r;
+	}
 	if (set_preload(shim) < 0 || unsetenv("CPUSETSHIM_SET") < 0 ||
 	    setenv("CPUSETSHIM_RUN_SET", ids, 1) < 0 ||
 	    setenv("CPUSETSHIM_TABLE", c.t.name, 1) < 0) {

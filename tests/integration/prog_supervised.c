@@ -1,0 +1,211 @@
+/* What a program the preload cannot reach (built with -static) sees of
+ * its CPUs; tests/integration/supervise.sh runs it under cpuset-run's
+ * supervisor and compares with the kernel's truth read outside it.
+ *
+ *   prog_supervised counts       ONLN CONF nprocs affinity-list
+ *   prog_supervised files        cpuinfo's processors, /proc/stat's cpuN
+ *                                lines, status's Cpus_allowed_list, online
+ *   prog_supervised bind V       sched_setaffinity(0, {V}) (raw), then
+ *                                prints the affinity list and waits for
+ *                                a line on stdin
+ *   prog_supervised bindraw P    the same with the physical marker word
+ *   prog_supervised setpid PID V sched_setaffinity(PID, {V}): the errno
+ *   prog_supervised threads N    N threads each print their affinity
+ *   prog_supervised loop N       prints its pid, waits for a first
+ *                                SIGUSR1, then makes N raw
+ *                                sched_getaffinity calls while SIGUSR1
+ *                                may arrive (SA_RESTART): prints the
+ *                                wrong answers and the signals caught
+ *   prog_supervised getcpu       the getcpu system call's CPU
+ *   prog_supervised schedgetcpu  sched_getcpu(3) (glibc: the rseq area)
+ *   prog_supervised edges        the affinity calls' answers (return
+ *                                value, errno) on bad sizes, pointers
+ *                                and pids
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+static long raw_get(pid_t pid, cpu_set_t *s)
+{
+	CPU_ZERO(s);
+	return syscall(SYS_sched_getaffinity, pid, sizeof(*s), s);
+}
+
+static void print_list(const cpu_set_t *s)
+{
+	const char *sep = "";
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, s)) {
+			printf("%s%d", sep, i);
+			sep = ",";
+		}
+	printf("\n");
+}
+
+static int count_lines(const char *path, const char *prefix, int digit_after)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[4096];
+	int n = 0;
+	size_t pl = strlen(prefix);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, prefix, pl) && (!digit_after || (line[pl] >= '0' && line[pl] <= '9')))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static void print_field(const char *path, const char *prefix)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	size_t pl = strlen(prefix);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, prefix, pl)) {
+			char *v = line + pl;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			printf("%s", v);
+			fclose(f);
+			return;
+		}
+	if (f)
+		fclose(f);
+	printf("?\n");
+}
+
+static void *thread_main(void *arg)
+{
+	cpu_set_t s;
+	(void)arg;
+	raw_get(0, &s);
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&m);
+	print_list(&s);
+	pthread_mutex_unlock(&m);
+	return NULL;
+}
+
+static volatile sig_atomic_t signals;
+static void on_signal(int sig)
+{
+	(void)sig;
+	signals++;
+}
+
+int main(int argc, char **argv)
+{
+	cpu_set_t s;
+	if (argc < 2)
+		return 2;
+	if (!strcmp(argv[1], "counts")) {
+		printf("%ld %ld %d ", sysconf(_SC_NPROCESSORS_ONLN), sysconf(_SC_NPROCESSORS_CONF),
+		       get_nprocs());
+		if (raw_get(0, &s) < 0)
+			printf("error:%s\n", strerror(errno));
+		else
+			print_list(&s);
+		return 0;
+	}
+	if (!strcmp(argv[1], "files")) {
+		printf("%d ", count_lines("/proc/cpuinfo", "processor", 0));
+		printf("%d ", count_lines("/proc/stat", "cpu", 1));
+		fflush(stdout);
+		print_field("/proc/self/status", "Cpus_allowed_list:");
+		print_field("/sys/devices/system/cpu/online", "");
+		return 0;
+	}
+	if ((!strcmp(argv[1], "bind") || !strcmp(argv[1], "bindraw")) && argc > 2) {
+		CPU_ZERO(&s);
+		CPU_SET(atoi(argv[2]), &s);
+		long size = sizeof(s);
+		if (!strcmp(argv[1], "bindraw"))
+			size |= (long)0x43505350 << 32;
+		long r = syscall(SYS_sched_setaffinity, 0, size, &s);
+		printf("%s %d ", r < 0 ? strerror(errno) : "ok", (int)getpid());
+		raw_get(0, &s);
+		print_list(&s);
+		fflush(stdout);
+		char b[8];
+		if (argc > 3)
+			return fgets(b, sizeof(b), stdin) ? 0 : 0;
+		return 0;
+	}
+	if (!strcmp(argv[1], "setpid") && argc > 3) {
+		CPU_ZERO(&s);
+		CPU_SET(atoi(argv[3]), &s);
+		long r = syscall(SYS_sched_setaffinity, atoi(argv[2]), sizeof(s), &s);
+		printf("%s\n", r < 0 ? strerror(errno) : "ok");
+		return 0;
+	}
+	if (!strcmp(argv[1], "threads") && argc > 2) {
+		int n = atoi(argv[2]);
+		pthread_t t[64];
+		for (int i = 0; i < n && i < 64; i++)
+			pthread_create(&t[i], NULL, thread_main, NULL);
+		for (int i = 0; i < n && i < 64; i++)
+			pthread_join(t[i], NULL);
+		return 0;
+	}
+	if (!strcmp(argv[1], "loop") && argc > 2) {
+		struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+		sigaction(SIGUSR1, &sa, NULL);
+		printf("%d\n", (int)getpid());
+		fflush(stdout);
+		/* the storm has begun: the first signal (10 s at most) */
+		for (int w = 0; !signals && w < 10000; w++)
+			usleep(1000);
+		long n = atol(argv[2]), bad = 0;
+		cpu_set_t want;
+		raw_get(0, &want);
+		for (long i = 0; i < n; i++) {
+			long r = raw_get(0, &s);
+			if (r < 0 || !CPU_EQUAL(&s, &want))
+				bad++;
+		}
+		printf("%ld %ld\n", bad, (long)signals);
+		return 0;
+	}
+	if (!strcmp(argv[1], "edges")) {
+		static unsigned long m[256];
+		static const struct { const char *what; long nr, pid, len; void *p; } c[] = {
+			{ "get len 4", SYS_sched_getaffinity, 0, 4, m },
+			{ "get len 2052", SYS_sched_getaffinity, 0, 2052, m },
+			{ "get len 2048", SYS_sched_getaffinity, 0, 2048, m },
+			{ "get bad pointer", SYS_sched_getaffinity, 0, 8, (void *)8 },
+			{ "set bad pointer", SYS_sched_setaffinity, 0, 8, (void *)8 },
+			{ "get no pid", SYS_sched_getaffinity, 999999, 8, m },
+			{ "set no pid", SYS_sched_setaffinity, 999999, 8, m },
+		};
+		m[0] = 1;
+		for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			errno = 0;
+			long r = syscall(c[i].nr, c[i].pid, c[i].len, c[i].p);
+			printf("%s: %ld %d\n", c[i].what, r, r < 0 ? errno : 0);
+		}
+		return 0;
+	}
+	if (!strcmp(argv[1], "schedgetcpu")) {
+		printf("%d\n", sched_getcpu());
+		return 0;
+	}
+	if (!strcmp(argv[1], "getcpu")) {
+		unsigned cpu = 99, node = 99;
+		long r = syscall(SYS_getcpu, &cpu, &node, NULL);
+		printf("%ld %u %u\n", r, cpu, node);
+		return 0;
+	}
+	return 2;
+}

@@ -1,0 +1,288 @@
+/* The supervisor's files mode: an open of a virtual file is answered with
+ * a descriptor of the view the shim would deliver, injected into the
+ * caller (SECCOMP_IOCTL_NOTIF_ADDFD, SECCOMP_ADDFD_FLAG_SEND); every other
+ * open continues to the kernel.
+ *
+ * The path is read from the caller's memory while the calling thread
+ * waits; another thread may change it afterwards. Only a view is decided
+ * by what we read: a path that continues is read again by the kernel, so
+ * a race can at most turn a view into the real file, which the program
+ * could open anyway (DESIGN.md, "The supervisor").
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "src/path.h"
+#include "src/vcpuinfo.h"
+#include "src/views.h"
+#include "src/vpath.h"
+#include "src/vproc_pidstat.h"
+#include "src/vsys.h"
+#include "tools/supervise.h"
+#include "tools/supervise_int.h"
+
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+
+/* A directory the kernel names is physical: cpuP of the set is virtual
+ * cpu<rank> (as preload/path.c reads it); false for a cpuP outside it. */
+static bool kernel_dir_virtual(char *p, size_t len, const struct cps_placement *pl)
+{
+	static const char cpudir[] = "/sys/devices/system/cpu/cpu";
+	const size_t cl = sizeof(cpudir) - 1;
+	if (strncmp(p, cpudir, cl) != 0)
+		return true;
+	char *e = p + cl;
+	unsigned long cpu = 0;
+	while (*e >= '0' && *e <= '9' && cpu < 1000000)
+		cpu = cpu * 10 + (unsigned long)(*e++ - '0');
+	if (e == p + cl || (*e && *e != '/'))
+		return true;
+	if (cpu >= CPS_MAX_CPUS || !cps_mask_test(pl->cpus, pl->nw, (unsigned)cpu))
+		return false;
+	char num[16];
+	int nl = snprintf(num, sizeof(num), "%u", cps_mask_rank(pl->cpus, pl->nw, (unsigned)cpu));
+	size_t old = (size_t)(e - (p + cl)), rest = strlen(e);
+	if ((size_t)nl > old || cl + (size_t)nl + rest + 1 > len)
+		return false;
+	memcpy(p + cl, num, (size_t)nl);
+	memmove(p + cl + nl, e, rest + 1);
+	return true;
+}
+
+/* The whole of a file, at most cap bytes: its length or a negative errno. */
+static long slurp(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = 0;
+	while (n < cap) {
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	return n == cap ? -EFBIG : (long)n;
+}
+
+/* Send fd (ours) as the caller's open's result: 1, or 0 with a->error. */
+static int send_fd(struct sv *s, const struct seccomp_notif *q, struct seccomp_notif_resp *a,
+		   int fd, int flags)
+{
+	struct seccomp_notif_addfd ad = { .id = q->id, .flags = SECCOMP_ADDFD_FLAG_SEND,
+					  .srcfd = (uint32_t)fd,
+					  .newfd_flags = (uint32_t)(flags & O_CLOEXEC) };
+	int r = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &ad);
+	int e = errno;
+	close(fd);
+	if (r >= 0)
+		return 1;
+	if (e == ENOENT) /* the caller is gone, or was interrupted */
+		return 1;
+	a->error = -e;
+	return 0;
+}
+
+/* A read-only descriptor on data: a sealed memfd, opened again read-only. */
+static int data_fd(const char *data, size_t len)
+{
+	int m = (int)syscall(SYS_memfd_create, "cpusetshim-view", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (m < 0)
+		return -errno;
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(m, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(m);
+			return -EIO;
+		}
+		off += (size_t)w;
+	}
+	fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", m);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	int e = errno;
+	close(m);
+	return fd < 0 ? -e : fd;
+}
+
+/* Digits of s up to '/' or the end, as a pid; 0 if none. */
+static pid_t num(const char *s, const char **end)
+{
+	long v = 0;
+	const char *p = s;
+	while (*p >= '0' && *p <= '9' && v < 1 << 30)
+		v = v * 10 + (*p++ - '0');
+	*end = p;
+	return p > s && (!*p || *p == '/') ? (pid_t)v : 0;
+}
+
+enum { VIEW_CAP = 1 << 20 };
+
+/* The view's text for canonical path canon into out: 1 made, 0 not a view
+ * (continue), a negative errno (the open's answer). For a file that is
+ * the physical one, *phys_path is set and 2 returned. */
+static int make_view(const char *canon, pid_t tgid, const struct cps_placement *pl,
+		     struct cps_buf *out, char *phys, size_t plen)
+{
+	struct cps_view_input in = { pl->cpus, pl->nw, pl->n, NULL, 0 };
+	enum cps_vfamily f = cps_vpath_family(canon);
+	char *real = NULL;
+	long len = 0;
+	int r = 0;
+	if (f == CPS_VF_CPUDIR || f == CPS_VF_NODE) {
+		int k = cps_vsys_resolve(canon, &in, phys, plen);
+		if (k < 0)
+			return 0;
+		switch (k) {
+		case CPS_VSYS_NONE: return 0;
+		case CPS_VSYS_ABSENT: return -ENOENT;
+		case CPS_VSYS_SAME:
+		case CPS_VSYS_DIR: return 2;
+		case CPS_VSYS_RANGE: return cps_view_cpurange(out, &in) < 0 ? 0 : 1;
+		case CPS_VSYS_POSSIBLE: return cps_view_possible(out, &in) < 0 ? 0 : 1;
+		case CPS_VSYS_KERNEL_MAX: return cps_view_kernel_max(out, &in) < 0 ? 0 : 1;
+		case CPS_VSYS_HAS_CPU: return 0; /* the real file (DESIGN.md) */
+		default: break;
+		}
+		if (!(real = malloc(65536)))
+			return 0;
+		if ((len = slurp(phys, real, 65536)) < 0) {
+			free(real);
+			return (int)len;
+		}
+		r = cps_view_cpumask_file(out, k, real, (size_t)len, &in);
+		free(real);
+		return r < 0 ? 0 : 1;
+	}
+	const char *path = canon;
+	if (f == CPS_VF_STATUS) {
+		/* the caller's own process: its threads' too */
+		const char *e;
+		if (num(canon + 6, &e) != tgid)
+			return 0;
+	} else if (f != CPS_VF_CPUINFO && f != CPS_VF_STAT && f != CPS_VF_PIDSTAT) {
+		return 0; /* the cgroup files: the real ones (DESIGN.md) */
+	}
+	if (!(real = malloc(VIEW_CAP)))
+		return 0;
+	if ((len = slurp(path, real, VIEW_CAP)) < 0) {
+		free(real);
+		return (int)len;
+	}
+	switch (f) {
+	case CPS_VF_CPUINFO: r = cps_view_cpuinfo_set(out, real, (size_t)len, &in); break;
+	case CPS_VF_STAT: r = cps_view_stat(out, real, (size_t)len, &in); break;
+	case CPS_VF_STATUS: r = cps_view_status(out, real, (size_t)len, &in); break;
+	case CPS_VF_PIDSTAT: r = cps_view_pidstat(out, real, (size_t)len, &in); break;
+	default: r = -EINVAL;
+	}
+	free(real);
+	return r < 0 ? 0 : 1;
+}
+
+int sv_files_open(struct sv *s, const struct seccomp_notif *q, struct seccomp_notif_resp *a)
+{
+	const bool at = (q->data.nr & ~0x40000000u) == SYS_openat;
+	const int dirfd = at ? (int)q->data.args[0] : AT_FDCWD;
+	const uint64_t paddr = at ? q->data.args[1] : q->data.args[0];
+	const int flags = (int)(at ? q->data.args[2] : q->data.args[1]);
+	const pid_t tid = (pid_t)q->pid;
+	char path[PATH_MAX], base[PATH_MAX], canon[PATH_MAX], phys[PATH_MAX];
+
+	a->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	/* written to, made, or not a file's contents: the real file */
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_PATH | O_TMPFILE)))
+		return 0;
+	if (sv_peek_str(tid, paddr, path, sizeof(path)) < 0 || !path[0])
+		return 0; /* the kernel says what is wrong with it */
+	if (path[0] == '/') {
+		if (path[1] != 'p' && path[1] != 's' && path[1] != '/' && path[1] != '.')
+			return 0;
+		base[0] = 0;
+	} else if (!cps_path_rel_may_view(path)) {
+		return 0;
+	}
+	struct cps_placement pl;
+	pid_t tgid = 0;
+	if (sv_caller_set(s, tid, &tgid, &pl) < 0)
+		return 0;
+	if (path[0] != '/') {
+		char link[64];
+		if (dirfd == AT_FDCWD)
+			snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
+		else
+			snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, dirfd);
+		ssize_t n = readlink(link, base, sizeof(base) - 1);
+		if (n <= 0 || base[0] != '/')
+			return 0;
+		base[n] = 0;
+		if (!kernel_dir_virtual(base, sizeof(base), &pl))
+			return 0;
+	}
+	size_t consumed = 0;
+	enum cps_canon c = cps_path_canon(canon, sizeof(canon), path[0] == '/' ? NULL : base, path,
+					  tgid, tid, (flags & O_NOFOLLOW) ? CPS_CANON_NOFOLLOW : 0,
+					  &consumed);
+	if (c != CPS_CANON_OK && c != CPS_CANON_DIR)
+		return 0;
+	/* the memory read belongs to the request still waiting */
+	if (!sv_id_valid(s, q->id))
+		return 1;
+	char sb[4096];
+	struct cps_buf out = cps_buf_on(sb, sizeof(sb));
+	int r = make_view(canon, tgid, &pl, &out, phys, sizeof(phys));
+	if (r == 0) {
+		cps_buf_free(&out);
+		return 0;
+	}
+	a->flags = 0;
+	if (r < 0) {
+		cps_buf_free(&out);
+		a->error = r;
+		return 0;
+	}
+	int fd;
+	if (r == 2) {
+		/* the physical CPU's own file or directory, by the caller's
+		 * reading flags */
+		fd = open(phys, O_RDONLY | O_CLOEXEC |
+					(flags & (O_NOFOLLOW | O_DIRECTORY | O_NONBLOCK | O_NOCTTY)));
+		if (fd < 0)
+			fd = -errno;
+	} else {
+		fd = (flags & O_DIRECTORY) ? -ENOTDIR : data_fd(out.p, out.len);
+	}
+	cps_buf_free(&out);
+	if (fd < 0) {
+		a->error = fd;
+		return 0;
+	}
+	return send_fd(s, q, a, fd, flags);
+}

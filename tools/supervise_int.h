@@ -1,0 +1,40 @@
+/* What the supervisor's files share (tools/supervise*.c). */
+#ifndef CPS_TOOLS_SUPERVISE_INT_H
+#define CPS_TOOLS_SUPERVISE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "src/mask.h"
+#include "src/sets.h"
+#include "tools/supervise.h"
+
+struct sv {
+	struct cps_ctx *c;
+	uint32_t set;     /* the set the tree was launched in (fallback) */
+	enum sv_mode mode;
+	int listener;
+	pid_t self;       /* the supervisor: every process of the tree descends from it */
+	pid_t keeper;     /* its child, outside the tree */
+	pid_t prog;       /* the program's first process */
+	size_t nw;        /* mask words of the table */
+};
+
+/* The set a caller sees: the placement of the caller's process (its
+ * table record, else the set the tree was launched in), the CPUs
+ * narrowed to those the supervisor itself may run on (its kernel mask:
+ * the tree's confinement). 0, or a negative errno. tgid: the caller's
+ * process, found when *tgid is 0. */
+int sv_caller_set(struct sv *s, pid_t tid, pid_t *tgid, struct cps_placement *pl);
+
+/* Read len bytes at addr of tid's memory: 0 or a negative errno. */
+int sv_peek(pid_t tid, uint64_t addr, void *buf, size_t len);
+/* A NUL-terminated string at addr (at most len-1 bytes, read page by
+ * page so that a string ending before an unmapped page is read): 0 or a
+ * negative errno (-ENAMETOOLONG when it does not end within len). */
+int sv_peek_str(pid_t tid, uint64_t addr, char *buf, size_t len);
+/* The notification id still valid (its thread waits for our answer). */
+bool sv_id_valid(struct sv *s, uint64_t id);
+
+#endif
