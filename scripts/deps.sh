@@ -19,6 +19,9 @@ pkgs="$pkgs slurm-wlm slurmd slurmctld libslurm-dev"
 # the toolchains run under the shim (tests/integration/toolchains.sh):
 # cargo, go, javac and java, node, cmake with ninja, make, gcc, git
 pkgs="$pkgs cargo rustc golang-go default-jdk-headless nodejs cmake ninja-build make gcc git"
+# a multi-node guest (tests/guest.sh): QEMU, a kernel with its modules,
+# a static busybox for its initramfs, cpio to make it
+pkgs="$pkgs qemu-system-x86 linux-image-amd64 busybox-static cpio"
 
 # A package is there when dpkg has unpacked and configured it: "installed",
 # or waiting only for triggers (another package's, such as man-db's or

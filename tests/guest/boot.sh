@@ -104,7 +104,7 @@ mount -t devtmpfs dev /dev
 for m in /modules/*.ko; do insmod "$m" || echo "guest init: insmod $m failed"; done
 R=/root
 o=/tmp/guest-out
-if mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose host $R &&
+if mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro,cache=loose host $R &&
 	mount -t proc proc $R/proc && mount -t sysfs sys $R/sys &&
 	mount -t devtmpfs dev $R/dev && mount -t tmpfs tmp $R/tmp &&
 	mount -t tmpfs run $R/run && mount -t tmpfs vtmp $R/var/tmp &&
@@ -133,7 +133,7 @@ cores=$((half / 2))
 rm -f "$out/rc" "$out/uptime" "$out/run.out"
 start=$(date +%s.%N)
 timeout -k 10 "$limit" "$qemu" -accel tcg -nodefaults -no-reboot -display none \
-	-cpu max,vendor=GenuineIntel -smp "$smp,sockets=2,cores=$cores,threads=2" -m "$((mem * 3))M" \
+	-cpu Nehalem -smp "$smp,sockets=2,cores=$cores,threads=2" -m "$((mem * 3))M" \
 	-object "memory-backend-ram,id=m0,size=${mem}M" \
 	-object "memory-backend-ram,id=m1,size=${mem}M" \
 	-object "memory-backend-ram,id=m2,size=${mem}M" \
