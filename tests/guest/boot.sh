@@ -28,7 +28,7 @@
 # 9p), 2 for bad usage, 3 when the kernel or a tool is missing (named on
 # stderr).
 set -u
-die() { echo "guest: $*" >&2; exit "${2:-1}"; }
+die() { echo "guest: $1" >&2; exit "${2:-1}"; }
 [ $# -eq 1 ] && [ -d "$1" ] && [ -f "$1/run.sh" ] || die "usage: boot.sh DIR (DIR holding run.sh)" 2
 out=$(cd "$1" && pwd)
 smp=${GUEST_SMP:-8}
