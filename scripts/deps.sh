@@ -21,6 +21,9 @@ pkgs="$pkgs slurm-wlm slurmd slurmctld libslurm-dev"
 pkgs="$pkgs cargo rustc golang-go default-jdk-headless nodejs cmake ninja-build make gcc git"
 # function sizes and complexities (tests/function_size.sh)
 pkgs="$pkgs pmccabe"
+# a multi-node guest (tests/guest.sh): QEMU, a kernel with its modules,
+# a static busybox for its initramfs, cpio to make it
+pkgs="$pkgs qemu-system-x86 linux-image-amd64 busybox-static cpio"
 
 # A package is there when dpkg has unpacked and configured it: "installed",
 # or waiting only for triggers (another package's, such as man-db's or

@@ -279,7 +279,9 @@ int cps_view_cpumask_file(struct cps_buf *out, int kind, const char *real, size_
 		/* an empty list is a line of its own (offline, isolated) */
 		if (!strcmp(t, "\n") || !*t)
 			r = 0;
-		else if (!strcmp(t, "(null)\n")) /* nohz_full with none */
+		else if (!strcmp(t + strspn(t, " "), "(null)\n"))
+			/* nohz_full with none: "%*pbl" of no mask, padded to
+			 * nr_cpu_ids columns when that is wider */
 			r = 0;
 		else
 			r = cps_cpulist_parse(t, phys, nw, &err) ? -EINVAL : 0;

@@ -269,6 +269,8 @@ START_TEST(test_lists)
 		{ CPS_VSYS_LIST, "4,6,8,10", "0-3\n", "\n" },
 		{ CPS_VSYS_LIST, "4,6,8,10", "\n", "\n" },
 		{ CPS_VSYS_LIST, "4,6,8,10", "(null)\n", "\n" },
+		/* the kernel pads it to nr_cpu_ids columns (8 here) */
+		{ CPS_VSYS_LIST, "4,6,8,10", "  (null)\n", "\n" },
 		{ CPS_VSYS_LIST, "1,3,200", "200,3\n", "1-2\n" },
 		{ CPS_VSYS_LIST, "0-3", "0-3:2\n", "0,2\n" },
 		{ CPS_VSYS_SPACELIST, "2-3", "0 1 2 3 \n", "0 1 \n" },

@@ -161,7 +161,7 @@ topo_checks() {
 	expect_eq "$W lscpu CPU(s)" "$(run $LSCPU | sed -n 's/^CPU(s): *//p')" $n
 	if LD_PRELOAD= $LSCPU -p >"$T/lscpu-p" 2>/dev/null; then
 		run $LSCPU -p >"$T/got" 2>&1
-		check "$W lscpu -p" $CMP lscpu "$T/lscpu-p" "$S" "$T/got"
+		check "$W lscpu -p" $CMP lscpu "$T/lscpu-p" "$S" "$T/got" "$ROOT"
 	else
 		note "$W: lscpu cannot read this machine itself; lscpu -p not compared"
 	fi

@@ -872,7 +872,7 @@ def view_of(root, cpus, path):
     elif kind == "spacelist":
         phys_cpus = [int(x) for x in text.split()]
     else:
-        phys_cpus = [] if text == "(null)" else cpulist(text)
+        phys_cpus = [] if text.strip() == "(null)" else cpulist(text)
     virt = [rank[c] for c in phys_cpus if c in rank]
     if kind == "offline":
         virt = sorted(set(virt) | set(range(n, width(cpus))))

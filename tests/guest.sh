@@ -1,0 +1,100 @@
+#!/bin/sh
+# A real multi-node Linux kernel: boots a QEMU guest (tests/guest/boot.sh:
+# TCG, 8 CPUs in 2 packages with 2 threads a core, 2 NUMA nodes with
+# CPUs and one with memory only, the host's root shared read-only) and
+# runs tests/guest/inside.sh in it: the topology views of sets of one
+# CPU, one package, one node and two nodes against the guest kernel's
+# own files restricted to the set, a CPU taken offline and back with
+# members running, memory placement. Its checks come back as this test's
+# ("guest: ..."). Then the same set checks without the shim, which must
+# fail: a harness that lost the shim on the way cannot pass.
+#
+# GUEST_TIMEOUT (s, 480): how long the guest may run; GUEST_SETS: the
+# sets' CPU lists (physical, space-separated) instead of the four drawn
+# from the guest's sysfs ("" for none). Slow: one of SLOW_TESTS.
+. "$(dirname "$0")/common.sh"
+need qemu-system-x86_64 qemu-system-x86
+need cpio cpio
+[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
+	skip_all "needs a static /bin/busybox (Debian package busybox-static)"
+kernel=
+for k in $(ls /boot/vmlinuz-* 2>/dev/null | sort -V); do
+	[ -f "/lib/modules/${k#/boot/vmlinuz-}/modules.dep" ] && kernel=$k
+done
+[ -n "$kernel" ] && [ -r "$kernel" ] ||
+	skip_all "needs a kernel in /boot with its modules (Debian package linux-image-amd64)"
+# the guest's programs are the host's (its root is shared): the tools the
+# checks inside need, checked here so that a missing one skips
+need lscpu util-linux
+need lstopo-no-graphics hwloc
+need hwloc-calc hwloc
+need numactl numactl
+need taskset util-linux
+$PYTHON3 -c 'import psutil' 2>/dev/null || skip_all "needs psutil for $PYTHON3 (Debian package python3-psutil)"
+[ -x "$B/tests/integration/prog_workload" ] || die "no $B/tests/integration/prog_workload (make check builds it)"
+
+G=$T/guest
+mkdir "$G" || die "mkdir $G"
+# what the guest runs (as root, in the host's tree as the host sees it;
+# its $GUEST_OUT is $G)
+sets=
+[ "${GUEST_SETS+set}" = set ] && sets="GUEST_SETS='$GUEST_SETS'; export GUEST_SETS"
+cat >"$G/run.sh" <<RUN
+CPS_BUILDDIR='$B'; CPS_SRCDIR='$SRC'; CPUSETSHIM_LIB='$SHIM'
+export CPS_BUILDDIR CPS_SRCDIR CPUSETSHIM_LIB
+$sets
+cd '$B' || exit 1
+s=\$(cut -d' ' -f1 /proc/uptime)
+GUEST_MODE=shim sh '$SRC/tests/guest/inside.sh' >\$GUEST_OUT/shim.tap 2>\$GUEST_OUT/shim.err
+echo \$? >\$GUEST_OUT/shim.rc
+m=\$(cut -d' ' -f1 /proc/uptime)
+GUEST_MODE=noshim sh '$SRC/tests/guest/inside.sh' >\$GUEST_OUT/noshim.tap 2>\$GUEST_OUT/noshim.err
+echo \$? >\$GUEST_OUT/noshim.rc
+e=\$(cut -d' ' -f1 /proc/uptime)
+echo "\$s \$m \$e" >\$GUEST_OUT/times
+RUN
+note "kernel $kernel, $(qemu-system-x86_64 --version | head -n 1)"
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-480} sh "$SRC/tests/guest/boot.sh" "$G" 2>"$G/boot.err"
+bs=$?
+case $bs in
+0) ;;
+3) skip_all "$(cat "$G/boot.err")" ;;
+*) note "boot.sh: $(cat "$G/boot.err")"
+   show "$G/run.out"
+   die "the guest ran its checks to their end (boot.sh exited $bs)" ;;
+esac
+set -- $(cat "$G/times" 2>/dev/null)
+note "guest: booted in $(cut -d' ' -f1 "$G/uptime") s (its clock), checks with the shim $(echo "$1 $2" | awk '{ printf "%.0f", $2 - $1 }') s, without $(echo "$2 $3" | awk '{ printf "%.0f", $2 - $1 }') s; QEMU ran $(cat "$G/wall") s"
+[ -s "$G/run.out" ] && { note "the guest's run.sh said:"; show "$G/run.out"; }
+
+# The checks with the shim, each a check here: "ok"/"not ok" lines (with
+# the "#" lines under a failure), a SKIP passed on
+: >"$G/plan"
+while IFS= read -r l; do
+	case $l in
+	"ok "*" # SKIP "*) skip "guest: ${l#ok * - }" "${l##* # SKIP }" ;;
+	"ok "*) pass "guest: ${l#ok [0-9]* - }" ;;
+	"not ok "*" # TODO "*) cps_n=$((cps_n + 1)); echo "not ok $cps_n - guest: ${l#not ok [0-9]* - }" ;;
+	"not ok "*) fail "guest: ${l#not ok [0-9]* - }" ;;
+	"1..0 # SKIP"*) skip_all "in the guest: ${l#1..0 # SKIP }" ;;
+	"1.."*) echo "${l#1..}" >"$G/plan" ;;
+	"#"*) echo "$l" ;;
+	*) note "$l" ;;
+	esac
+done <"$G/shim.tap"
+show "$G/shim.err"
+expect_eq "guest: the checks with the shim passed (exit status)" "$(cat "$G/shim.rc")" 0
+expect_eq "guest: every check ran (the plan)" "$(cat "$G/plan")" "$(grep -Ec '^(not )?ok ' "$G/shim.tap")"
+
+# Without the shim: the same sets' checks see the whole machine, so they
+# must fail, and the sets' listings among them
+nok=$(grep -c '^not ok ' "$G/noshim.tap")
+note "without the shim: $nok of $(grep -Ec '^(not )?ok ' "$G/noshim.tap") checks failed"
+expect_eq "guest, no shim: the checks fail (exit status)" "$(cat "$G/noshim.rc")" 1
+if [ "${GUEST_SETS-x}" != "" ]; then
+	expect_match "guest, no shim: a set's listing of /sys/devices/system/cpu is the machine's" \
+		"$(grep '^not ok .* ls /sys/devices/system/cpu$' "$G/noshim.tap")" "ls /sys/devices/system/cpu"
+	expect_nomatch "guest, no shim: no set's nproc passed" \
+		"$(grep '^ok .* os.cpu_count$' "$G/noshim.tap")" "os.cpu_count"
+fi
+finish
