@@ -19,6 +19,9 @@ pkgs="$pkgs slurm-wlm slurmd slurmctld libslurm-dev"
 # the toolchains run under the shim (tests/integration/toolchains.sh):
 # cargo, go, javac and java, node, cmake with ninja, make, gcc, git
 pkgs="$pkgs cargo rustc golang-go default-jdk-headless nodejs cmake ninja-build make gcc git"
+# the Debian package (tests/package.sh): dpkg-buildpackage, debhelper with
+# dh_autoreconf, lintian
+pkgs="$pkgs dpkg-dev debhelper dh-autoreconf lintian"
 
 # A package is there when dpkg has unpacked and configured it: "installed",
 # or waiting only for triggers (another package's, such as man-db's or
