@@ -24,6 +24,9 @@ pkgs="$pkgs pmccabe"
 # a multi-node guest (tests/guest.sh): QEMU, a kernel with its modules,
 # a static busybox for its initramfs, cpio to make it
 pkgs="$pkgs qemu-system-x86 linux-image-amd64 busybox-static cpio"
+# the Debian package (tests/package.sh): dpkg-buildpackage, debhelper with
+# dh_autoreconf, lintian
+pkgs="$pkgs dpkg-dev debhelper dh-autoreconf lintian"
 
 # A package is there when dpkg has unpacked and configured it: "installed",
 # or waiting only for triggers (another package's, such as man-db's or

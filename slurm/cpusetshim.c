@@ -15,7 +15,9 @@
  *                          set of exactly its CPUs, attach, environment;
  *   slurm_spank_task_exit  slurmstepd, as root: the task's set goes;
  *   slurm_spank_exit       slurmstepd, as root: every set of the step goes,
- *                          busy ones retried and swept.
+ *                          busy ones retried and swept; then the user's
+ *                          table too, when it holds nothing but the root
+ *                          (the user's last job on the node has ended).
  * Every failure is logged through Slurm. A task that cannot be put in its
  * set fails (with "required", Slurm does not run it unvirtualised).
  */
@@ -35,7 +37,9 @@
 
 #include <slurm/spank.h>
 
+#include "shm/table.h"
 #include "src/cpulist.h"
+#include "src/kept_views.h"
 #include "src/mask.h"
 #include "src/sets.h"
 
@@ -300,6 +304,21 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 
 /* ---- the task's set ---- */
 
+/* Whether the table of that name is still the one the task was attached
+ * to (set id): a step that ended removes a table holding nothing but the
+ * root (table_remove_unused), and a task that had it open already would
+ * otherwise be in a table nobody finds. */
+static bool table_still_ours(const struct step *s, uint32_t id)
+{
+	struct cps_ctx c;
+	uint32_t now = 0;
+	if (cps_open(&c, s->table, CPS_OPEN_READ) < 0)
+		return false;
+	bool ok = cps_which(&c, 0, &now) == 0 && now == id;
+	cps_close(&c);
+	return ok;
+}
+
 /* LD_PRELOAD of the task with the shim first, once (a sanitizer runtime
  * stays first, as cpuset-run keeps it). */
 static int set_preload(spank_t sp)
@@ -466,6 +485,16 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 		r = cps_attach(&c, id, 0);
 		if (r == -EINVAL)
 			continue; /* the set went (a sweep took it before we came) */
+		if (r == 0 && !table_still_ours(&s, id)) {
+			/* the user's last step ended meanwhile and removed the
+			 * table we had open: again, in the table of that name */
+			cps_close(&c);
+			r = table_open(&c, s.table, s.uid, true);
+			if (r < 0)
+				break;
+			what = "make the step's set";
+			r = -EAGAIN;
+		}
 	}
 	if (r < 0) {
 		slurm_error(TAG "task %u: cannot %s in table %s: %s", s.task, what, s.table,
@@ -544,6 +573,30 @@ static int step_destroy(struct cps_ctx *c, const struct step *s, bool last)
 	return left;
 }
 
+/* The user's table goes when it holds no set but the root and no member:
+ * no step of the user runs on the node any more (each step's set lives as
+ * long as the step). Checked and unlinked under the writers' lock, so no
+ * set is made meanwhile; a task that had the table open then finds it
+ * gone after its attach and starts again in a new one (task_init). The
+ * next job makes the table again. */
+static void table_remove_unused(struct cps_ctx *c)
+{
+	struct shm_table *t = &c->t;
+	cps_sweep(c); /* the dead members out first (best effort) */
+	if (shm_write_begin(t) < 0)
+		return;
+	bool unused = t->h->nsets <= 1 && t->h->nprocs == 0;
+	if (!unused)
+		slurm_debug(TAG "table %s kept: %u sets, %u members", t->name, t->h->nsets,
+			    t->h->nprocs);
+	if (unused && shm_table_unlink(t->name) == 0) {
+		cps_kept_remove(t->name);
+		slurm_verbose(TAG "table %s removed: the user's last job on the node has ended",
+			      t->name);
+	}
+	shm_write_abort(t);
+}
+
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	struct step s;
@@ -564,6 +617,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 		if (step_destroy(&c, &s, tries == 59) == 0)
 			break;
 	}
+	table_remove_unused(&c);
 	cps_close(&c);
 	return 0;
 }

@@ -38,6 +38,19 @@ printf '#!/bin/sh\nsrun -n2 sh -c "exit 3"\nexit 3\n' >"$T/fail.sh"
 expect_status "failed job" 3 sl sbatch --wait -n2 -o /dev/null "$T/fail.sh"
 check_clean "failed job"
 
+# --- the user's last job on the node has ended: the table goes (once the
+# steps' clean-up has run), and the next job makes it again ---
+i=0
+while [ -e "/dev/shm/$UT" ] && [ "$i" -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+expect_eq "the table goes with the user's last job" "$(ls "/dev/shm/$UT" 2>/dev/null)" "" ||
+	"$CPUSET_INSPECT" --table "$UT" 2>&1 | sed 's/^/# /'
+expect_status "a job after it" 0 sl srun -n1 "$REPORT"
+expect_eq "it runs in a table made again" "$(field table "$(cat "$T/out")")" "$UT"
+expect_eq "it sees its CPUs from 0" "$(field seen "$(cat "$T/out")" | cut -c1)" 0
+
 # --- killed tasks: SIGKILL in the middle of a step ---
 printf '#!/bin/sh\nsrun -n2 sh -c "kill -9 \\$\\$"\n' >"$T/kill.sh"
 sl sbatch --wait -n2 -o /dev/null "$T/kill.sh" >/dev/null 2>&1
