@@ -236,13 +236,12 @@ verdict "cpuset --help names every option of every command's table" "$m" \
 # ---- no citations a reader cannot look up ----
 
 # Code and documents say what they mean, not "issue N, item M" of a list
-# outside the repository. (BENCHMARKS.md's dated runs still cite them:
-# left out until it holds only the latest run.)
+# outside the repository.
 (cd "$SRC" && find base include shm src preload tools slurm tests man scripts .ci \
 	-path tests/fixtures -prune -o -type f \
 	\( -name '*.[ch]' -o -name '*.sh' -o -name '*.py' -o -name '*.am' -o -name '*.md' \
 	-o -name '*.[0-9]' -o -name '*.map' -o -name run \) -print 2>/dev/null
-	ls ./*.md configure.ac Makefile.am) | grep -v -e '^tests/docs\.sh$' -e 'BENCHMARKS\.md$' |
+	ls ./*.md configure.ac Makefile.am) | grep -v -e '^tests/docs\.sh$' |
 	sort >"$T/texts"
 cited=$(cd "$SRC" && xargs grep -n -i -E '\bissues? *#?[0-9]' <"$T/texts")
 verdict "no file cites an issue by number ($(wc -l <"$T/texts") files)" "$cited" \
