@@ -342,13 +342,24 @@ int shm_read_stuck(const struct shm_table *t)
 
 int shm_read_wait(const struct shm_table *t, uint64_t *seq, unsigned max_ms)
 {
+	/* MAX_MS bounds each writer's stay, as the lock's wait is bounded
+	 * per holder: a counter that moved is another writer (a queue of
+	 * them, each brief), and the wait starts again, for lock_queue_ms
+	 * in all (none for the shim) */
 	struct timespec nap = { 0, 1000000 };
-	int64_t end = mono_ms() + max_ms;
+	int64_t first = mono_ms(), end = first + max_ms;
+	uint64_t last = __atomic_load_n(&t->h->seq, __ATOMIC_ACQUIRE);
 	for (;;) {
 		int r = shm_read_begin(t, seq);
 		if (r != -EAGAIN)
 			return r;
-		if (mono_ms() >= end)
+		int64_t now = mono_ms();
+		uint64_t cur = __atomic_load_n(&t->h->seq, __ATOMIC_ACQUIRE);
+		if (cur != last && now - first < (int64_t)t->lock_queue_ms) {
+			last = cur;
+			end = now + max_ms;
+		}
+		if (now >= end)
 			return -EAGAIN;
 		nanosleep(&nap, NULL);
 	}

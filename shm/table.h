@@ -256,8 +256,10 @@ static inline int shm_read_begin(const struct shm_table *t, uint64_t *seq)
 	return shm_read_stuck(t);
 }
 /* The same for a reader that may wait (the tools, never the shim): sleeps
- * while a live writer is inside, up to max_ms of the clock; -EAGAIN after
- * that; -EOWNERDEAD at once when the writer inside is dead. */
+ * while a live writer is inside, up to max_ms of the clock for each
+ * writer (a moved counter is another: a queue, each brief, for
+ * lock_queue_ms in all); -EAGAIN after that; -EOWNERDEAD at once when the
+ * writer inside is dead. */
 int shm_read_wait(const struct shm_table *t, uint64_t *seq, unsigned max_ms);
 
 /* len bytes at p (inside the table) as they were committed: copied, then

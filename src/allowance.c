@@ -12,6 +12,7 @@
 #include "src/allowance.h"
 #include "src/cpulist.h"
 #include "src/mask.h"
+#include "src/procfs.h"
 #include "src/rawsys.h"
 
 int cps_kernel_affinity(pid_t tid, uint64_t *m, size_t nw)
@@ -224,6 +225,15 @@ int cps_allowance_check(const uint64_t *want, size_t nw, const char **why)
 	cps_mask_andnot(out, want, aff, nw);
 	if (cps_mask_empty(out, nw))
 		return 0;
+	/* The kernel takes an offline CPU out of every affinity: a set
+	 * holding one (taken offline under its members) is not beyond the
+	 * caller for that. Only online CPUs are judged. */
+	uint64_t on[CPS_MAX_WORDS];
+	if (!fake_on && cps_online_cpus(on, nw) == 0) {
+		cps_mask_and(out, out, on, nw);
+		if (cps_mask_empty(out, nw))
+			return 0;
+	}
 	if (fake_on) {
 		r = fake_cg_on ? 0 : -ENOENT;
 		cps_mask_copy(cg, fake_cg, nw);

@@ -3,12 +3,15 @@
  *   fault_op register PID SET      (what the shim does at start, fork, exec)
  *   fault_op want PID TID LIST     (what it does on sched_setaffinity)
  *   fault_op hold MS COUNT         (a writer that takes the lock COUNT
- *                                   times, MS milliseconds each: a queue)
+ *                                   times, MS milliseconds each: a queue;
+ *                                   $FAULT_OP_HELD, a file made once held)
  * The table is $CPUSETSHIM_TABLE. Exit 0 done, 1 refused, 2 usage. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "src/cpulist.h"
 #include "src/sets.h"
@@ -37,6 +40,11 @@ int main(int argc, char **argv)
 		for (int i = 0; i < atoi(argv[3]) && r >= 0; i++) {
 			if ((r = cps_txn_begin(&c, false)) < 0)
 				break;
+			/* $FAULT_OP_HELD: a file made once the lock is held, for a
+			 * test to wait on rather than guess a start-up time */
+			const char *held = getenv("FAULT_OP_HELD");
+			if (held && i == 0)
+				close(open(held, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
 			nanosleep(&hold, NULL);
 			r = cps_txn_end(&c, 0);
 			nanosleep(&gap, NULL);

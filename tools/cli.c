@@ -247,10 +247,20 @@ int cli_own_set(struct cps_ctx *c)
 {
 	uint32_t id;
 	struct cps_setinfo si;
+	int r;
 	own.inside = false;
 	own.nw = c->t.mask_words < CPS_MAX_WORDS ? c->t.mask_words : CPS_MAX_WORDS;
-	if (cli_physical || cps_which(c, 0, &id) < 0 || id == c->t.root_id ||
-	    cps_set_get(c, id, &si) < 0 || cps_mask_empty(si.cpus, own.nw))
+	if (cli_physical)
+		return 0;
+	/* a look-up that fails (a writer holding the table beyond the
+	 * bound) is said, never taken for "outside any set" */
+	if ((r = cps_which(c, 0, &id)) < 0)
+		return r;
+	if (id == c->t.root_id)
+		return 0;
+	if ((r = cps_set_get(c, id, &si)) < 0)
+		return r;
+	if (cps_mask_empty(si.cpus, own.nw))
 		return 0;
 	own.inside = true;
 	own.set = id;

@@ -58,7 +58,8 @@ const char *cli_user(uid_t uid);                    /* static buffer */
 /* The caller's own numbers: inside a set (its own set is not the root),
  * CPU k is the k-th CPU of its set; cli_physical (--physical) keeps the
  * machine's. cli_own_set learns the caller's set (returns its id when
- * inside one, else 0); then cli_cpus_own parses a list in the caller's
+ * inside one, else 0, or a negative errno when the look-up fails, with
+ * c->why); then cli_cpus_own parses a list in the caller's
  * numbers into physical ones (CLI_USAGE, said, for a CPU beyond its
  * set), and cli_cpulist_own shows physical CPUs in them, those outside
  * its set added as "+machine:LIST" (static buffer). */

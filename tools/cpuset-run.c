@@ -284,7 +284,10 @@ int main(int argc, char **argv)
 			return r == CLI_REFUSED ? RUN_REFUSED : RUN_FAIL;
 	} else if (cpus) {
 		uint64_t m[CPS_MAX_WORDS];
-		cli_own_set(&c);
+		if ((r = cli_own_set(&c)) < 0) {
+			cli_refused(r, c.why, "looking up the caller's own set");
+			return RUN_FAIL;
+		}
 		if (cli_cpus_own(cpus, m, c.t.mask_words) != 0)
 			return RUN_FAIL;
 		/* made and attached in one transaction: killed at any point,

@@ -760,8 +760,12 @@ int main(int argc, char **argv)
 		/* the caller's own numbers: for the commands that take or
 		 * show CPUs (repair reports what it finds, not what a look-up
 		 * of the caller's set would have repaired first) */
-		if (cmds[i].fn != cmd_repair && cmds[i].fn != cmd_sweep)
-			cli_own_set(&c);
+		if (cmds[i].fn != cmd_repair && cmds[i].fn != cmd_sweep &&
+		    (r = cli_own_set(&c)) < 0) {
+			r = cli_refused(r, c.why, "%s: looking up the caller's own set", cmd);
+			cps_close(&c);
+			return r;
+		}
 		r = cmds[i].fn(&c, cargc, cargv);
 		cps_close(&c);
 		fflush(stdout);

@@ -87,7 +87,8 @@ static int fill(long nsets, long nprocs, long nthreads)
 	/* sets: one CPU of the root each, in turn; not strict, so they may share */
 	for (long i = 0; i < nsets;) {
 		begin();
-		for (long k = 0; k < 5000 && i < nsets; k++, i++) {
+		/* (each set record journalled whole: 1,000 a transaction) */
+		for (long k = 0; k < 1000 && i < nsets; k++, i++) {
 			uint32_t id = shm_set_new_id(t);
 			if (!id)
 				die("new set id", ENOSPC);
@@ -102,6 +103,9 @@ static int fill(long nsets, long nprocs, long nthreads)
 			unsigned cpu = (unsigned)cps_mask_nth(rootcpus, mw, (unsigned)(i % ncpu));
 			cps_mask_set(shm_set_mask(t, s, SHM_MASK_CPUS), mw, cpu);
 			cps_mask_set(reserved, mw, cpu);
+			/* the root's memory nodes, as a set made without --mems */
+			cps_mask_copy(shm_set_mask(t, s, SHM_MASK_MEMS), shm_set_mask(t, root, SHM_MASK_MEMS), mw);
+			s->mems_own = CPS_MEMS_PARENT;
 			__atomic_store_n(&s->id, id, __ATOMIC_RELEASE);
 			if ((r = shm_write_u32(t, &h->nsets, h->nsets + 1)) < 0)
 				die("journal", r);
@@ -113,7 +117,9 @@ static int fill(long nsets, long nprocs, long nthreads)
 	begin();
 	int r;
 	if ((r = shm_write_u32(t, &root->nchildren, (uint32_t)nsets)) < 0 ||
-	    (r = shm_write(t, shm_set_mask(t, root, SHM_MASK_RESERVED), reserved, mw * 8)) < 0)
+	    (r = shm_write(t, shm_set_mask(t, root, SHM_MASK_RESERVED), reserved, mw * 8)) < 0 ||
+	    (r = shm_write(t, shm_set_mask(t, root, SHM_MASK_MRESERVED),
+			   shm_set_mask(t, root, SHM_MASK_MEMS), mw * 8)) < 0)
 		die("journal", r);
 	commit();
 

@@ -21,7 +21,9 @@
 #
 # GUEST_KERNEL: the kernel image (default: the newest /boot/vmlinuz-V
 # whose /lib/modules/V exists); its modules give 9p and virtio.
-# GUEST_TIMEOUT: seconds before QEMU is killed (300).
+# GUEST_TIMEOUT: seconds before QEMU is killed (300). GUEST_KEEP: host
+# paths (space-separated, no spaces within) that stay visible in the guest
+# though under one of its tmpfs (a build tree in /tmp).
 #
 # Exit status: 0 when the guest ran run.sh to its end (DIR/rc exists;
 # run.sh's own status is in it), 1 when it did not (timeout, a panic, no
@@ -104,11 +106,25 @@ mount -t devtmpfs dev /dev
 for m in /modules/*.ko; do insmod "$m" || echo "guest init: insmod $m failed"; done
 R=/root
 o=/tmp/guest-out
+# the host's paths to keep under the guest's own tmpfs (/keep: a build
+# tree in /tmp): held aside by bind mounts, then put back in place
+keep() {
+	i=0
+	for p in $(cat /keep); do
+		i=$((i + 1))
+		case $1 in
+		hold) mkdir -p /k/$i && mount -o bind $R$p /k/$i ;;
+		back) mkdir -p $R$p && mount -o bind /k/$i $R$p ;;
+		esac || return 1
+	done
+}
 if mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro,cache=loose host $R &&
+	keep hold &&
 	mount -t proc proc $R/proc && mount -t sysfs sys $R/sys &&
 	mount -t devtmpfs dev $R/dev && mount -t tmpfs tmp $R/tmp &&
 	mount -t tmpfs run $R/run && mount -t tmpfs vtmp $R/var/tmp &&
 	mkdir -p $R/dev/shm $R/dev/pts && mount -t tmpfs shm $R/dev/shm &&
+	keep back &&
 	mkdir $R$o && mount -t 9p -o trans=virtio,version=9p2000.L,cache=none out $R$o; then
 	cat /proc/uptime >$R$o/uptime
 	mount -t cgroup2 cgroup2 $R/sys/fs/cgroup 2>/dev/null
@@ -123,6 +139,14 @@ fi
 poweroff -f
 INIT
 chmod +x "$ir/init"
+# GUEST_KEEP's paths under /tmp, /run, /var/tmp or /dev/shm, which the
+# guest covers with its own tmpfs
+: >"$ir/keep"
+for p in ${GUEST_KEEP:-}; do
+	case $p in
+	/tmp/* | /run/* | /var/tmp/* | /dev/shm/*) echo "$p" >>"$ir/keep" ;;
+	esac
+done
 (cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initramfs.cpio.gz" ||
 	die "making the initramfs" 1
 rm -rf "$ir"
