@@ -73,5 +73,7 @@ void shim_resolve_all(void)
 	}
 #endif
 	shim_resolving--;
-	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+	/* before libc is up the test root is not known yet: again later */
+	if (shim_libc_up())
+		__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }

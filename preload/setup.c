@@ -338,7 +338,7 @@ static bool another_copy_first(void)
  * tree is not). */
 static bool under_supervisor(void)
 {
-	const char *e = getenv("CPUSETSHIM_SUPERVISED");
+	const char *e = shim_getenv("CPUSETSHIM_SUPERVISED");
 	if (!e || !*e)
 		return false;
 	char b[4096];
@@ -356,9 +356,9 @@ static bool under_supervisor(void)
 
 static void setup(void)
 {
-	const char *e = getenv("CPUSETSHIM_DEBUG");
+	const char *e = shim_getenv("CPUSETSHIM_DEBUG");
 	debug = e && *e == '1';
-	e = getenv("CPUSETSHIM_WIDE_POSSIBLE");
+	e = shim_getenv("CPUSETSHIM_WIDE_POSSIBLE");
 	cps_view_wide_possible = e && e[0] == '1' && !e[1];
 	if (another_copy_first()) {
 		Dl_info self = { 0 }, other = { 0 };
@@ -382,7 +382,7 @@ static void setup(void)
 	if (r < 0) {
 		shim_debug("passing through: table %s: %s", shim_ctx.t.name[0] ? shim_ctx.t.name : "?",
 			   shim_ctx.why ? shim_ctx.why : strerror(-r));
-		const char *env = getenv("CPUSETSHIM_SET");
+		const char *env = shim_getenv("CPUSETSHIM_SET");
 		/* cpuset-run makes a missing table, then finds no such set */
 		char what[160];
 		snprintf(what, sizeof(what), "set '%s'", env ? env : "");
@@ -425,7 +425,7 @@ static void setup(void)
 	}
 	if (!own)
 		set = ancestry_set(getppid());
-	const char *env = getenv("CPUSETSHIM_SET");
+	const char *env = shim_getenv("CPUSETSHIM_SET");
 	bool set_from_env = false, inherited_from_run = false;
 	if (!own && !set && env && *env) {
 		if ((r = cps_find(&shim_ctx, env, &set)) < 0) {
@@ -447,7 +447,7 @@ static void setup(void)
 	/* Left by cpuset-run for its descendants: the set of one that lost
 	 * its ancestry (an orphan, reparented). Its kernel mask came from
 	 * that set already, so it is not confined again. */
-	const char *run = getenv("CPUSETSHIM_RUN_SET");
+	const char *run = shim_getenv("CPUSETSHIM_RUN_SET");
 	if (!own && !set && run && *run) {
 		if (cps_find(&shim_ctx, run, &set) < 0)
 			set = 0;
@@ -522,6 +522,9 @@ bool shim_ready(void)
 	if (s == ST_PASS)
 		return false;
 	shim_resolve_all();
+	/* before libc is up: pass through, decide nothing (preload/env.c) */
+	if (!shim_libc_up())
+		return false;
 	if (shim_resolving || in_setup)
 		return false;
 	int expect = ST_NEW;
@@ -560,7 +563,8 @@ const char *shim_table_name(void)
  * for the first call that needs the table (shim_ready). */
 __attribute__((constructor)) static void shim_ctor(void)
 {
-	const char *e = getenv("CPUSETSHIM_SET");
+	shim_env_ctor();
+	const char *e = shim_getenv("CPUSETSHIM_SET");
 	if (e && *e)
 		shim_ready();
 	if (env_refusal_status) {

@@ -105,6 +105,15 @@ int shim_real_fstatat(int dirfd, const char *path, struct stat *st, int flags);
 
 /* Set up (idempotent, cheap after the first call). False: pass through. */
 bool shim_ready(void);
+/* Whether libc has initialised (its environment readable): before, the
+ * shim passes through and caches nothing (preload/env.c). */
+bool shim_libc_up(void);
+/* The constructor's part: libc is up, the environment is copied. */
+void shim_env_ctor(void);
+/* The shim's variables and TMPDIR as they were when libc came up (NULL
+ * before); the secure one NULL in a set-user-id start as well. */
+const char *shim_getenv(const char *name);
+const char *shim_secure_getenv(const char *name);
 /* The name of the table in use, once shim_ready() said yes. */
 const char *shim_table_name(void);
 void shim_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

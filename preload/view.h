@@ -27,7 +27,7 @@ enum vkind {
 /* $name is "0". */
 static inline bool shim_env_off(const char *name)
 {
-	const char *s = getenv(name);
+	const char *s = shim_getenv(name);
 	return s && s[0] == '0' && s[1] == 0;
 }
 

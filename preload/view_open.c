@@ -48,7 +48,7 @@ static int make_fd(const char *data, size_t len, int flags, bool sealed)
 	mode_t mode = sealed ? 0444 : 0644;
 	int mfd = shim_real.open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (mfd < 0) {
-		const char *t = getenv("TMPDIR");
+		const char *t = shim_getenv("TMPDIR");
 		mfd = shim_real.open(t && *t ? t : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	}
 	if (mfd >= 0) {

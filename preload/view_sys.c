@@ -10,8 +10,8 @@
  * a tmpfs file; cpuN for N >= n does not exist. Listings go through
  * preload/dir.c.
  *
- * Test root (CPUSETSHIM_TEST_ROOT=R, for the tests only; read with
- * secure_getenv, so never in a set-user-id program): the shim takes a
+ * Test root (CPUSETSHIM_TEST_ROOT=R, for the tests only; never in a
+ * set-user-id program: shim_secure_getenv): the shim takes a
  * captured machine under R for the real /sys and /proc of these families.
  * A path below R is taken as the same path below /, and the real files of
  * the views are read below R; with CPUSETSHIM_TEST_CPUS (a CPU list of
@@ -72,11 +72,13 @@ const char *shim_test_root(void)
 
 	if (CPS_LIKELY(st))
 		return st > 0 ? troot.root : NULL;
+	if (!shim_libc_up())
+		return NULL; /* no environment yet: asked again later */
 	/* racing first callers read the same environment into the same
 	 * bytes; the state is published last */
-	const char *r = secure_getenv("CPUSETSHIM_TEST_ROOT");
-	const char *c = secure_getenv("CPUSETSHIM_TEST_CPUS");
-	const char *m = secure_getenv("CPUSETSHIM_TEST_MEMS");
+	const char *r = shim_secure_getenv("CPUSETSHIM_TEST_ROOT");
+	const char *c = shim_secure_getenv("CPUSETSHIM_TEST_CPUS");
+	const char *m = shim_secure_getenv("CPUSETSHIM_TEST_MEMS");
 	size_t len = r ? strlen(r) : 0;
 	st = -1;
 	while (len > 1 && r[len - 1] == '/')

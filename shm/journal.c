@@ -42,9 +42,9 @@ static void fault_report_steps(void)
 void shm_fault_point(void)
 {
 	if (!fault_ready) {
-		const char *s = getenv("CPUSETSHIM_FAULT_STEP");
+		const char *s = cps_getenv("CPUSETSHIM_FAULT_STEP");
 		fault_at = s ? strtoul(s, NULL, 10) : 0;
-		fault_report = getenv("CPUSETSHIM_FAULT_REPORT");
+		fault_report = cps_getenv("CPUSETSHIM_FAULT_REPORT");
 		if (fault_report)
 			atexit(fault_report_steps);
 		fault_ready = 1;

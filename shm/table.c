@@ -35,13 +35,19 @@ static char *put_str(char *p, char *end, const char *s)
 	return *s ? NULL : p;
 }
 
+static const char *libc_getenv(const char *name)
+{
+	return getenv(name);
+}
+const char *(*cps_getenv)(const char *) = libc_getenv;
+
 int shm_table_name(char *buf, size_t len, const char *explicit_name)
 {
 	const char *n = explicit_name;
 	char def[64];
 
 	if (!n || !*n)
-		n = getenv("CPUSETSHIM_TABLE");
+		n = cps_getenv("CPUSETSHIM_TABLE");
 	if (!n || !*n) {
 		/* "cpusetshim.<euid>" */
 		char *p = put_str(def, def + sizeof(def), "cpusetshim.");
@@ -351,7 +357,7 @@ static bool guard_installed_ok(const void *base)
 /* The uid in $CPUSETSHIM_TABLE_OWNER, or -1. */
 static long confirmed_owner(void)
 {
-	const char *s = getenv("CPUSETSHIM_TABLE_OWNER");
+	const char *s = cps_getenv("CPUSETSHIM_TABLE_OWNER");
 	if (!s || *s < '0' || *s > '9')
 		return -1;
 	long v = 0;
@@ -365,7 +371,7 @@ static long confirmed_owner(void)
 
 static unsigned lock_wait_default(void)
 {
-	const char *s = getenv("CPUSETSHIM_LOCK_TIMEOUT");
+	const char *s = cps_getenv("CPUSETSHIM_LOCK_TIMEOUT");
 	if (!s || *s < '0' || *s > '9')
 		return SHM_LOCK_WAIT_MS;
 	unsigned long v = strtoul(s, NULL, 10);
@@ -412,7 +418,7 @@ int shm_table_open(struct shm_table *t, const char *name, int how, const char **
 	 * A shared group table only under a name the caller gave: under the
 	 * default one any member of the group could plant it. Root (who may
 	 * move anyone) only its own, unless told the owner of a named one. */
-	const char *env = getenv("CPUSETSHIM_TABLE");
+	const char *env = cps_getenv("CPUSETSHIM_TABLE");
 	bool named = (name && *name) || (env && *env);
 	if (me == 0 && st.st_uid != 0 && !(named && confirmed_owner() == (long)st.st_uid)) {
 		*why = named ? "the table belongs to another user (root uses another user's table "

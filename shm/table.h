@@ -168,6 +168,11 @@ struct shm_table {
 #define SHM_LOCK_QUEUE_MS 120000u
 #define SHM_LOCK_WAIT_MS 10000u
 
+/* How every floor reads the project's variables (CPUSETSHIM_*): getenv,
+ * and in the shim the copy it took when libc came up (preload/env.c), so
+ * that a program's own edits of its environment do not move it. */
+extern const char *(*cps_getenv)(const char *name);
+
 /* The table's name: explicit, else $CPUSETSHIM_TABLE, else
  * "cpusetshim.<euid>". -EINVAL for a name that is not a plain shm name. */
 int shm_table_name(char *buf, size_t len, const char *explicit_name);

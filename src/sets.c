@@ -26,7 +26,7 @@
 
 bool cps_wrap_enabled(void)
 {
-	const char *w = getenv("CPUSETSHIM_WRAP");
+	const char *w = cps_getenv("CPUSETSHIM_WRAP");
 	return !(w && w[0] == '0' && w[1] == 0);
 }
 
@@ -37,7 +37,7 @@ static uid_t effective_uid(void)
 	uid_t u = geteuid();
 	const char *s;
 	/* The test seam: only root may pretend, and only to be less. */
-	if (u == 0 && (s = getenv("CPUSETSHIM_TEST_UID")) && *s) {
+	if (u == 0 && (s = cps_getenv("CPUSETSHIM_TEST_UID")) && *s) {
 		char *end;
 		unsigned long v = strtoul(s, &end, 10);
 		if (!*end && v < (unsigned long)(uid_t)-1)

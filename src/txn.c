@@ -55,7 +55,7 @@ int cps_txn_begin(struct cps_ctx *c, bool sweep)
  * ($CPUSETSHIM_AUTOCLEAN_GRACE seconds, default 60). */
 static uint32_t autoclean_grace(void)
 {
-	const char *g = getenv("CPUSETSHIM_AUTOCLEAN_GRACE");
+	const char *g = cps_getenv("CPUSETSHIM_AUTOCLEAN_GRACE");
 	char *end;
 	if (g && *g >= '0' && *g <= '9') {
 		unsigned long v = strtoul(g, &end, 10);
