@@ -299,17 +299,9 @@ static bool adopt_env(const char *name, uint32_t set)
 		env_refuse(RUN_REFUSED, "set %u: cannot read the CPUs back: %s\n", set, strerror(-r));
 		return false;
 	}
-	if (!cps_mask_equal(k, si.cpus, nw)) {
-		char want[256], got[256];
-		uint64_t both[CPS_MAX_WORDS];
-		cps_mask_and(both, k, si.cpus, nw);
-		cps_cpulist_format(want, sizeof(want), si.cpus, nw);
-		cps_cpulist_format(got, sizeof(got), k, nw);
-		env_refuse(RUN_REFUSED,
-			   "set %u: the kernel %s the affinity: the set's CPUs are %s, the kernel "
-			   "lets this process run on %s; not running the program\n",
-			   set, cps_mask_empty(both, nw) ? "refused" : "narrowed", want,
-			   got[0] ? got : "none");
+	char msg[700];
+	if (!cps_affinity_holds(set, si.cpus, k, nw, msg, sizeof(msg))) {
+		env_refuse(RUN_REFUSED, "%s\n", msg);
 		return false;
 	}
 	return true;

@@ -161,6 +161,12 @@ struct shm_table {
 	 * counts the whole wait against lock_wait_ms (the shim's own
 	 * writes, which must never stall its host). */
 	unsigned lock_queue_ms;
+	/* A private copy's pages that hold data (src/check.c: one bit per
+	 * SHM_PRESENT_PAGE bytes, from the table file's extents); NULL: any
+	 * page may. A slot in no such page is free (all zero) and is not
+	 * read: a large, mostly empty table is walked without touching its
+	 * holes, which a kernel that gives no shared zero page would fill. */
+	const uint64_t *present;
 	pid_t holder;  /* the lock's holder named by the last failure, or 0 */
 	char why[320]; /* English reason of the last failure of a writer, or "" */
 	char name[SHM_TABLE_NAME_MAX];
@@ -314,6 +320,18 @@ static inline struct shm_set *shm_set_by_id(const struct shm_table *t, uint32_t 
 		return NULL;
 	struct shm_set *s = shm_set_at(t, id % t->set_slots);
 	return __atomic_load_n(&s->id, __ATOMIC_RELAXED) == id ? s : NULL;
+}
+/* Whether the record of len bytes at rec may hold data (t->present). */
+#define SHM_PRESENT_PAGE 4096u
+static inline bool shm_slot_present(const struct shm_table *t, const void *rec, size_t len)
+{
+	if (CPS_LIKELY(!t->present))
+		return true;
+	size_t at = (size_t)((const unsigned char *)rec - t->base);
+	for (size_t pg = at / SHM_PRESENT_PAGE; pg <= (at + len - 1) / SHM_PRESENT_PAGE; pg++)
+		if (t->present[pg / 64] >> (pg % 64) & 1)
+			return true;
+	return false;
 }
 /* A free id whose slot is free (writer); 0 when the table is full. */
 uint32_t shm_set_new_id(struct shm_table *t);

@@ -354,3 +354,38 @@ int cps_mems_allowance_check(const uint64_t *want, size_t nw, const char **why)
 	*why = why_buf;
 	return -EACCES;
 }
+
+bool cps_affinity_holds(uint32_t set, const uint64_t *cpus, const uint64_t *k, size_t nw,
+			char *msg, size_t len)
+{
+	uint64_t want[CPS_MAX_WORDS], on[CPS_MAX_WORDS], present[CPS_MAX_WORDS];
+	char wl[256], got[256], onl[200];
+
+	if (nw > CPS_MAX_WORDS)
+		nw = CPS_MAX_WORDS;
+	if (cps_mask_equal(k, cpus, nw))
+		return true;
+	/* the set's CPUs less those present but offline: not asked for */
+	memcpy(want, cpus, nw * sizeof(*want));
+	if (cps_online_cpus(on, nw) == 0 && cps_present_cpus(present, nw) == 0) {
+		for (size_t i = 0; i < nw; i++)
+			want[i] &= ~(present[i] & ~on[i]);
+		if (!cps_mask_empty(want, nw) && cps_mask_equal(k, want, nw))
+			return true;
+	}
+	uint64_t both[CPS_MAX_WORDS];
+	cps_mask_and(both, k, cpus, nw);
+	cps_cpulist_format(wl, sizeof(wl), cpus, nw);
+	cps_cpulist_format(got, sizeof(got), k, nw);
+	onl[0] = 0;
+	if (!cps_mask_equal(want, cpus, nw)) {
+		char w[180];
+		cps_cpulist_format(w, sizeof(w), want, nw);
+		snprintf(onl, sizeof(onl), " (online: %s)", w);
+	}
+	snprintf(msg, len,
+		 "set %u: the kernel %s the affinity: the set's CPUs are %s%s, the kernel lets this "
+		 "process run on %s; not running the program",
+		 set, cps_mask_empty(both, nw) ? "refused" : "narrowed", wl, onl, got[0] ? got : "none");
+	return false;
+}

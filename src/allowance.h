@@ -25,6 +25,15 @@ int cps_kernel_affinity(pid_t tid, uint64_t *m, size_t nw);
  * one). path (may be NULL) gets the file read. -ENOENT: no cpuset cgroup. */
 int cps_cgroup_cpus(uint64_t *m, size_t nw, char *path, size_t plen);
 
+/* After moving the caller onto a set's CPUs: whether the kernel mask k it
+ * reads back is the set's. The kernel leaves out the CPUs that are
+ * present but offline (sched_getaffinity gives the active ones): those
+ * are not asked for. False: the kernel refused or narrowed the affinity,
+ * and msg (len bytes) says so, "set N: the kernel ... not running the
+ * program", one sentence for cpuset-run and the shim alike. */
+bool cps_affinity_holds(uint32_t set, const uint64_t *cpus, const uint64_t *k, size_t nw,
+			char *msg, size_t len);
+
 /* The CPUs of want the caller cannot run on. 0: none; -EACCES: some, and
  * *why (a per-thread buffer, valid until the next call) names them and the
  * reason: outside the cgroup's effective CPUs, or outside the affinity. */

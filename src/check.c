@@ -24,7 +24,13 @@
  * pages of an untouched anonymous mapping, neither copied nor made
  * resident in the table's tmpfs. The same file as the mapping's (its
  * fixed header part equal), else -ESTALE. */
-static int copy_extents(const struct shm_table *t, unsigned char *buf)
+static void mark_present(uint64_t *present, off_t from, off_t to)
+{
+	for (size_t pg = (size_t)from / SHM_PRESENT_PAGE; pg <= (size_t)(to - 1) / SHM_PRESENT_PAGE; pg++)
+		present[pg / 64] |= (uint64_t)1 << (pg % 64);
+}
+
+static int copy_extents(const struct shm_table *t, unsigned char *buf, uint64_t *present)
 {
 	char path[SHM_TABLE_NAME_MAX + 16];
 	struct shm_header h;
@@ -51,6 +57,7 @@ static int copy_extents(const struct shm_table *t, unsigned char *buf)
 		off_t hole = lseek(fd, data, SEEK_HOLE);
 		if (hole < 0 || hole > end)
 			hole = end;
+		mark_present(present, data, hole);
 		while (data < hole) {
 			size_t n = (size_t)(hole - data) < (1u << 20) ? (size_t)(hole - data) : (1u << 20);
 			ssize_t got = pread(fd, buf + data, n, data);
@@ -69,19 +76,22 @@ out:
 int cps_table_copy(struct cps_ctx *c, struct shm_table *copy)
 {
 	size_t size = c->t.size;
+	size_t words = (size + 64 * (size_t)SHM_PRESENT_PAGE - 1) / (64 * (size_t)SHM_PRESENT_PAGE);
 	unsigned char *buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (buf == MAP_FAILED)
 		return -ENOMEM;
+	/* the pages read from the file: with no file, every page */
+	uint64_t *present = calloc(words ? words : 1, sizeof(*present));
 	/* 5 s, or as long as a writer waits for the lock if less */
 	unsigned wait = c->t.lock_wait_ms < 5000 ? c->t.lock_wait_ms : 5000;
-	bool by_file = true;
+	bool by_file = present != NULL;
 	int r = 1;
 	for (int tries = 0; tries < 100; tries++) {
 		uint64_t seq;
 		if (shm_read_wait(&c->t, &seq, wait) < 0)
 			break;
-		if (!by_file || copy_extents(&c->t, buf) < 0) {
+		if (!by_file || copy_extents(&c->t, buf, present) < 0) {
 			by_file = false; /* another file now, or no file: the mapping */
 			memcpy(buf, c->t.base, size);
 		}
@@ -91,8 +101,14 @@ int cps_table_copy(struct cps_ctx *c, struct shm_table *copy)
 		}
 	}
 	/* r 1: a writer stays inside (or died there): show what is, and say so */
-	if (r && (!by_file || copy_extents(&c->t, buf) < 0))
+	if (r && (!by_file || copy_extents(&c->t, buf, present) < 0)) {
+		by_file = false;
 		memcpy(buf, c->t.base, size);
+	}
+	if (!by_file) {
+		free(present);
+		present = NULL;
+	}
 	*copy = c->t;
 	ptrdiff_t d = buf - c->t.base;
 	copy->base = buf;
@@ -102,6 +118,7 @@ int cps_table_copy(struct cps_ctx *c, struct shm_table *copy)
 	copy->threads += d;
 	copy->journal += d;
 	copy->writable = false;
+	copy->present = present;
 	return r;
 }
 
@@ -109,7 +126,9 @@ void cps_table_copy_free(struct shm_table *copy)
 {
 	if (copy->base)
 		munmap(copy->base, copy->size);
+	free((void *)copy->present);
 	copy->base = NULL;
+	copy->present = NULL;
 }
 
 /* One run of cps_check: the report, the count of violations, and what
@@ -143,7 +162,7 @@ static bool live_set(const struct shm_table *t, uint32_t i, struct shm_set **out
 {
 	struct shm_set *s = shm_set_at(t, i);
 	*out = s;
-	return s->id != 0;
+	return shm_slot_present(t, s, t->set_rsz) && s->id != 0;
 }
 
 /* For sorting the live sets: by parent, or by name. */
@@ -262,7 +281,7 @@ static int collect_sets(struct check_state *cs)
 	}
 	for (uint32_t j = 0; j < t->proc_slots; j++) {
 		struct shm_proc *p = shm_proc_at(t, j);
-		if (p->pid > 0 && shm_set_by_id(t, p->set))
+		if (shm_slot_present(t, p, t->proc_rsz) && p->pid > 0 && shm_set_by_id(t, p->set))
 			cs->members[p->set % t->set_slots]++;
 	}
 	cs->nsets = 0;
@@ -490,7 +509,7 @@ static void check_members(struct check_state *cs)
 	uint32_t nprocs = 0;
 	for (uint32_t j = 0; j < t->proc_slots; j++) {
 		struct shm_proc *p = shm_proc_at(t, j);
-		if (p->pid == 0)
+		if (!shm_slot_present(t, p, t->proc_rsz) || p->pid == 0)
 			continue;
 		nprocs++;
 		if (p->pid < 0)
@@ -512,7 +531,7 @@ static void check_threads(struct check_state *cs)
 	uint32_t nthreads = 0;
 	for (uint32_t j = 0; j < t->thread_slots; j++) {
 		struct shm_thread *th = shm_thread_at(t, j);
-		if (th->tid == 0)
+		if (!shm_slot_present(t, th, t->thread_rsz) || th->tid == 0)
 			continue;
 		nthreads++;
 		if (th->tid < 0 || shm_thread_find(t, th->tid) != (long)j)

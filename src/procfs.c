@@ -302,14 +302,24 @@ int cps_proc_each_child(pid_t pid, pid_t tid, int (*fn)(pid_t child, void *arg),
 	return 0;
 }
 
-int cps_online_cpus(uint64_t *m, size_t nw)
+static int cpu_list_file(const char *path, uint64_t *m, size_t nw)
 {
 	char buf[4096];
-	int n = read_small("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	int n = read_small(path, buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	struct cps_parse_error pe;
 	return n && cps_cpulist_parse(buf, m, nw, &pe) == 0 ? 0 : -EINVAL;
+}
+
+int cps_online_cpus(uint64_t *m, size_t nw)
+{
+	return cpu_list_file("/sys/devices/system/cpu/online", m, nw);
+}
+
+int cps_present_cpus(uint64_t *m, size_t nw)
+{
+	return cpu_list_file("/sys/devices/system/cpu/present", m, nw);
 }
 
 int cps_proc_each(int (*fn)(pid_t pid, void *arg), void *arg)

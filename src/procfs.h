@@ -52,6 +52,9 @@ int cps_proc_each_child(pid_t pid, pid_t tid, int (*fn)(pid_t child, void *arg),
  * words: 0, or a negative errno (-EINVAL: unreadable as a CPU list or
  * wider than nw words). */
 int cps_online_cpus(uint64_t *m, size_t nw);
+/* The CPUs the kernel has present (/sys/devices/system/cpu/present), the
+ * same way. */
+int cps_present_cpus(uint64_t *m, size_t nw);
 /* The real uid of pid (the first field of Uid: in /proc/PID/status), or
  * a negative errno. */
 long cps_proc_real_uid(pid_t pid);

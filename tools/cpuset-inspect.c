@@ -72,11 +72,65 @@ static void viol(const char *fmt, ...)
 	printf("\n");
 }
 
+/* The copy's threads by pid (then slot), made once: a member's threads
+ * are a run found by a binary search, not a walk of every thread slot per
+ * member. */
+struct thr_ref {
+	pid_t pid;
+	uint32_t slot;
+};
+static struct thr_ref *thr;
+static uint32_t nthr;
+
+static int by_pid_slot(const void *a, const void *b)
+{
+	const struct thr_ref *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+static void index_threads(void)
+{
+	size_t n = 0;
+	free(thr);
+	nthr = 0;
+	/* counted, not taken from the header, which a raw write may have changed */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1 && !(thr = malloc((n ? n : 1) * sizeof(*thr))))
+			return; /* no memory: members are shown without their threads */
+		for (uint32_t k = 0; k < tbl.thread_slots; k++) {
+			struct shm_thread *th = shm_thread_at(&tbl, k);
+			if (!shm_slot_present(&tbl, th, tbl.thread_rsz) || th->tid <= 0)
+				continue;
+			if (pass == 0)
+				n++;
+			else if (nthr < n)
+				thr[nthr++] = (struct thr_ref){ th->pid, k };
+		}
+	}
+	qsort(thr, nthr, sizeof(*thr), by_pid_slot);
+}
+
+/* The first entry of thr with this pid (or nthr). */
+static uint32_t threads_from(pid_t pid)
+{
+	uint32_t lo = 0, hi = nthr;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (thr[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static bool live_set(uint32_t i, struct shm_set **out)
 {
 	struct shm_set *s = shm_set_at(&tbl, i);
 	*out = s;
-	return s->id != 0;
+	return shm_slot_present(&tbl, s, tbl.set_rsz) && s->id != 0;
 }
 
 /* The writers' lock and the undo journal, on the live table: a lock held
@@ -125,7 +179,8 @@ static int dead_members(void)
 	int n = 0;
 	for (uint32_t j = 0; j < tbl.proc_slots; j++) {
 		struct shm_proc *p = shm_proc_at(&tbl, j);
-		if (p->pid > 0 && !cps_proc_alive(p->pid, p->start))
+		if (shm_slot_present(&tbl, p, tbl.proc_rsz) && p->pid > 0 &&
+		    !cps_proc_alive(p->pid, p->start))
 			n++;
 	}
 	return n;
@@ -218,14 +273,13 @@ static void show_text(void)
 	printf("\nmembers:\n");
 	for (uint32_t j = 0; j < tbl.proc_slots; j++) {
 		struct shm_proc *p = shm_proc_at(&tbl, j);
-		if (p->pid <= 0)
+		if (!shm_slot_present(&tbl, p, tbl.proc_rsz) || p->pid <= 0)
 			continue;
 		printf("  pid %d in set %u (parent %d, uid %u)%s\n", p->pid, p->set, p->ppid, p->uid,
 		       cps_proc_alive(p->pid, p->start) ? "" : " [dead: swept on the next write]");
-		for (uint32_t k = 0; k < tbl.thread_slots; k++) {
-			struct shm_thread *th = shm_thread_at(&tbl, k);
-			if (th->tid > 0 && th->pid == p->pid)
-				printf("    thread %d wants virtual CPUs %s\n", th->tid,
+		for (uint32_t x = threads_from(p->pid); x < nthr && thr[x].pid == p->pid; x++) {
+			struct shm_thread *th = shm_thread_at(&tbl, thr[x].slot);
+			printf("    thread %d wants virtual CPUs %s\n", th->tid,
 				       cli_cpulist(th->wanted, tbl_words));
 		}
 	}
@@ -276,20 +330,18 @@ static void show_json(bool checked)
 	first = 1;
 	for (uint32_t j = 0; j < tbl.proc_slots; j++) {
 		struct shm_proc *p = shm_proc_at(&tbl, j);
-		if (p->pid <= 0)
+		if (!shm_slot_present(&tbl, p, tbl.proc_rsz) || p->pid <= 0)
 			continue;
 		printf("%s{\"pid\":%d,\"set\":%u,\"ppid\":%d,\"uid\":%u,\"alive\":%s,\"threads\":[",
 		       first ? "" : ",", p->pid, p->set, p->ppid, p->uid,
 		       cps_proc_alive(p->pid, p->start) ? "true" : "false");
 		int tf = 1;
-		for (uint32_t k = 0; k < tbl.thread_slots; k++) {
-			struct shm_thread *th = shm_thread_at(&tbl, k);
-			if (th->tid > 0 && th->pid == p->pid) {
-				printf("%s{\"tid\":%d,\"wanted\":", tf ? "" : ",", th->tid);
-				cli_json_str(stdout, cli_cpulist(th->wanted, tbl_words));
-				printf("}");
-				tf = 0;
-			}
+		for (uint32_t x = threads_from(p->pid); x < nthr && thr[x].pid == p->pid; x++) {
+			struct shm_thread *th = shm_thread_at(&tbl, thr[x].slot);
+			printf("%s{\"tid\":%d,\"wanted\":", tf ? "" : ",", th->tid);
+			cli_json_str(stdout, cli_cpulist(th->wanted, tbl_words));
+			printf("}");
+			tf = 0;
 		}
 		printf("]}");
 		first = 0;
@@ -386,6 +438,8 @@ int main(int argc, char **argv)
 		check_lock(&c);
 		cps_check(&tbl, report_violation, NULL);
 	}
+	if (json || (!do_tree && !do_check))
+		index_threads();
 	if (json) {
 		show_json(do_check);
 	} else if (do_tree) {
@@ -414,6 +468,8 @@ int main(int argc, char **argv)
 		else
 			printf("table %s: %d violation%s\n", tbl.name, nviol, nviol == 1 ? "" : "s");
 	}
+	free(thr);
+	thr = NULL;
 	cps_table_copy_free(&tbl);
 	cps_close(&c);
 	return do_check && nviol ? CLI_REFUSED : CLI_OK;

@@ -8,7 +8,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdio.h>
 #include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,6 @@
 #include "src/allowance.h"
 #include "src/cpulist.h"
 #include "src/mask.h"
-#include "src/procfs.h"
 #include "src/sets.h"
 #include "tools/cli.h"
 #include "tools/supervise.h"
@@ -158,56 +156,32 @@ int cli_uid_of(const char *name, uid_t *uid)
 /* The kernel mask we now have must be the set's CPUs: a cgroup, or a
  * kernel that refused or narrowed the affinity, would leave the program
  * shown a set it does not run in. Then it does not run: we leave the set
- * (an AUTOCLEAN set we made goes with us) and say why. The kernel shows
- * an affinity without the CPUs that are offline (sched_getaffinity gives
- * the active ones): a set's offline CPUs are not asked for, as the
- * allowance rule judges online CPUs only. */
-static void online_part(uint64_t *want, const uint64_t *cpus, size_t nw)
-{
-	uint64_t on[CPS_MAX_WORDS];
-	memcpy(want, cpus, nw * sizeof(*want));
-	if (cps_online_cpus(on, nw) != 0)
-		return;
-	cps_mask_and(on, on, cpus, nw);
-	if (!cps_mask_empty(on, nw))
-		memcpy(want, on, nw * sizeof(*want));
-}
-
+ * (an AUTOCLEAN set we made goes with us) and say why. A set's CPUs that
+ * are present but offline are not asked for (cps_affinity_holds). */
 static int enforced(struct cps_ctx *c, uint32_t id)
 {
 	struct cps_setinfo si;
-	uint64_t k[CPS_MAX_WORDS], want[CPS_MAX_WORDS];
+	uint64_t k[CPS_MAX_WORDS];
 	size_t nw = c->t.mask_words;
+	char msg[700];
+	bool holds = false;
 	int r = 0;
 	/* An alloc of the set between our move and this look changed its
 	 * CPUs before its migration reached us: move again, onto the CPUs it
 	 * has now; only a mask the kernel keeps different is refused. */
 	for (int tries = 0; tries < 4; tries++) {
-		if ((r = cps_set_get(c, id, &si)) == 0 && (r = cps_kernel_affinity(0, k, nw)) == 0)
-			online_part(want, si.cpus, nw);
-		if (r < 0 || cps_mask_equal(k, want, nw))
+		if ((r = cps_set_get(c, id, &si)) == 0)
+			r = cps_kernel_affinity(0, k, nw);
+		if (r < 0 || (holds = cps_affinity_holds(id, si.cpus, k, nw, msg, sizeof(msg))))
 			break;
 		cps_migrate_process(c, c->self, id);
 	}
-	if (r == 0 && cps_mask_equal(k, want, nw))
+	if (r == 0 && holds)
 		return 0;
-	if (r < 0) {
+	if (r < 0)
 		cli_err("set %u: cannot read the CPUs back: %s", id, strerror(-r));
-	} else {
-		char wl[256], got[256], on[256] = "";
-		uint64_t both[CPS_MAX_WORDS];
-		cps_mask_and(both, k, want, nw);
-		cps_cpulist_format(wl, sizeof(wl), si.cpus, nw);
-		cps_cpulist_format(got, sizeof(got), k, nw);
-		if (!cps_mask_equal(want, si.cpus, nw)) {
-			char w[200];
-			cps_cpulist_format(w, sizeof(w), want, nw);
-			snprintf(on, sizeof(on), " (online: %s)", w);
-		}
-		cli_err("set %u: the kernel %s the affinity: the set's CPUs are %s%s, the kernel "
-			"lets this process run on %s; not running the program",
-			id, cps_mask_empty(both, nw) ? "refused" : "narrowed", wl, on, got[0] ? got : "none");
-	}
+	else
+		cli_err("%s", msg);
 	cps_leave(c);
 	cps_close(c);
 	return RUN_REFUSED;

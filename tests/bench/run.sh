@@ -17,6 +17,8 @@ B=${CPS_BUILDDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BB=$B/tests/bench
 CPUSET=$B/cpuset
 RUN=$B/cpuset-run
+CPUSET_INSPECT=$B/cpuset-inspect
+PYTHON3=/usr/bin/python3
 # BENCH_SHIM: another build of the shim to measure (cpuset-run loads it
 # through CPUSETSHIM_LIB); the tools stay the build tree's.
 SHIM=${BENCH_SHIM:-$B/.libs/libcpusetshim.so}
@@ -894,7 +896,47 @@ for l in $(awk '$2 == "small" { print $1 }' "$TMP/table.stats"); do
 	echo "| $l | $a | $b | $(fmt $4)x ($(fmt $5)-$(fmt $6)) | $tt | $v |"
 done
 echo
-rm -f "/dev/shm/$CPUSETSHIM_TABLE.small" "/dev/shm/$CPUSETSHIM_TABLE.large"
+# cpuset-inspect --check of both tables, and of a table of the largest
+# capacities holding the small fill: time (ms) and the checker's peak
+# memory, beside the table file's size and the bytes it holds
+CPUSETSHIM_TABLE=$CPUSETSHIM_TABLE.sparse "$CPUSET" init --force --max-sets $((SCALE_SETS + 1)) \
+	--max-procs 1048576 --max-threads 2097152 >/dev/null || die "check: cpuset init (sparse)"
+CPUSETSHIM_TABLE=$CPUSETSHIM_TABLE.sparse "$BB/bench_table" fill 10 10 10 >/dev/null ||
+	die "check: bench_table fill (sparse)"
+echo "## cpuset-inspect --check: time and memory against the table's size"
+echo
+echo "Command: \`make bench\` (section table): \`cpuset-inspect --check\` of the two tables above and of a"
+echo "table made with \`--max-procs 1048576 --max-threads 2097152\` holding the small fill, $ROUNDS rounds;"
+echo "peak memory is the checker's maximum resident set (getrusage of the child)."
+echo
+echo "| table | file MB | data MB | check ms: median (min-max) | peak MB | target: peak below the data + 16 MB | verdict |"
+echo "|---|---|---|---|---|---|---|"
+for size in small large sparse; do
+	f=/dev/shm/$CPUSETSHIM_TABLE.$size
+	: >"$TMP/chk"
+	peak=0
+	r=1
+	while [ $r -le $ROUNDS ]; do
+		set -- $(CPUSETSHIM_TABLE=$CPUSETSHIM_TABLE.$size "$PYTHON3" -c 'import resource, subprocess, sys, time
+t = time.monotonic()
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+print((time.monotonic() - t) * 1000, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)' "$CPUSET_INSPECT" --check)
+		[ "${3:-1}" = 0 ] || fail "check: cpuset-inspect --check of the $size table exited ${3:-?}"
+		echo "$1" >>"$TMP/chk"
+		[ "${2:-0}" -gt "$peak" ] && peak=$2
+		r=$((r + 1))
+	done
+	fmb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", b / 1048576 }')
+	dmb=$(awk -v k="$(du -k "$f" | cut -f1)" 'BEGIN { printf "%.1f", k / 1024 }')
+	pmb=$(awk -v k="$peak" 'BEGIN { printf "%.1f", k / 1024 }')
+	med=$(sort -n "$TMP/chk" | awk '{ a[NR] = $1 } END { printf "%s %s %s", a[int((NR + 1) / 2)], a[1], a[NR] }')
+	set -- $med
+	v=$(awk -v p="$pmb" -v d="$dmb" -v q=$QUICK 'BEGIN { if (q) print "-"; else print (p < d + 16) ? "met" : "MISSED" }')
+	[ "$v" = MISSED ] && fail "check: peak memory $pmb MB of the $size table (data $dmb MB)"
+	echo "| $size | $fmb | $dmb | $(fmt $1) ($(fmt $2)-$(fmt $3)) | $pmb | < $dmb + 16 | $v |"
+done
+echo
+rm -f "/dev/shm/$CPUSETSHIM_TABLE.small" "/dev/shm/$CPUSETSHIM_TABLE.large" "/dev/shm/$CPUSETSHIM_TABLE.sparse"
 
 # ---- 6. OpenMP ----
 
