@@ -89,10 +89,21 @@ static void arm_forget(pid_t tid)
 /* cps_thread_record, and what its failure means said under
  * CPUSETSHIM_DEBUG (once): a full thread registry loses the wish at the
  * next resize. */
+static __thread uint64_t own_start; /* the calling thread's start time, once read */
+static __thread pid_t own_start_tid; /* the tid it was read for */
 static void record(pid_t pid, pid_t tid, const uint64_t *virt, size_t vw)
 {
 	static bool told;
-	int r = cps_thread_record(&shim_ctx, pid, tid, virt, vw);
+	uint64_t start = 0;
+	if (pid == shim_self_pid && tid == shim_gettid()) {
+		/* a thread (and a forked child's thread) reads its own once */
+		if (!own_start || own_start_tid != tid) {
+			own_start = cps_thread_start(pid, tid);
+			own_start_tid = tid;
+		}
+		start = own_start;
+	}
+	int r = cps_thread_record(&shim_ctx, pid, tid, start, virt, vw);
 	if (r == -ENOSPC && !__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
 		shim_debug("thread %d: its CPUs are not recorded: the thread registry of table %s "
 			   "is full (%u threads); a resize gives it the whole set",

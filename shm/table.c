@@ -186,10 +186,15 @@ static int validate_header(const struct shm_header *h, size_t size, const char *
 	if (h->version != SHM_VERSION) {
 		*why = (h->version >> 24) > SHM_LAYOUT
 			       ? "the table has a newer layout version than this program understands"
-			       : (h->version >> 24) == 1 && SHM_LAYOUT == 2
-			       ? "the table was made by an older cpusetshim (layout 1, without memory "
-				 "nodes) and is not upgraded in place: make it again with 'cpuset init "
-				 "--force' once its sets are no longer used"
+			       : (h->version >> 24) >= 1 && (h->version >> 24) < SHM_LAYOUT
+			       ? ((h->version >> 24) == 1
+					  ? "the table was made by an older cpusetshim (layout 1, without "
+					    "memory nodes) and is not upgraded in place: make it again with "
+					    "'cpuset init --force' once its sets are no longer used"
+					  : "the table was made by an older cpusetshim (layout 2, without "
+					    "threads' start times) and is not upgraded in place: make it "
+					    "again with 'cpuset init --force' once its sets are no longer "
+					    "used")
 			       : "the table has another layout version";
 		return -EPROTONOSUPPORT;
 	}

@@ -23,8 +23,9 @@
 /* Bytes "CPSHIM\x01\x02": read with the other byte order it is a different
  * number, so a mismatch shows as a bad magic, never as a misread table. */
 #define SHM_MAGIC 0x02014d4948535043ULL
-/* Layout 2: a set's memory nodes (three more masks and mems_own). */
-#define SHM_LAYOUT 2u
+/* Layout 2: a set's memory nodes (three more masks and mems_own).
+ * Layout 3: a thread record's own start time (tstart). */
+#define SHM_LAYOUT 3u
 /* The format number also encodes the sizes the layout depends on. */
 #define SHM_VERSION                                                         \
 	((SHM_LAYOUT << 24) | ((uint32_t)sizeof(pthread_mutex_t) << 8) |    \
@@ -97,11 +98,15 @@ struct shm_proc {
 	uint32_t pad;
 };
 
-/* A thread that asked for a mask: its wanted virtual mask. Keyed by tid. */
+/* A thread that asked for a mask: its wanted virtual mask. Keyed by tid,
+ * and the thread's own start time: a later thread of the process with
+ * the same tid (tids are reused) is another thread, which asked for
+ * nothing. */
 struct shm_thread {
 	int32_t tid;
 	int32_t pid;
 	uint64_t pstart; /* start time of the process it belongs to */
+	uint64_t tstart; /* start time of the thread itself */
 	uint64_t wanted[];
 };
 

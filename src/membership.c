@@ -293,7 +293,9 @@ int cps_sweep_apply(struct cps_ctx *c, struct cps_dead_list *d, bool full)
 	}
 	/* A full sweep, or a full thread registry: every thread record,
 	 * walked as the members are (from a free slot, up to the count),
-	 * those of processes no longer on record and of ended threads out. */
+	 * those of processes no longer on record and of ended threads out
+	 * (a thread whose start time differs from its record's ended: its tid
+	 * went to another). */
 	uint32_t slots = t->thread_slots, from = 0;
 	bool look = t->h->nthreads > 0 && (full || t->h->nthreads >= t->h->caps.max_threads);
 	while (look && from < slots && shm_thread_at(t, from)->tid != 0)
@@ -310,7 +312,7 @@ int cps_sweep_apply(struct cps_ctx *c, struct cps_dead_list *d, bool full)
 		long pi = shm_proc_find(t, th->pid);
 		bool gone = pi < 0 ||
 			    shm_proc_at(t, (uint32_t)pi)->start != th->pstart ||
-			    (full && !cps_thread_alive(th->pid, th->tid));
+			    (full && cps_thread_start(th->pid, th->tid) != th->tstart);
 		if (!gone) {
 			seen++;
 			n++;

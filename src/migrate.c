@@ -153,6 +153,7 @@ struct migration {
 	uid_t top_uid;
 	struct tidlist later; /* met a writer inside: moved at the end */
 	uint64_t *pool; /* wanted masks of the threads of one process */
+	uint64_t *pool_start; /* the start time each of those records holds */
 	size_t pool_cap; /* in masks */
 };
 
@@ -169,7 +170,8 @@ static void note_unmoved(struct cps_ctx *c, pid_t pid, int err)
  * known) into m->pool, one after the other for those with a record; idx[i]
  * is the pool index of tids[i], or -1 (asks for nothing). A record is a
  * thread's only if it names this process (a tid reused by another process
- * is not the thread that asked). In lock-free reads of up to 64 threads,
+ * is not the thread that asked) and the thread's start time (nor is a tid
+ * reused within the process: checked after the read, outside it). In lock-free reads of up to 64 threads,
  * each retried when a writer moved the table under it; a writer inside
  * (preempted, say) is waited for, up to two seconds, and must not pass for
  * "asks for nothing". */
@@ -183,6 +185,9 @@ static int lookup_wanted(struct migration *m, pid_t pid, uint64_t pstart,
 		if (!p)
 			return -ENOMEM;
 		m->pool = p;
+		if (!(p = realloc(m->pool_start, tids->n * sizeof(*p))))
+			return -ENOMEM;
+		m->pool_start = p;
 		m->pool_cap = tids->n;
 	}
 	for (size_t from = 0; from < tids->n;) {
@@ -205,6 +210,7 @@ static int lookup_wanted(struct migration *m, pid_t pid, uint64_t pstart,
 			if (th->tid != tids->v[i] || th->pid != pid || (pstart && th->pstart != pstart))
 				continue;
 			memcpy(m->pool + u * mw, th->wanted, mw * 8);
+			m->pool_start[u] = th->tstart;
 			idx[i] = (long)u++;
 		}
 		if (shm_read_retry(&c->t, seq))
@@ -212,6 +218,10 @@ static int lookup_wanted(struct migration *m, pid_t pid, uint64_t pstart,
 		used = u;
 		from = to;
 	}
+	/* a record of an earlier thread with this tid: this one asked for nothing */
+	for (size_t i = 0; i < tids->n; i++)
+		if (idx[i] >= 0 && m->pool_start[idx[i]] != cps_thread_start(pid, tids->v[i]))
+			idx[i] = -1;
 	return 0;
 }
 
@@ -427,6 +437,7 @@ static void migration_free(struct migration *m)
 {
 	free(m->done.v);
 	free(m->pool);
+	free(m->pool_start);
 	tidlist_free(&m->later);
 }
 

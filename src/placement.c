@@ -95,7 +95,8 @@ int cps_placement_read_committed(const struct shm_table *t, pid_t pid, uint64_t 
 	return -EUCLEAN;
 }
 
-int cps_thread_lookup(const struct shm_table *t, pid_t tid, uint64_t *wanted, size_t vnw)
+static int lookup_record(const struct shm_table *t, pid_t tid, uint64_t *wanted, size_t vnw,
+			 uint64_t *tstart)
 {
 	size_t mw = t->mask_words < vnw ? t->mask_words : vnw;
 	for (int tries = 0; tries < 64; tries++) {
@@ -111,20 +112,31 @@ int cps_thread_lookup(const struct shm_table *t, pid_t tid, uint64_t *wanted, si
 		const struct shm_thread *th = shm_thread_at(t, (uint32_t)i);
 		cps_mask_zero(wanted, vnw);
 		memcpy(wanted, th->wanted, mw * 8);
+		if (tstart)
+			*tstart = th->tstart;
 		if (!shm_read_retry(t, seq))
 			return th->tid == tid ? 1 : 0;
 	}
 	return -EAGAIN;
 }
 
-int cps_thread_record(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *wanted, size_t vnw)
+int cps_thread_lookup(const struct shm_table *t, pid_t tid, uint64_t *wanted, size_t vnw)
+{
+	return lookup_record(t, tid, wanted, vnw, NULL);
+}
+
+int cps_thread_record(struct cps_ctx *c, pid_t pid, pid_t tid, uint64_t tstart,
+		      const uint64_t *wanted, size_t vnw)
 {
 	size_t mw = MW(c);
-	uint64_t cur[CPS_MAX_WORDS], w[CPS_MAX_WORDS];
+	uint64_t cur[CPS_MAX_WORDS], w[CPS_MAX_WORDS], held_start = 0;
 	cps_mask_zero(w, mw);
 	memcpy(w, wanted, (vnw < mw ? vnw : mw) * 8);
-	if (cps_thread_lookup(&c->t, tid, cur, mw) == 1 && cps_mask_equal(cur, w, mw))
-		return 0; /* already on record: no write */
+	if (!tstart && !(tstart = cps_thread_start(pid, tid)))
+		return -ESRCH;
+	if (lookup_record(&c->t, tid, cur, mw, &held_start) == 1 && held_start == tstart &&
+	    cps_mask_equal(cur, w, mw))
+		return 0; /* already on record, this thread's: no write */
 	struct cps_procinfo pi;
 	int r = cps_proc_info(pid, &pi);
 	if (r < 0)
@@ -152,6 +164,7 @@ int cps_thread_record(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *w
 	int32_t p32 = pid;
 	if ((r = shm_write(&c->t, &th->pid, &p32, sizeof(p32))) < 0 ||
 	    (r = shm_write(&c->t, &th->pstart, &pi.start, sizeof(pi.start))) < 0 ||
+	    (r = shm_write(&c->t, &th->tstart, &tstart, sizeof(tstart))) < 0 ||
 	    (r = shm_write(&c->t, th->wanted, w, mw * 8)) < 0)
 		return cps_txn_end(c, r);
 	return cps_txn_end(c, 0);

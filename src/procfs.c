@@ -67,11 +67,11 @@ static unsigned long long take_dec(const char **p)
 	return v;
 }
 
-int cps_proc_stat(pid_t pid, struct cps_procinfo *pi)
+static int stat_at(pid_t pid, pid_t tid, struct cps_procinfo *pi)
 {
 	char path[PROC_PATH_MAX], buf[1024];
 
-	proc_path(path, pid, 0, "/stat");
+	proc_path(path, pid, tid, "/stat");
 	int n = read_small(path, buf, sizeof(buf));
 	if (n < 0)
 		return n == -ENOENT ? -ESRCH : n;
@@ -105,6 +105,19 @@ int cps_proc_stat(pid_t pid, struct cps_procinfo *pi)
 			break;
 	}
 	return pi->start ? 0 : -EIO;
+}
+
+int cps_proc_stat(pid_t pid, struct cps_procinfo *pi)
+{
+	return stat_at(pid, 0, pi);
+}
+
+uint64_t cps_thread_start(pid_t pid, pid_t tid)
+{
+	struct cps_procinfo pi;
+	if (pid <= 0 || tid <= 0 || stat_at(pid, tid, &pi) < 0 || pi.state == 'Z' || pi.state == 'X')
+		return 0;
+	return pi.start;
 }
 
 int cps_proc_info(pid_t pid, struct cps_procinfo *pi)

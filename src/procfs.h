@@ -25,6 +25,11 @@ int cps_proc_info(pid_t pid, struct cps_procinfo *pi);
  * open and one read, for the paths every process start or every member
  * of a sweep pays. */
 int cps_proc_stat(pid_t pid, struct cps_procinfo *pi);
+/* The start time of thread tid of process pid (stat field 22 of
+ * /proc/PID/task/TID/stat, clock ticks after boot), or 0: no such thread,
+ * or it has ended. Two threads of one process with one tid, one after
+ * the other, differ by it unless both started within one tick. */
+uint64_t cps_thread_start(pid_t pid, pid_t tid);
 /* True if pid is alive and has this start time (not a reused pid). A
  * zombie (ended, not yet reaped) is not alive; a process whose first
  * thread ended while others run is. */

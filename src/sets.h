@@ -184,9 +184,12 @@ int cps_repair(struct cps_ctx *c);
  * after fork, after exec): set 0 = keep its current registration or take its
  * ancestor's. */
 int cps_register(struct cps_ctx *c, pid_t pid, uint32_t set);
-/* Record a thread's wanted virtual mask (vnw words) and apply it: the
- * thread's kernel mask becomes wanted mapped onto its set. */
-int cps_thread_record(struct cps_ctx *c, pid_t pid, pid_t tid, const uint64_t *wanted, size_t vnw);
+/* Record a thread's wanted virtual mask (vnw words), kept through resizes.
+ * tstart: the thread's start time (cps_thread_start; 0: read here), which
+ * the record keeps, so that a later thread with the tid is not taken for
+ * it. -ESRCH: no such thread. */
+int cps_thread_record(struct cps_ctx *c, pid_t pid, pid_t tid, uint64_t tstart,
+		      const uint64_t *wanted, size_t vnw);
 /* The record of thread tid of process pid goes (the thread ends: a tid
  * reused later is another thread, which asked for nothing). */
 int cps_thread_forget(struct cps_ctx *c, pid_t pid, pid_t tid);

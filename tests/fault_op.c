@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 	} else if (argc == 5 && !strcmp(argv[1], "want")) {
 		if (cps_cpulist_parse(argv[4], m, c.t.mask_words, &e) < 0)
 			return 2;
-		r = cps_thread_record(&c, atoi(argv[2]), atoi(argv[3]), m, c.t.mask_words);
+		r = cps_thread_record(&c, atoi(argv[2]), atoi(argv[3]), 0, m, c.t.mask_words);
 	} else if (argc == 4 && !strcmp(argv[1], "hold")) {
 		long ms = atol(argv[2]);
 		struct timespec hold = { ms / 1000, (ms % 1000) * 1000000L }, gap = { 0, 2000000L };

@@ -12,18 +12,30 @@ PY=$PYTHON3
 # ---- reused thread ids ----
 # In a pid namespace of its own, where the next id is ours to choose
 # (ns_last_pid), a thread pins itself to virtual CPU 0 and ends, then a
-# new thread gets its id; a process pins itself and is killed, then a new
-# process gets its id. Neither newcomer asks for anything.
+# new thread gets its id; the same with a thread pinned by the main thread
+# (no exit handler of its own forgets that record: the record's start
+# time tells the newcomer from it); a process pins itself and is killed,
+# then a new process gets its id. No newcomer asks for anything.
 cat >"$T/reuse.py" <<'PYEOF'
 import os, sys, threading, time
-d = sys.argv[1]
+d, how = sys.argv[1], sys.argv[2]
+leave = threading.Event()
 def pin():
-    os.sched_setaffinity(0, {0})
+    if how == "self":
+        os.sched_setaffinity(0, {0})
     open(d + "/pinned.tid", "w").write(str(threading.get_native_id()))
+    leave.wait()
 t = threading.Thread(target=pin)
 t.start()
-t.join()
+while not os.path.exists(d + "/pinned.tid"):
+    time.sleep(0.001)
 old = int(open(d + "/pinned.tid").read())
+if how == "other":
+    os.sched_setaffinity(old, {0})
+leave.set()
+t.join()
+# start times count in ticks of 10 ms: the newcomer starts in a later one
+time.sleep(0.05)
 # a thread's id is free again once the kernel has reaped it: try a few
 # times to have the new thread made with it
 for attempt in range(50):
@@ -62,15 +74,18 @@ set -u
 cpus() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status"; }
 "$CPUSET" create --cpus 0-1 --name reuse >/dev/null
 # the same process: a thread's id given to a new thread
-env $SANENV "$CPUSET_RUN" --set reuse $PY "$T/reuse.py" "$T" &
-for i in $(seq 200); do [ -s "$T/new.tid" ] && break; sleep 0.05; done
-old=$(cat "$T/pinned.tid") new=$(cat "$T/new.tid")
-echo "same-process ids $old $new"
-"$CPUSET" alloc reuse 1 >/dev/null
-"$CPUSET" alloc reuse 0-1 >/dev/null
-echo "same-process new thread on $(cpus $new)"
-touch "$T/go"
-wait
+for how in self other; do
+	rm -f "$T/pinned.tid" "$T/new.tid" "$T/go"
+	env $SANENV "$CPUSET_RUN" --set reuse $PY "$T/reuse.py" "$T" $how &
+	for i in $(seq 200); do [ -s "$T/new.tid" ] && break; sleep 0.05; done
+	old=$(cat "$T/pinned.tid") new=$(cat "$T/new.tid")
+	echo "same-process-$how ids $old $new"
+	"$CPUSET" alloc reuse 1 >/dev/null
+	"$CPUSET" alloc reuse 0-1 >/dev/null
+	echo "same-process-$how new thread on $(cpus $new)"
+	touch "$T/go"
+	wait
+done
 # another process: a killed process's id given to a new process
 env $SANENV "$CPUSET_RUN" --set reuse $PY "$T/pinself.py" "$T" &
 for i in $(seq 200); do [ -s "$T/self.pid" ] && break; sleep 0.05; done
@@ -91,10 +106,13 @@ CPUSET=$CPUSET CPUSET_RUN=$CPUSET_RUN T=$T PY=$PY SANENV="$(san_env)" \
 	unshare --pid --fork --mount-proc sh "$T/ns.sh" >"$T/ns.out" 2>"$T/ns.err"
 show "$T/ns.out"
 show "$T/ns.err"
-set -- $(sed -n 's/^same-process ids //p' "$T/ns.out")
-expect_eq "the new thread got the old id (else the test proves nothing)" "${2:-none}" "${1:-}"
-expect_eq "a reused thread id (same process): the new thread has the whole set" \
-	"$(sed -n 's/^same-process new thread on //p' "$T/ns.out")" "0-1"
+for how in self other; do
+	case $how in self) who="it pinned itself" ;; *) who="the main thread pinned it" ;; esac
+	set -- $(sed -n "s/^same-process-$how ids //p" "$T/ns.out")
+	expect_eq "$who: the new thread got the old id (else the test proves nothing)" "${2:-none}" "${1:-}"
+	expect_eq "$who: a reused thread id (same process): the new thread has the whole set" \
+		"$(sed -n "s/^same-process-$how new thread on //p" "$T/ns.out")" "0-1"
+done
 set -- $(sed -n 's/^other-process ids //p' "$T/ns.out")
 expect_eq "the new process got the old id (else the test proves nothing)" "${2:-none}" "${1:-}"
 expect_eq "a reused thread id (another process): the new one has the whole set" \

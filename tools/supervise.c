@@ -536,7 +536,7 @@ static void do_setaffinity(struct sv *s, const struct seccomp_notif *q, struct s
 		uint64_t v[CPS_MAX_WORDS];
 		cps_mask_zero(v, CPS_MAX_WORDS);
 		cps_phys_to_virt(v, s->nw, pl.cpus, pl.nw, phys);
-		cps_thread_record(s->c, tgid, target, v, s->nw);
+		cps_thread_record(s->c, tgid, target, start, v, s->nw);
 	}
 	a->val = 0;
 }
