@@ -76,7 +76,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	must(cps_create(&c, a, CPS_AUTOCLEAN, "b", &one, &b) == 0, "create b");
 	must(cps_create(&c, c.t.root_id, CPS_STRICT, "d", &two, &d) == 0, "create d");
 	must(cps_register(&c, getpid(), a) == 0, "register");
-	must(cps_thread_record(&c, getpid(), (pid_t)syscall(SYS_gettid), &one, 1) == 0, "record");
+	must(cps_thread_record(&c, getpid(), (pid_t)syscall(SYS_gettid), 0, &one, 1) == 0, "record");
 	cps_close(&c);
 	/* the checker's output is not what is tested */
 	int null = open("/dev/null", O_WRONLY);
@@ -176,7 +176,7 @@ static void writers(struct cps_ctx *c)
 			cps_alloc(c, a, &one);
 		cps_register(c, getpid(), a);
 	}
-	cps_thread_record(c, getpid(), (pid_t)syscall(SYS_gettid), &one, 1);
+	cps_thread_record(c, getpid(), (pid_t)syscall(SYS_gettid), 0, &one, 1);
 	cps_destroy(c, 3);
 }
 
