@@ -1,4 +1,4 @@
-/* Compiler helpers shared by every floor (base/ is below shm/). */
+/* Compiler helpers shared by every layer (base/ is below shm/). */
 #ifndef CPS_COMPILER_H
 #define CPS_COMPILER_H
 

@@ -1,4 +1,4 @@
-/* Small helpers written once for every floor (shm/, src/, preload/,
+/* Small helpers written once for every layer (shm/, src/, preload/,
  * tools/): no libc beyond the compiler's, so the shim and cpuset-run can
  * use them where the first call of a libc routine costs page faults. */
 #ifndef CPS_BASE_UTIL_H

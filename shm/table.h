@@ -1,6 +1,6 @@
 /* shm/ — storage of the set table in POSIX shared memory.
  *
- * This floor knows bytes and words: the segment's layout, its header and
+ * This layer knows bytes and words: the segment's layout, its header and
  * validation, the writers' robust mutex, the readers' sequence counter, the
  * undo journal that makes every write transaction atomic against SIGKILL,
  * and the registry slots (shm/registry.h). It knows nothing of set rules.
@@ -179,7 +179,7 @@ struct shm_table {
 #define SHM_LOCK_QUEUE_MS 120000u
 #define SHM_LOCK_WAIT_MS 10000u
 
-/* How every floor reads the project's variables (CPUSETSHIM_*): getenv,
+/* How every layer reads the project's variables (CPUSETSHIM_*): getenv,
  * and in the shim the copy it took when libc came up (preload/env.c), so
  * that a program's own edits of its environment do not move it. */
 extern const char *(*cps_getenv)(const char *name);

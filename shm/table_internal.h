@@ -26,7 +26,7 @@ struct jentry {
 };
 
 /* Only on a table opened with SHM_OPEN_FAULTS (the tools, when a test
- * asks): the shim links this floor too and never does. */
+ * asks): the shim links this layer too and never does. */
 #define FAULT()                         \
 	do {                            \
 		if (t->faults)          \
