@@ -21,6 +21,8 @@ pkgs="$pkgs slurm-wlm slurmd slurmctld libslurm-dev"
 pkgs="$pkgs cargo rustc golang-go default-jdk-headless nodejs cmake ninja-build make gcc git"
 # function sizes and complexities (tests/function_size.sh)
 pkgs="$pkgs pmccabe"
+# a static program of another C library under the supervisor
+pkgs="$pkgs musl-tools"
 # a multi-node guest (tests/guest.sh): QEMU, a kernel with its modules,
 # a static busybox for its initramfs, cpio to make it
 pkgs="$pkgs qemu-system-x86 linux-image-amd64 busybox-static cpio"

@@ -1,5 +1,6 @@
 #!/bin/sh
-# cpuset-run's supervisor and a static program (gcc -static, glibc):
+# cpuset-run's supervisor and a static program (gcc -static, glibc; and
+# musl-gcc -static for counts, views, threads and binding):
 # counts, affinity both ways, the views, threads, in sets {1} and {0,1}
 # and nested, each compared with the kernel's truth read outside the
 # program; the ways out of the set; the supervisor killed; a signal storm;
@@ -8,6 +9,7 @@
 
 need gcc gcc
 need taskset util-linux
+need musl-gcc musl-tools
 P=$T/prog
 gcc -O2 -static -pthread -o "$P" "$SRC/tests/integration/prog_supervised.c" 2>"$T/cc.err" ||
 	skip_all "gcc -static cannot link here (libc6-dev's static libc): $(head -1 "$T/cc.err")"
@@ -90,6 +92,31 @@ per_set() {
 		"$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$T/bind")" "$truth"
 }
 each_set per_set
+
+# ---- a static program of another C library: musl ----
+# musl counts CPUs by the raw affinity and reads no /sys file for them:
+# the supervisor's answers are all it sees
+PM=$T/prog-musl
+musl-gcc -O2 -static -pthread -o "$PM" "$SRC/tests/integration/prog_supervised.c" 2>"$T/musl.err" ||
+	die "musl-gcc cannot build prog_supervised.c: $(head -3 "$T/musl.err")"
+musl_set() {
+	vlist=$(seq -s, 0 $((n - 1)))
+	expect_eq "$t, musl: ONLN CONF get_nprocs and the raw affinity" \
+		"$(with_san "$CPUSET_RUN" --set "$s" "$PM" counts)" "$n $n $n $vlist"
+	expect_eq "$t, musl: cpuinfo's processors, stat's cpuN, status, online" \
+		"$(with_san "$CPUSET_RUN" --set "$s" "$PM" files | tr '\n' ' ')" "$n $n $vrange $vrange "
+	expect_eq "$t, musl: threads see the set" \
+		"$(with_san "$CPUSET_RUN" --set "$s" "$PM" threads 3 | sort -u)" "$vlist"
+	v=$((n - 1))
+	run_bg "$T/bind" with_san "$CPUSET_RUN" --set "$s" "$PM" bind "$v" wait
+	wait_line "$T/bind"
+	expect_eq "$t, musl: bound to virtual $v, the kernel has it on $(echo "$phys" | cut -d' ' -f$n)" \
+		"$(real_cpus "$(awk '{ print $2 }' "$T/bind")")" "$(echo "$phys" | cut -d' ' -f$n)"
+	release
+}
+each_set musl_set
+expect_eq "musl, natively in {1}: the machine's numbers (what the supervisor changes)" \
+	"$(outside taskset -c 1 "$PM" counts | cut -d' ' -f4)" 1
 
 # the calls' answers on bad arguments are the kernel's: in {0,1}, the
 # whole machine, every answer is the native one
