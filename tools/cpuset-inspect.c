@@ -352,7 +352,37 @@ static void show_json(bool checked)
 	printf("}\n");
 }
 
-int main(int argc, char **argv)
+/* What the command line asks. */
+struct inspect_opts {
+	const char *table;
+	bool check, tree, top, top_arg;
+	struct top_opts topo;
+};
+
+/* --top's -d and -n: 0, or an exit status. */
+static int top_number(int ch, struct top_opts *topo)
+{
+	if (ch == 'd') {
+		char *end;
+		errno = 0;
+		topo->delay = strtod(optarg, &end);
+		if (errno || end == optarg || *end || !(topo->delay >= 0.01) || topo->delay > 86400) {
+			cli_err("-d wants seconds between 0.01 and 86400, not '%s'", optarg);
+			return CLI_USAGE;
+		}
+		return 0;
+	}
+	unsigned long v;
+	if (cli_uint(optarg, 0x7fffffff, &v) < 0 || v == 0) {
+		cli_err("-n wants a count of refreshes (1 or more), not '%s'", optarg);
+		return CLI_USAGE;
+	}
+	topo->count = (long)v;
+	return 0;
+}
+
+/* The options into o: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct inspect_opts *o)
 {
 	static const struct option opts[] = {
 		{ "table", required_argument, 0, 'T' }, { "json", no_argument, 0, 'j' },
@@ -362,45 +392,25 @@ int main(int argc, char **argv)
 		{ "top", no_argument, 0, 'P' },         { "members", no_argument, 0, 'M' },
 		{ 0, 0, 0, 0 }
 	};
-	const char *table = NULL;
-	bool do_check = false, do_tree = false, do_top = false, top_arg = false;
-	struct top_opts topo = { .delay = 1.0, .count = 0 };
-	int ch;
-	cli_init(argv[0]);
+	int ch, r;
 	while ((ch = getopt_long(argc, argv, "hVd:n:", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'P': do_top = true; break;
-		case 'M': topo.members = top_arg = true; break;
-		case 'd': {
-			char *end;
-			errno = 0;
-			topo.delay = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(topo.delay >= 0.01) ||
-			    topo.delay > 86400) {
-				cli_err("-d wants seconds between 0.01 and 86400, not '%s'", optarg);
-				return CLI_USAGE;
-			}
-			top_arg = true;
+		case 'P': o->top = true; break;
+		case 'M': o->topo.members = o->top_arg = true; break;
+		case 'd':
+		case 'n':
+			if ((r = top_number(ch, &o->topo)))
+				return r;
+			o->top_arg = true;
 			break;
-		}
-		case 'n': {
-			unsigned long v;
-			if (cli_uint(optarg, 0x7fffffff, &v) < 0 || v == 0) {
-				cli_err("-n wants a count of refreshes (1 or more), not '%s'", optarg);
-				return CLI_USAGE;
-			}
-			topo.count = (long)v;
-			top_arg = true;
-			break;
-		}
-		case 'T': table = optarg; break;
+		case 'T': o->table = optarg; break;
 		case 'O':
 			if (cli_table_owner(optarg))
 				return CLI_USAGE;
 			break;
 		case 'j': json = true; break;
-		case 'c': do_check = true; break;
-		case 't': do_tree = true; break;
+		case 'c': o->check = true; break;
+		case 't': o->tree = true; break;
 		case 'h': usage(stdout); return CLI_OK;
 		case 'V': printf("cpuset-inspect (cpusetshim) %s\n", PACKAGE_VERSION); return CLI_OK;
 		default: fprintf(stderr, "Try 'cpuset-inspect --help'.\n"); return CLI_USAGE;
@@ -410,21 +420,51 @@ int main(int argc, char **argv)
 		cli_err("unexpected argument '%s'", argv[optind]);
 		return CLI_USAGE;
 	}
-	if (top_arg && !do_top) {
+	if (o->top_arg && !o->top) {
 		cli_err("-d, -n and --members go with --top");
 		return CLI_USAGE;
 	}
-	if (do_top && (do_check || do_tree)) {
+	if (o->top && (o->check || o->tree)) {
 		cli_err("--top excludes --check and --tree");
 		return CLI_USAGE;
 	}
-	struct cps_ctx c;
-	int r = cli_open(&c, table, CPS_OPEN_READ);
-	if (r)
+	return -1;
+}
+
+/* --check's last words in text: the thread registry's losses, the verdict. */
+static void check_summary(void)
+{
+	if (tbl.h->unrecorded || tbl.h->nthreads >= tbl.h->caps.max_threads)
+		/* not a violation of the table: a loss its users must hear of */
+		printf("WARNING: the thread registry is %s (%u of %u threads); %u thread CPU "
+		       "mask%s could not be recorded since the table was made: such threads get "
+		       "the whole set at the next resize (make the table with a larger "
+		       "--max-threads)\n",
+		       tbl.h->nthreads >= tbl.h->caps.max_threads ? "full" : "not full now",
+		       tbl.h->nthreads, tbl.h->caps.max_threads, tbl.h->unrecorded,
+		       tbl.h->unrecorded == 1 ? "" : "s");
+	int dead = dead_members();
+	if (nviol == 0)
+		printf("table %s: consistent (%u sets, %u members, %u threads%s)\n", tbl.name,
+		       tbl.h->nsets, tbl.h->nprocs, tbl.h->nthreads,
+		       dead ? ", some dead members to sweep" : "");
+	else
+		printf("table %s: %d violation%s\n", tbl.name, nviol, nviol == 1 ? "" : "s");
+}
+
+int main(int argc, char **argv)
+{
+	struct inspect_opts o = { .topo = { .delay = 1.0, .count = 0 } };
+	cli_init(argv[0]);
+	int r = parse_args(argc, argv, &o);
+	if (r >= 0)
 		return r;
-	if (do_top) {
-		topo.json = json;
-		r = top_run(&c, &topo);
+	struct cps_ctx c;
+	if ((r = cli_open(&c, o.table, CPS_OPEN_READ)))
+		return r;
+	if (o.top) {
+		o.topo.json = json;
+		r = top_run(&c, &o.topo);
 		cps_close(&c);
 		return r;
 	}
@@ -434,43 +474,26 @@ int main(int argc, char **argv)
 		return CLI_TABLE;
 	}
 	tbl_words = tbl.mask_words < CPS_MAX_WORDS ? tbl.mask_words : CPS_MAX_WORDS;
-	if (do_check) {
+	if (o.check) {
 		check_lock(&c);
 		cps_check(&tbl, report_violation, NULL);
 	}
-	if (json || (!do_tree && !do_check))
+	if (json || (!o.tree && !o.check))
 		index_threads();
 	if (json) {
-		show_json(do_check);
-	} else if (do_tree) {
+		show_json(o.check);
+	} else if (o.tree) {
 		struct shm_set *root = shm_set_by_id(&tbl, tbl.root_id);
 		if (root)
 			tree(tbl.root_id, 0, shm_set_mask(&tbl, root, SHM_MASK_CPUS), "", true);
-	} else if (!do_check) {
+	} else if (!o.check) {
 		show_text();
 	}
-	if (do_check && !json &&
-	    (tbl.h->unrecorded || tbl.h->nthreads >= tbl.h->caps.max_threads))
-		/* not a violation of the table: a loss its users must hear of */
-		printf("WARNING: the thread registry is %s (%u of %u threads); %u thread CPU "
-		       "mask%s could not be recorded since the table was made: such threads get "
-		       "the whole set at the next resize (make the table with a larger "
-		       "--max-threads)\n",
-		       tbl.h->nthreads >= tbl.h->caps.max_threads ? "full" : "not full now",
-		       tbl.h->nthreads, tbl.h->caps.max_threads, tbl.h->unrecorded,
-		       tbl.h->unrecorded == 1 ? "" : "s");
-	if (do_check && !json) {
-		int dead = dead_members();
-		if (nviol == 0)
-			printf("table %s: consistent (%u sets, %u members, %u threads%s)\n", tbl.name,
-			       tbl.h->nsets, tbl.h->nprocs, tbl.h->nthreads,
-			       dead ? ", some dead members to sweep" : "");
-		else
-			printf("table %s: %d violation%s\n", tbl.name, nviol, nviol == 1 ? "" : "s");
-	}
+	if (o.check && !json)
+		check_summary();
 	free(thr);
 	thr = NULL;
 	cps_table_copy_free(&tbl);
 	cps_close(&c);
-	return do_check && nviol ? CLI_REFUSED : CLI_OK;
+	return o.check && nviol ? CLI_REFUSED : CLI_OK;
 }
