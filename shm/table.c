@@ -383,6 +383,53 @@ static unsigned lock_wait_default(void)
 	return v > 3600 ? 3600000u : (unsigned)v * 1000u;
 }
 
+/* /dev/shm is everyone's: refuse what another user could have planted.
+ * A shared group table only under a name the caller gave (named): under
+ * the default one any member of the group could plant it. Root (who may
+ * move anyone) only its own, unless told the owner of a named one. */
+static int owner_trusted(const struct stat *st, bool named, const char **why)
+{
+	uid_t me = geteuid();
+	if (!S_ISREG(st->st_mode)) {
+		*why = "the table is not a regular file";
+		return -EACCES;
+	}
+	if (me == 0 && st->st_uid != 0 && !(named && confirmed_owner() == (long)st->st_uid)) {
+		*why = named ? "the table belongs to another user (root uses another user's table "
+			       "only when --table-owner names that user)"
+			     : "the table belongs to another user";
+		return -EACCES;
+	}
+	if (me != 0 && st->st_uid != me && st->st_uid != 0 &&
+	    !(named && (st->st_mode & S_IRWXG) && in_group(st->st_gid))) {
+		*why = "the table belongs to another user";
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* The mapped table's header, its file's mode against the mode it was
+ * made with, and its size since the mapping (the guard). */
+static int mapped_valid(void *base, size_t size, const struct stat *st, const char **why)
+{
+	int r = validate_header(base, size, why);
+	if (r < 0)
+		return r;
+	if (st->st_mode & 07777 & ~((struct shm_header *)base)->mode & (S_IWGRP | S_IWOTH)) {
+		*why = "the table is writable by others though it was not made shared";
+		return -EACCES;
+	}
+	if (st->st_mode & S_IWOTH) {
+		*why = "the table is writable by every user";
+		return -EACCES;
+	}
+	if (!guard_installed_ok(base)) {
+		*why = "the table was truncated while it was opened";
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
 int shm_table_open(struct shm_table *t, const char *name, int how, const char **why)
 {
 	const char *dummy;
@@ -413,29 +460,9 @@ int shm_table_open(struct shm_table *t, const char *name, int how, const char **
 		r = -errno;
 		goto fail;
 	}
-	uid_t me = geteuid();
-	r = -EACCES;
-	if (!S_ISREG(st.st_mode)) {
-		*why = "the table is not a regular file";
-		goto fail;
-	}
-	/* /dev/shm is everyone's: refuse what another user could have planted.
-	 * A shared group table only under a name the caller gave: under the
-	 * default one any member of the group could plant it. Root (who may
-	 * move anyone) only its own, unless told the owner of a named one. */
 	const char *env = cps_getenv("CPUSETSHIM_TABLE");
-	bool named = (name && *name) || (env && *env);
-	if (me == 0 && st.st_uid != 0 && !(named && confirmed_owner() == (long)st.st_uid)) {
-		*why = named ? "the table belongs to another user (root uses another user's table "
-			       "only when --table-owner names that user)"
-			     : "the table belongs to another user";
+	if ((r = owner_trusted(&st, (name && *name) || (env && *env), why)) < 0)
 		goto fail;
-	}
-	if (me != 0 && st.st_uid != me && st.st_uid != 0 &&
-	    !(named && (st.st_mode & S_IRWXG) && in_group(st.st_gid))) {
-		*why = "the table belongs to another user";
-		goto fail;
-	}
 	if (st.st_size < (off_t)sizeof(struct shm_header)) {
 		*why = "bad magic: this is not a cpusetshim table, or it is half made";
 		r = -EBADMSG;
@@ -450,20 +477,7 @@ int shm_table_open(struct shm_table *t, const char *name, int how, const char **
 	}
 	close(fd);
 	guard_add(base, size); /* before the first read: the file may shrink now */
-	r = validate_header(base, size, why);
-	if (r == 0 && (st.st_mode & 07777 & ~((struct shm_header *)base)->mode & (S_IWGRP | S_IWOTH))) {
-		*why = "the table is writable by others though it was not made shared";
-		r = -EACCES;
-	}
-	if (r == 0 && (st.st_mode & S_IWOTH)) {
-		*why = "the table is writable by every user";
-		r = -EACCES;
-	}
-	if (r == 0 && !guard_installed_ok(base)) {
-		*why = "the table was truncated while it was opened";
-		r = -EUCLEAN;
-	}
-	if (r < 0) {
+	if ((r = mapped_valid(base, size, &st, why)) < 0) {
 		guard_remove(base);
 		munmap(base, size);
 		return r;
