@@ -511,6 +511,50 @@ int shm_table_unlink(const char *name)
 	return unlink(path) < 0 ? -errno : 0;
 }
 
+/* The file a new table is made in, under a private name (tmp): sized,
+ * with its mode and group. The descriptor, or a negative errno. */
+static int create_private(char *tmp, size_t len, const char *name, mode_t mode, gid_t gid,
+			  uint64_t size, const char **why)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(tmp, len, SHM_DIR ".%s.new.%ld.%lx", name, (long)getpid(), (unsigned long)ts.tv_nsec);
+	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		*why = "cannot create the shared-memory object";
+		return -errno;
+	}
+	if (fchmod(fd, mode & 07777) < 0 || (gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid) < 0) ||
+	    ftruncate(fd, (off_t)size) < 0) {
+		int r = -errno;
+		*why = "cannot size or set the permissions of the shared-memory object";
+		unlink(tmp);
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* A new table's header: its layout, who made it and how, its robust
+ * shared lock; the magic stays 0 until the table is whole. */
+static int header_init(struct shm_header *h, const struct shm_header *lay, mode_t mode, gid_t gid)
+{
+	pthread_mutexattr_t ma;
+	*h = *lay;
+	h->magic = 0; /* set last */
+	h->mode = mode & 07777;
+	h->gid = (uint32_t)gid;
+	h->creator_uid = (uint32_t)geteuid();
+	h->created = (uint64_t)time(NULL);
+	h->next_id = 1;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+	int r = -pthread_mutex_init(&h->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	return r;
+}
+
 int shm_table_create(struct shm_table *t, const char *name, const struct shm_caps *caps,
 		     mode_t mode, gid_t gid,
 		     int (*populate)(struct shm_table *, void *), void *arg, const char **why)
@@ -518,7 +562,6 @@ int shm_table_create(struct shm_table *t, const char *name, const struct shm_cap
 	const char *dummy;
 	char path[SHM_TABLE_NAME_MAX + 16], tmp[SHM_TABLE_NAME_MAX + 64];
 	struct shm_header lay;
-	pthread_mutexattr_t ma;
 	int r, fd;
 
 	if (!why)
@@ -542,22 +585,8 @@ int shm_table_create(struct shm_table *t, const char *name, const struct shm_cap
 		return r;
 	/* Made under a private name, published whole by link(2): nobody can
 	 * open a half-made table, and of two creators exactly one wins. */
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	snprintf(tmp, sizeof(tmp), SHM_DIR ".%s.new.%ld.%lx", t->name, (long)getpid(),
-		 (unsigned long)ts.tv_nsec);
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		r = -errno;
-		*why = "cannot create the shared-memory object";
-		return r;
-	}
-	if (fchmod(fd, mode & 07777) < 0 || (gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid) < 0) ||
-	    ftruncate(fd, (off_t)lay.total_size) < 0) {
-		r = -errno;
-		*why = "cannot size or set the permissions of the shared-memory object";
-		goto out_unlink;
-	}
+	if ((fd = create_private(tmp, sizeof(tmp), t->name, mode, gid, lay.total_size, why)) < 0)
+		return fd;
 	void *base = mmap(NULL, lay.total_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED) {
 		r = -errno;
@@ -565,19 +594,7 @@ int shm_table_create(struct shm_table *t, const char *name, const struct shm_cap
 	}
 	guard_add(base, lay.total_size);
 	struct shm_header *h = base;
-	*h = lay;
-	h->magic = 0; /* set last */
-	h->mode = mode & 07777;
-	h->gid = (uint32_t)gid;
-	h->creator_uid = (uint32_t)geteuid();
-	h->created = (uint64_t)time(NULL);
-	h->next_id = 1;
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
-	r = -pthread_mutex_init(&h->lock, &ma);
-	pthread_mutexattr_destroy(&ma);
-	if (r < 0)
+	if ((r = header_init(h, &lay, mode, gid)) < 0)
 		goto out_unmap;
 	bind_handle(t, base, lay.total_size);
 	t->file_uid = geteuid();

@@ -85,8 +85,14 @@ expect_status "a makes a set in it" 0 as $ua "$CPUSET" --table $shared create --
 expect_status "b, in the group, makes one" 0 as $ub "$CPUSET" --table $shared create --cpus 0 --name sb
 expect_status "c, outside it, may not read it" 3 as $uc "$CPUSET" --table $shared list
 as $ua sleep 60 &
-sleep 0.3
-pid_a=$(pgrep -u $ua -x sleep | head -n 1)
+# a's sleep, once it runs (the switch of user takes its time on a loaded machine)
+pid_a=
+for i in $(seq 100); do
+	pid_a=$(pgrep -u $ua -x sleep | head -n 1)
+	[ -n "$pid_a" ] && break
+	sleep 0.1
+done
+[ -n "$pid_a" ] || die "a's sleep did not start in 10 s"
 expect_status "b may not move a's process by the rules" 1 as $ub "$CPUSET" --table $shared attach sb "$pid_a"
 expect_stderr "(not b's process)" "EPERM"
 expect_status "b may not destroy a's set" 1 as $ub "$CPUSET" --table $shared destroy sa
