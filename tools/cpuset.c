@@ -95,6 +95,110 @@ static int bad_usage(const char *fmt, const char *arg)
 
 /* ---- init ---- */
 
+/* One of init's options that sets the table's mode, group, capacities or
+ * --force: -1, or an exit status. */
+static int init_option(int ch, struct cps_init_opts *o)
+{
+	static const char *const opt_of[] = { ['s'] = "--max-sets", ['p'] = "--max-procs",
+					      ['t'] = "--max-threads", ['b'] = "--mask-bits" };
+	static const unsigned max_of[] = { ['s'] = SHM_MAX_SETS, ['p'] = SHM_MAX_PROCS,
+					   ['t'] = SHM_MAX_THREADS, ['b'] = SHM_MAX_MASK_BITS };
+	unsigned long v;
+	switch (ch) {
+	case 'm':
+		if (optarg[0] != '0' || cli_octal(optarg, 07777, &v) < 0)
+			return bad_usage("--mode wants an octal mode like 0660, not '%s'", optarg);
+		if (v & 0002)
+			return bad_usage("--mode %s: a table writable by every user lets any user "
+					 "move anyone's processes; share it with a group (--group)",
+					 optarg);
+		o->mode = (mode_t)v;
+		return -1;
+	case 'g': {
+		struct group *g = getgrnam(optarg);
+		if (g)
+			o->gid = g->gr_gid;
+		else if (cli_uint(optarg, 0xfffffffe, &v) == 0)
+			o->gid = (gid_t)v;
+		else
+			return bad_usage("no such group '%s'", optarg);
+		return -1;
+	}
+	case 's': case 'p': case 't': case 'b': {
+		bool digits = *optarg && !optarg[strspn(optarg, "0123456789")];
+		if (!digits)
+			return bad_usage("'%s' is not a number", optarg);
+		if (cli_uint(optarg, ~0ul, &v) < 0 || v > max_of[ch]) {
+			fprintf(stderr, "%s: %s %s is too large (at most %u)\n", cli_prog, opt_of[ch],
+				optarg, max_of[ch]);
+			return CLI_USAGE;
+		}
+		if (ch == 's') o->caps.max_sets = (uint32_t)v;
+		if (ch == 'p') o->caps.max_procs = (uint32_t)v;
+		if (ch == 't') o->caps.max_threads = (uint32_t)v;
+		if (ch == 'b') o->caps.mask_bits = (uint32_t)((v + 63) / 64 * 64);
+		return -1;
+	}
+	case 'f': o->force = true; return -1;
+	default: return CLI_USAGE;
+	}
+}
+
+/* Whether the capacities make a table: 0, or CLI_USAGE said. */
+static int init_layout_ok(const struct cps_init_opts *o)
+{
+	struct shm_header lay;
+	int r = shm_layout(&lay, &o->caps);
+	if (r == 0)
+		return 0;
+	if (r == -EOVERFLOW)
+		cli_err("init: a table of these capacities would take more than %llu MiB; "
+			"ask for fewer threads, members or mask bits",
+			SHM_MAX_TABLE_BYTES >> 20);
+	else
+		cli_err("init: capacities out of range (sets 2-%u, procs 1-%u, threads 1-%u, "
+			"mask bits 64-%u)", SHM_MAX_SETS, SHM_MAX_PROCS, SHM_MAX_THREADS,
+			SHM_MAX_MASK_BITS);
+	return CLI_USAGE;
+}
+
+/* --cpus and --mems of the root set into m and nm (o->caps.mask_bits
+ * wide), checked against the machine: 0, or an exit status said. */
+static int init_root(const char *cpus, const char *mems, struct cps_init_opts *o, uint64_t *m,
+		     uint64_t *nm)
+{
+	size_t nw = o->caps.mask_bits / 64;
+	uint64_t off[CPS_MAX_WORDS];
+	int r;
+	if (cpus) {
+		if ((r = cli_cpus(cpus, m, nw)))
+			return r;
+		if (cps_root_cpus_check(m, nw, off) < 0) {
+			cli_err("init: CPUs %s are not online on this machine", cli_cpulist(off, nw));
+			return CLI_USAGE;
+		}
+		if (cps_mask_empty(m, nw)) {
+			cli_err("init: the root set needs at least one CPU");
+			return CLI_USAGE;
+		}
+		o->cpus = m;
+	}
+	if (mems) {
+		if ((r = cli_nodes(mems, nm, nw)))
+			return r;
+		if (cps_mask_empty(nm, nw)) {
+			cli_err("init: the root set needs at least one memory node");
+			return CLI_USAGE;
+		}
+		if (cps_root_mems_check(nm, nw, off) < 0) {
+			cli_err("init: nodes %s hold no memory on this machine", cli_cpulist(off, nw));
+			return CLI_USAGE;
+		}
+		o->mems = nm;
+	}
+	return 0;
+}
+
 static int cmd_init(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -107,103 +211,21 @@ static int cmd_init(int argc, char **argv)
 	};
 	struct cps_init_opts o;
 	const char *cpus = NULL, *mems = NULL;
-	unsigned long v;
+	uint64_t m[CPS_MAX_WORDS], nm[CPS_MAX_WORDS];
 	int ch, r;
 	cps_init_opts_default(&o);
 	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'c': cpus = optarg; break;
-		case 'M': mems = optarg; break;
-		case 'm':
-			if (optarg[0] != '0' || cli_octal(optarg, 07777, &v) < 0)
-				return bad_usage("--mode wants an octal mode like 0660, not '%s'", optarg);
-			if (v & 0002)
-				return bad_usage("--mode %s: a table writable by every user lets any user "
-						 "move anyone's processes; share it with a group (--group)",
-						 optarg);
-			o.mode = (mode_t)v;
-			break;
-		case 'g': {
-			struct group *g = getgrnam(optarg);
-			if (g)
-				o.gid = g->gr_gid;
-			else if (cli_uint(optarg, 0xfffffffe, &v) == 0)
-				o.gid = (gid_t)v;
-			else
-				return bad_usage("no such group '%s'", optarg);
-			break;
-		}
-		case 's': case 'p': case 't': case 'b': {
-			static const char *const opt_of[] = { ['s'] = "--max-sets", ['p'] = "--max-procs",
-							      ['t'] = "--max-threads",
-							      ['b'] = "--mask-bits" };
-			static const unsigned max_of[] = { ['s'] = SHM_MAX_SETS, ['p'] = SHM_MAX_PROCS,
-							   ['t'] = SHM_MAX_THREADS,
-							   ['b'] = SHM_MAX_MASK_BITS };
-			bool digits = *optarg && !optarg[strspn(optarg, "0123456789")];
-			if (!digits)
-				return bad_usage("'%s' is not a number", optarg);
-			if (cli_uint(optarg, ~0ul, &v) < 0 || v > max_of[ch]) {
-				fprintf(stderr, "%s: %s %s is too large (at most %u)\n", cli_prog,
-					opt_of[ch], optarg, max_of[ch]);
-				return CLI_USAGE;
-			}
-			if (ch == 's') o.caps.max_sets = (uint32_t)v;
-			if (ch == 'p') o.caps.max_procs = (uint32_t)v;
-			if (ch == 't') o.caps.max_threads = (uint32_t)v;
-			if (ch == 'b') o.caps.mask_bits = (uint32_t)((v + 63) / 64 * 64);
-			break;
-		}
-		case 'f': o.force = true; break;
-		default: return CLI_USAGE;
-		}
+		if (ch == 'c')
+			cpus = optarg;
+		else if (ch == 'M')
+			mems = optarg;
+		else if ((r = init_option(ch, &o)) >= 0)
+			return r;
 	}
 	if (optind != argc)
 		return bad_usage("init: unexpected argument '%s'", argv[optind]);
-	struct shm_header lay;
-	if ((r = shm_layout(&lay, &o.caps)) < 0) {
-		if (r == -EOVERFLOW)
-			cli_err("init: a table of these capacities would take more than %llu MiB; "
-				"ask for fewer threads, members or mask bits",
-				SHM_MAX_TABLE_BYTES >> 20);
-		else
-			cli_err("init: capacities out of range (sets 2-%u, procs 1-%u, threads 1-%u, "
-				"mask bits 64-%u)", SHM_MAX_SETS, SHM_MAX_PROCS, SHM_MAX_THREADS,
-				SHM_MAX_MASK_BITS);
-		return CLI_USAGE;
-	}
-	uint64_t m[CPS_MAX_WORDS];
-	if (cpus) {
-		r = cli_cpus(cpus, m, o.caps.mask_bits / 64);
-		if (r)
-			return r;
-		uint64_t off[CPS_MAX_WORDS];
-		if (cps_root_cpus_check(m, o.caps.mask_bits / 64, off) < 0) {
-			cli_err("init: CPUs %s are not online on this machine", cli_cpulist(off, o.caps.mask_bits / 64));
-			return CLI_USAGE;
-		}
-		if (cps_mask_empty(m, o.caps.mask_bits / 64)) {
-			cli_err("init: the root set needs at least one CPU");
-			return CLI_USAGE;
-		}
-		o.cpus = m;
-	}
-	uint64_t nm[CPS_MAX_WORDS];
-	if (mems) {
-		size_t nw = o.caps.mask_bits / 64;
-		if ((r = cli_nodes(mems, nm, nw)))
-			return r;
-		uint64_t absent[CPS_MAX_WORDS];
-		if (cps_mask_empty(nm, nw)) {
-			cli_err("init: the root set needs at least one memory node");
-			return CLI_USAGE;
-		}
-		if (cps_root_mems_check(nm, nw, absent) < 0) {
-			cli_err("init: nodes %s hold no memory on this machine", cli_cpulist(absent, nw));
-			return CLI_USAGE;
-		}
-		o.mems = nm;
-	}
+	if ((r = init_layout_ok(&o)) || (r = init_root(cpus, mems, &o, m, nm)))
+		return r;
 	if ((o.mode & 0066) && o.gid == (gid_t)-1 && (o.mode & 0006) == 0)
 		o.gid = getegid();
 	if (o.mode & 0022)
