@@ -178,9 +178,11 @@ fi
 
 # opts FILE: FUNCTION OPTION for each long option of each option table
 # ("struct option opts[] = { ... };") in FILE, by the function it is in
+# (a tool's own options: main's, or parse_args' that main calls, both
+# named main here)
 opts() {
 	awk '
-	/^[a-z].*\(/ { fn = $0; sub(/\(.*/, "", fn); sub(/.* \**/, "", fn) }
+	/^[a-z].*\(/ { fn = $0; sub(/\(.*/, "", fn); sub(/.* \**/, "", fn); if (fn == "parse_args") fn = "main" }
 	/struct option [a-z_]*\[\] = \{/ { s = 1 }
 	s {
 		l = $0
