@@ -23,7 +23,9 @@ leave = threading.Event()
 def pin():
     if how == "self":
         os.sched_setaffinity(0, {0})
-    open(d + "/pinned.tid", "w").write(str(threading.get_native_id()))
+    # written whole before it is seen (a rename), or main may read it empty
+    open(d + "/pinned.tid.tmp", "w").write(str(threading.get_native_id()))
+    os.rename(d + "/pinned.tid.tmp", d + "/pinned.tid")
     leave.wait()
 t = threading.Thread(target=pin)
 t.start()
@@ -75,7 +77,7 @@ cpus() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status"; }
 "$CPUSET" create --cpus 0-1 --name reuse >/dev/null
 # the same process: a thread's id given to a new thread
 for how in self other; do
-	rm -f "$T/pinned.tid" "$T/new.tid" "$T/go"
+	rm -f "$T/pinned.tid" "$T/pinned.tid.tmp" "$T/new.tid" "$T/go"
 	env $SANENV "$CPUSET_RUN" --set reuse $PY "$T/reuse.py" "$T" $how &
 	for i in $(seq 200); do [ -s "$T/new.tid" ] && break; sleep 0.05; done
 	old=$(cat "$T/pinned.tid") new=$(cat "$T/new.tid")
