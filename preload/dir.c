@@ -30,6 +30,7 @@
 
 #include "preload/shim.h"
 #include "preload/view.h"
+#include "src/mask.h"
 #include "src/path.h"
 #include "src/vpath.h"
 #include "src/vsys.h"
@@ -41,6 +42,7 @@ struct vdir {
 	dev_t dev;
 	ino_t ino;
 	struct cps_view_input in;
+	uint64_t mems[CPS_WORDS_FOR(1024)]; /* the set's nodes, in.k of them */
 	size_t cap; /* words of set[] */
 	uint64_t set[];
 };
@@ -93,7 +95,7 @@ static void spare(struct vdir *t)
 	free(t);
 }
 
-void shim_dir_remember(int fd, DIR *d, const struct shim_cpus *v)
+void shim_dir_remember(int fd, DIR *d, const struct shim_cpus *v, const struct cps_view_input *vin)
 {
 	struct stat sb = { 0 };
 	size_t nw = CPS_WORDS_FOR(cps_mask_last(v->cpus, v->nw) + 1);
@@ -126,6 +128,15 @@ void shim_dir_remember(int fd, DIR *d, const struct shim_cpus *v)
 		t->in.n = v->n;
 		t->in.vallowed = NULL;
 		t->in.vnw = 0;
+		t->in.k = 0;
+		t->in.mems = t->mems;
+		t->in.mnw = sizeof(t->mems) / sizeof(t->mems[0]);
+		memset(t->mems, 0, sizeof(t->mems));
+		if (vin && vin->k) { /* nodes beyond 1023: a set too wide to rename */
+			size_t mw = vin->mnw < t->in.mnw ? vin->mnw : t->in.mnw;
+			memcpy(t->mems, vin->mems, mw * sizeof(uint64_t));
+			t->in.k = cps_mask_count(t->mems, t->in.mnw);
+		}
 		struct vdir *old = vdirs[fd];
 		__atomic_store_n(&vdirs[fd], t, __ATOMIC_RELEASE);
 		spare(old);
@@ -203,7 +214,9 @@ EXPORT DIR *opendir(const char *name)
 	enum cps_vfamily fam = cps_vpath_family(canon);
 	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_ready() || !shim_sys_cpus(&v))
 		return real_dir.opendir(name);
-	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
+	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
+	struct shim_cpus m;
+	shim_sys_nodes(&in, &m);
 	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));
 	if (k == CPS_VSYS_ABSENT) {
 		errno = ENOENT;
@@ -233,7 +246,7 @@ EXPORT DIR *opendir(const char *name)
 	}
 	if (d && k == CPS_VSYS_DIR) {
 		SHIM_KEEP_ERRNO;
-		shim_dir_remember(dirfd(d), d, &v);
+		shim_dir_remember(dirfd(d), d, &v, &in);
 	}
 	return d;
 }
@@ -266,7 +279,8 @@ static bool show(struct vdir *t, char *name)
 {
 	char out[NAME_MAX + 1];
 
-	if (name[0] != 'c' || name[1] != 'p' || name[2] != 'u')
+	if ((name[0] != 'c' || name[1] != 'p' || name[2] != 'u') &&
+	    (!t->in.k || name[0] != 'n' || name[1] != 'o'))
 		return true;
 	int r = cps_vsys_dirent(name, &t->in, out);
 	if (r > 0)

@@ -95,7 +95,10 @@ int shim_view_access_hook(const char *canon, int mode);
 
 /* Remember fd (with its DIR, or NULL until fdopendir) as a listing whose
  * cpuN entries are the set's. */
-void shim_dir_remember(int fd, DIR *d, const struct shim_cpus *v);
+void shim_dir_remember(int fd, DIR *d, const struct shim_cpus *v, const struct cps_view_input *in);
+/* The set's memory nodes into in (m holds them; preload/view_sys.c): in
+ * is left without nodes when the shim has none for the caller. */
+void shim_sys_nodes(struct cps_view_input *in, struct shim_cpus *m);
 
 /* All of data to fd; false on an error or a short write. */
 bool shim_write_all(int fd, const char *data, size_t len);

@@ -129,6 +129,17 @@ bool shim_sys_mems(struct shim_cpus *v)
 	return shim_nodes_of(0, v);
 }
 
+/* The set's nodes into in (m holds them): none when the shim has none,
+ * and then the nodes keep their numbers. */
+void shim_sys_nodes(struct cps_view_input *in, struct shim_cpus *m)
+{
+	if (shim_sys_mems(m) && m->n > 0) {
+		in->mems = m->cpus;
+		in->mnw = m->nw;
+		in->k = m->n;
+	}
+}
+
 /* Where the real file of canonical path phys is: below the test root. */
 static bool rooted(const char *phys, char *out, size_t len)
 {
@@ -241,13 +252,33 @@ static int build(int k, const char *rp, const struct cps_view_input *in, struct 
 		return cps_view_kernel_max(out, in);
 	if ((r = slurp(rp, buf, sizeof(buf), &len)))
 		return r;
+	if (k == CPS_VSYS_HAS_CPU && in->k) {
+		struct cps_buf t = { 0 };
+		if (!(r = build_has_cpu(buf, len, in, &t)))
+			r = cps_view_nodelist(out, t.p, t.len, in);
+		cps_buf_free(&t);
+		return r;
+	}
 	if (k == CPS_VSYS_HAS_CPU)
 		return build_has_cpu(buf, len, in, out);
+	if (k == CPS_VSYS_NODELIST)
+		return cps_view_nodelist(out, buf, len, in);
+	if (k == CPS_VSYS_NODEINFO)
+		return cps_view_node_info(out, buf, len, in);
+	if (k == CPS_VSYS_DISTANCE) {
+		char on[1024], orp[PATH_MAX];
+		size_t ol = 0;
+		if (!rooted("/sys/devices/system/node/online", orp, sizeof(orp)) ||
+		    (r = slurp(orp, on, sizeof(on), &ol)))
+			return -EINVAL;
+		return cps_view_node_distance(out, buf, len, on, ol, in);
+	}
 	return cps_view_cpumask_file(out, k, buf, len, in);
 }
 
 /* The name a view of canon for the set in v is kept under. */
-static bool kept_name(const char *canon, const struct shim_cpus *v, char *out, size_t len)
+static bool kept_name(const char *canon, const struct shim_cpus *v,
+		      const struct cps_view_input *in, char *out, size_t len)
 {
 	const char *dir = shim_kept_dirname(), *root = shim_test_root();
 	uint64_t h = 1469598103934665603ull;
@@ -260,6 +291,8 @@ static bool kept_name(const char *canon, const struct shim_cpus *v, char *out, s
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
 	if (cps_view_wide_possible) /* masks printed w bits wide */
 		h = (h ^ 'w') * 1099511628211ull;
+	if (in->k) /* the set's nodes: views of them */
+		h = (h ^ cps_kept_key(in->mems, in->mnw, in->k)) * 1099511628211ull;
 	int n = snprintf(out, len, "%s/sys-%016llx-%016llx", dir,
 			 (unsigned long long)cps_kept_key(v->cpus, v->nw, v->n),
 			 (unsigned long long)h);
@@ -279,7 +312,7 @@ static int test_cpuinfo(int flags)
 		free(buf);
 		return -1;
 	}
-	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
+	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
 	int r = slurp(rp, buf, 1 << 20, &len);
 	if (!r)
 		r = cps_view_cpuinfo_set(&out, buf, len, &in);
@@ -330,7 +363,7 @@ static int test_cgroup(const char *canon, int flags)
 		fd = -1; /* the real file's own failure: it, as it is */
 		goto out;
 	}
-	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
+	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
 	struct cps_buf out = { 0 };
 	if (cps_view_cgroup_cpus(&out, a, al, &in) == 0)
 		fd = shim_view_fd(out.p, out.len, flags);
@@ -362,7 +395,9 @@ int shim_sys_open(const char *canon, int flags, int mode)
 		return -1;
 	if (!shim_sys_cpus(&v))
 		return -1;
-	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
+	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
+	struct shim_cpus m;
+	shim_sys_nodes(&in, &m);
 	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));
 	if (k <= CPS_VSYS_NONE)
 		return -1;
@@ -391,13 +426,13 @@ int shim_sys_open(const char *canon, int flags, int mode)
 		if (fd < 0)
 			return -2;
 		if (k == CPS_VSYS_DIR)
-			shim_dir_remember(fd, NULL, &v);
+			shim_dir_remember(fd, NULL, &v, &in);
 		else if (!content)
 			shim_redirect_keep(canon, phys); /* the next open of it: redirect.c */
 		return fd;
 	}
 	int saved = errno, fd = -1;
-	bool have_name = kept_name(canon, &v, name, sizeof(name));
+	bool have_name = kept_name(canon, &v, &in, name, sizeof(name));
 	/* no O_NOFOLLOW (see preload/kept_views.c, kept_oflags) */
 	if (have_name && (fd = shim_real.open(name, O_RDONLY | O_NOCTTY |
 							  (flags & (O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)))) >= 0) {
@@ -462,7 +497,9 @@ static int phys_of(const char *canon, char *rp, size_t len)
 		return rooted(canon, rp, len) ? 1 : 0;
 	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&v))
 		return 0;
-	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
+	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
+	struct shim_cpus m;
+	shim_sys_nodes(&in, &m);
 	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));
 	if (k <= CPS_VSYS_NONE)
 		return 0;
@@ -602,7 +639,9 @@ __attribute__((noinline)) static ssize_t readlink_view(int dirfd, const char *pa
 	enum cps_vfamily fam = cps_vpath_family(canon);
 	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&v))
 		return -2;
-	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0 };
+	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
+	struct shim_cpus m;
+	shim_sys_nodes(&in, &m);
 	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));
 	if (k <= CPS_VSYS_NONE)
 		return -2;

@@ -50,6 +50,11 @@ struct cps_view_input {
 	unsigned n; /* CPUs in set */
 	const uint64_t *vallowed;
 	size_t vnw;
+	/* The set's memory nodes (physical, mnw words, k of them; virtual
+	 * node v the v-th): k 0 keeps the nodes' own numbers. */
+	const uint64_t *mems;
+	size_t mnw;
+	unsigned k;
 };
 
 /* /proc/cpuinfo: keep only the blocks of "processor : P" with P in set,

@@ -34,6 +34,9 @@ enum cps_vsys_kind {
 	CPS_VSYS_HAS_CPU,   /* node/has_cpu: nodes holding CPUs of the set */
 	CPS_VSYS_POSSIBLE,  /* possible: "0-(w-1)" (cps_view_width) */
 	CPS_VSYS_OFFLINE,   /* offline: a CPU list, and virtual CPUs n..w-1 */
+	CPS_VSYS_NODELIST,  /* node/{online,possible,has_*}: the set's nodes */
+	CPS_VSYS_DISTANCE,  /* nodeV/distance: the row's columns of the set */
+	CPS_VSYS_NODEINFO,  /* nodeV/meminfo: "Node P" lines as "Node V" */
 };
 
 /* The files of /sys/devices/system/cpu itself that are views, and the
@@ -91,5 +94,21 @@ int cps_vsys_cpu_entry(const char *canon, const char *rel, const struct cps_view
 		       char *phys, size_t len);
 /* "cpu<digits>" at s followed by '/' or the end: 1 and *num, else 0. */
 int cps_vsys_cpu_name(const char *s, unsigned *num, const char **end);
+
+/* With the set's nodes (s->k > 0): a node list file (physical nodes,
+ * "0-3,8\n") as the set's virtual nodes, "\n"-terminated. */
+int cps_view_nodelist(struct cps_buf *out, const char *real, size_t len,
+		      const struct cps_view_input *s);
+/* A node's distance row (real, len: one number per online node, in the
+ * order of the node list online, olen bytes) restricted to the set's
+ * nodes, in virtual order. */
+int cps_view_node_distance(struct cps_buf *out, const char *real, size_t len, const char *online,
+			   size_t olen, const struct cps_view_input *s);
+/* meminfo-type files: a line "Node P ..." reads "Node V ..." (V the
+ * virtual number of P: k + P outside the set); the rest as it is. */
+int cps_view_node_info(struct cps_buf *out, const char *real, size_t len,
+		       const struct cps_view_input *s);
+/* "node<digits>" at name followed by '/' or the end: 1 and *num, else 0. */
+int cps_vsys_node_name(const char *name, unsigned *num, const char **end);
 
 #endif

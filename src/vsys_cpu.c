@@ -13,6 +13,7 @@
 #include "base/util.h"
 #include "src/cpulist.h"
 #include "src/mask.h"
+#include "src/vnodes.h"
 #include "src/vsys.h"
 
 static const char cpu_dir[] = "/sys/devices/system/cpu";
@@ -114,7 +115,23 @@ int cps_vsys_cpu_entry(const char *canon, const char *rel, const struct cps_view
 	memcpy(phys + head, num, nl);
 	memcpy(phys + head + nl, end, el + 1);
 	if (!*end)
+		return s->k ? CPS_VSYS_DIR : CPS_VSYS_SAME; /* its nodeK link */
+	unsigned k;
+	const char *ke;
+	if (s->k && cps_vsys_node_name(end + 1, &k, &ke)) {
+		/* cpuV/nodeK: the link to the CPU's node, by its virtual number */
+		long pk = cps_vnode_phys(s->mems, s->mnw, s->k, (long)k);
+		size_t at = head + nl + 5, kl;
+		if (pk < 0)
+			return CPS_VSYS_ABSENT;
+		kl = cps_fmt_dec(num, (uint64_t)pk);
+		el = strlen(ke);
+		if (at + kl + el + 1 > len)
+			return -ENAMETOOLONG;
+		memcpy(phys + at, num, kl);
+		memcpy(phys + at + kl, ke, el + 1);
 		return CPS_VSYS_SAME;
+	}
 	return cpu_file_kind(end + 1);
 }
 
@@ -164,6 +181,15 @@ int cps_vsys_dirent(const char *name, const struct cps_view_input *s, char *out)
 	unsigned p;
 	const char *end;
 
+	if (s->k && cps_vsys_node_name(name, &p, &end) && !*end) {
+		/* nodeP (the node directory, a CPU's node link): its virtual
+		 * name, or none outside the set's nodes */
+		if (p >= s->mnw * 64 || !cps_mask_test(s->mems, s->mnw, p))
+			return -1;
+		memcpy(out, "node", 4);
+		cps_fmt_dec(out + 4, cps_mask_rank(s->mems, s->mnw, p));
+		return 1;
+	}
 	if (!cps_vsys_cpu_name(name, &p, &end) || *end)
 		return 0;
 	if (!cps_mask_test(s->set, s->nw, p))

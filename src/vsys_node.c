@@ -12,7 +12,54 @@
 #include "base/util.h"
 #include "src/cpulist.h"
 #include "src/mask.h"
+#include "src/vnodes.h"
 #include "src/vsys.h"
+
+int cps_vsys_node_name(const char *name, unsigned *num, const char **end)
+{
+	const char *p = name + 4;
+	unsigned long v = 0;
+
+	if (strncmp(name, "node", 4) || !cps_is_digit(*p))
+		return 0;
+	for (; cps_is_digit(*p); p++)
+		if ((v = v * 10 + (unsigned)(*p - '0')) > 1u << 20)
+			return 0;
+	if (*p && *p != '/')
+		return 0;
+	*num = (unsigned)v;
+	if (end)
+		*end = p;
+	return 1;
+}
+
+/* The node files naming nodes: lists of the set's nodes when it has some. */
+static bool node_list_file(const char *rel)
+{
+	return !strcmp(rel, "online") || !strcmp(rel, "possible") ||
+	       (!strncmp(rel, "has_", 4) && strcmp(rel, "has_cpu") && !strchr(rel, '/'));
+}
+
+/* canon's nodeV component (at rel, V already parsed) as node<p(V)>, in
+ * phys; -1 when V is beyond the set's nodes. */
+static int node_phys(const char *canon, const char *rel, const char *end, unsigned v,
+		     const struct cps_view_input *s, char *phys, size_t len)
+{
+	long p = cps_vnode_phys(s->mems, s->mnw, s->k, (long)v);
+	char num[CPS_DEC_MAX];
+	size_t pre = (size_t)(rel - canon), nl, tl = strlen(end);
+
+	if (p < 0)
+		return -1;
+	nl = cps_fmt_dec(num, (uint64_t)p);
+	if (pre + 4 + nl + tl + 1 > len)
+		return -ENAMETOOLONG;
+	memcpy(phys, canon, pre);
+	memcpy(phys + pre, "node", 4);
+	memcpy(phys + pre + 4, num, nl);
+	memcpy(phys + pre + 4 + nl, end, tl + 1);
+	return 0;
+}
 
 int cps_vsys_node_resolve(const char *canon, const char *rel, const struct cps_view_input *s,
 			  char *phys, size_t len)
@@ -25,26 +72,157 @@ int cps_vsys_node_resolve(const char *canon, const char *rel, const struct cps_v
 		return -ENAMETOOLONG;
 	memcpy(phys, canon, cl + 1);
 	if (!*rel)
-		return CPS_VSYS_SAME;
+		return s->k ? CPS_VSYS_DIR : CPS_VSYS_SAME;
 	rel++;
 	if (!strcmp(rel, "has_cpu"))
 		return CPS_VSYS_HAS_CPU;
-	if (strncmp(rel, "node", 4) || !cps_is_digit(rel[4]))
+	if (s->k && node_list_file(rel))
+		return CPS_VSYS_NODELIST;
+	if (!cps_vsys_node_name(rel, &v, &p))
 		return CPS_VSYS_SAME;
-	for (p = rel + 4; cps_is_digit(*p); p++)
-		;
+	if (s->k) {
+		int r = node_phys(canon, rel, p, v, s, phys, len);
+		if (r)
+			return r < -1 ? r : CPS_VSYS_ABSENT;
+	}
 	if (!*p)
 		return CPS_VSYS_DIR; /* nodeK: its cpuN links */
-	if (*p != '/')
-		return CPS_VSYS_SAME;
 	p++;
 	if (!strcmp(p, "cpumap"))
 		return CPS_VSYS_MASK;
 	if (!strcmp(p, "cpulist"))
 		return CPS_VSYS_LIST;
-	if (cps_vsys_cpu_name(p, &v, NULL))
-		return cps_vsys_cpu_entry(canon, p, s, phys, len);
+	if (s->k && !strcmp(p, "distance"))
+		return CPS_VSYS_DISTANCE;
+	if (s->k && !strcmp(p, "meminfo"))
+		return CPS_VSYS_NODEINFO;
+	if (cps_vsys_cpu_name(p, &v, NULL)) {
+		if (!s->k)
+			return cps_vsys_cpu_entry(canon, p, s, phys, len);
+		/* the CPU entry of phys (its node already physical) */
+		char tmp[4096];
+		size_t pl = strlen(phys);
+		if (pl + 1 > sizeof(tmp))
+			return -ENAMETOOLONG;
+		memcpy(tmp, phys, pl + 1);
+		return cps_vsys_cpu_entry(tmp, tmp + (pl - strlen(p)), s, phys, len);
+	}
 	return CPS_VSYS_SAME;
+}
+
+/* A list of physical nodes (text, NUL-terminated) as a mask. */
+static int parse_nodes(const char *real, size_t len, uint64_t *m, size_t nw)
+{
+	struct cps_parse_error err;
+	char t[1024];
+
+	cps_mask_zero(m, nw);
+	while (len && (real[len - 1] == '\n' || real[len - 1] == '\0'))
+		len--;
+	if (len >= sizeof(t))
+		return -EINVAL;
+	memcpy(t, real, len);
+	t[len] = '\0';
+	if (!len || !strcmp(t, "(null)"))
+		return 0;
+	return cps_cpulist_parse(t, m, nw, &err) ? -EINVAL : 0;
+}
+
+int cps_view_nodelist(struct cps_buf *out, const char *real, size_t len,
+		      const struct cps_view_input *s)
+{
+	enum { NW = CPS_WORDS_FOR(4096) };
+	uint64_t phys[NW], virt[NW];
+	char small[1024];
+	int r;
+
+	if ((r = parse_nodes(real, len, phys, NW)))
+		return r;
+	cps_mask_zero(virt, NW);
+	for (int p = cps_mask_next(phys, NW, -1); p >= 0; p = cps_mask_next(phys, NW, p)) {
+		long v = cps_pnode_virt(s->mems, s->mnw, s->k, p);
+		if (v >= 0 && (unsigned long)v < s->k)
+			cps_mask_set(virt, NW, (unsigned)v);
+	}
+	size_t need = cps_cpulist_format(small, sizeof(small), virt, NW);
+	if (need >= sizeof(small))
+		return -EINVAL;
+	if ((r = cps_buf_append(out, small, need)))
+		return r;
+	return cps_buf_append(out, "\n", 1);
+}
+
+int cps_view_node_distance(struct cps_buf *out, const char *real, size_t len, const char *online,
+			   size_t olen, const struct cps_view_input *s)
+{
+	enum { NW = CPS_WORDS_FOR(4096) };
+	uint64_t on[NW];
+	size_t start = out->len, i = 0;
+	int r, col, first = 1;
+
+	if ((r = parse_nodes(online, olen, on, NW)))
+		return r;
+	col = cps_mask_next(on, NW, -1);
+	/* the columns, one per online node: those of the set, in order (the
+	 * set's nodes ascend, as the columns do) */
+	while (i < len && col >= 0) {
+		size_t b;
+		while (i < len && (real[i] == ' ' || real[i] == '\n' || real[i] == '\0'))
+			i++;
+		if (i == len)
+			break;
+		for (b = i; i < len && real[i] != ' ' && real[i] != '\n' && real[i] != '\0'; i++)
+			;
+		if ((unsigned)col < s->mnw * 64 && cps_mask_test(s->mems, s->mnw, (unsigned)col)) {
+			if ((!first && (r = cps_buf_append(out, " ", 1))) ||
+			    (r = cps_buf_append(out, real + b, i - b)))
+				goto fail;
+			first = 0;
+		}
+		col = cps_mask_next(on, NW, col);
+	}
+	if (!(r = cps_buf_append(out, "\n", 1)))
+		return 0;
+fail:
+	out->len = start;
+	if (out->p)
+		out->p[start] = '\0';
+	return r;
+}
+
+int cps_view_node_info(struct cps_buf *out, const char *real, size_t len,
+		       const struct cps_view_input *s)
+{
+	size_t start = out->len, i = 0;
+	int r = 0;
+
+	while (i < len && !r) {
+		size_t e = i;
+		while (e < len && real[e] != '\n')
+			e++;
+		if (e < len)
+			e++;
+		if (e - i > 5 && !memcmp(real + i, "Node ", 5) && cps_is_digit(real[i + 5])) {
+			size_t d = i + 5;
+			unsigned long p = 0;
+			char num[CPS_DEC_MAX];
+			while (d < e && cps_is_digit(real[d]) && p < 1ul << 30)
+				p = p * 10 + (unsigned long)(real[d++] - '0');
+			long v = cps_pnode_virt(s->mems, s->mnw, s->k, (long)p);
+			size_t nl = cps_fmt_dec(num, (uint64_t)v);
+			if (!(r = cps_buf_append(out, "Node ", 5)) && !(r = cps_buf_append(out, num, nl)))
+				r = cps_buf_append(out, real + d, e - d);
+		} else {
+			r = cps_buf_append(out, real + i, e - i);
+		}
+		i = e;
+	}
+	if (r) {
+		out->len = start;
+		if (out->p)
+			out->p[start] = '\0';
+	}
+	return r;
 }
 
 int cps_view_has_cpu(struct cps_buf *out, const char *real, size_t len, const char *const *maps,
