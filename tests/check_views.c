@@ -881,7 +881,7 @@ END_TEST
 
 static void check_range(unsigned n, int want_r, const char *want)
 {
-	struct cps_view_input sn = { NULL, 0, n, NULL, 0 };
+	struct cps_view_input sn = { NULL, 0, n, NULL, 0, NULL, 0, 0 };
 	struct cps_buf out = { 0 };
 
 	ck_assert_int_eq(cps_view_cpurange(&out, &sn), want_r);

@@ -35,7 +35,7 @@ static struct set set_of(const unsigned *cpus, unsigned n)
 
 static struct cps_view_input input_of(const struct set *s)
 {
-	struct cps_view_input v = { s->m, NW, s->n, NULL, 0 };
+	struct cps_view_input v = { s->m, NW, s->n, NULL, 0, NULL, 0, 0 };
 
 	return v;
 }

@@ -796,6 +796,100 @@ START_TEST(test_every_view_filtered)
 }
 END_TEST
 
+/* ---- a set's memory nodes ---- */
+
+/* Nodes "0,2,5" (virtual 0,1,2) of a sparse machine of nodes 0-2,5,7. */
+static uint64_t set_mems[1];
+
+static void with_mems(struct set *s, const char *cpus)
+{
+	set_of(s, cpus);
+	set_mems[0] = (1u << 0) | (1u << 2) | (1u << 5);
+	s->in.mems = set_mems;
+	s->in.mnw = 1;
+	s->in.k = 3;
+}
+
+START_TEST(test_node_resolve)
+{
+	struct set s;
+	char phys[256], out[64];
+
+	with_mems(&s, "0-3");
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node", &s.in, phys, sizeof(phys)),
+			 CPS_VSYS_DIR);
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/node2/distance", &s.in, phys,
+					  sizeof(phys)), CPS_VSYS_DISTANCE);
+	ck_assert_str_eq(phys, "/sys/devices/system/node/node5/distance");
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/node1/meminfo", &s.in, phys,
+					  sizeof(phys)), CPS_VSYS_NODEINFO);
+	ck_assert_str_eq(phys, "/sys/devices/system/node/node2/meminfo");
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/node1/numastat", &s.in, phys,
+					  sizeof(phys)), CPS_VSYS_SAME);
+	ck_assert_str_eq(phys, "/sys/devices/system/node/node2/numastat");
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/node2/cpu1", &s.in, phys,
+					  sizeof(phys)), CPS_VSYS_DIR);
+	ck_assert_str_eq(phys, "/sys/devices/system/node/node5/cpu1");
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/node3", &s.in, phys,
+					  sizeof(phys)), CPS_VSYS_ABSENT);
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/has_memory", &s.in, phys,
+					  sizeof(phys)), CPS_VSYS_NODELIST);
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/possible", &s.in, phys,
+					  sizeof(phys)), CPS_VSYS_NODELIST);
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/cpu/cpu3/node2", &s.in, phys,
+					  sizeof(phys)), CPS_VSYS_SAME);
+	ck_assert_str_eq(phys, "/sys/devices/system/cpu/cpu3/node5");
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/cpu/cpu3/node3", &s.in, phys,
+					  sizeof(phys)), CPS_VSYS_ABSENT);
+	ck_assert_int_eq(cps_vsys_dirent("node5", &s.in, out), 1);
+	ck_assert_str_eq(out, "node2");
+	ck_assert_int_eq(cps_vsys_dirent("node7", &s.in, out), -1);
+	ck_assert_int_eq(cps_vsys_dirent("node1", &s.in, out), -1);
+	ck_assert_int_eq(cps_vsys_dirent("online", &s.in, out), 0);
+	/* without nodes: today's physical numbers */
+	set_of(&s, "0-3");
+	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/node5/distance", &s.in, phys,
+					  sizeof(phys)), CPS_VSYS_SAME);
+	ck_assert_str_eq(phys, "/sys/devices/system/node/node5/distance");
+	ck_assert_int_eq(cps_vsys_dirent("node5", &s.in, out), 0);
+}
+END_TEST
+
+START_TEST(test_node_contents)
+{
+	struct set s;
+	struct cps_buf out = { 0 };
+	static const char info[] = "Node 5 MemTotal:  100 kB\nNode 5 MemFree:  7 kB\n"
+				   "Node 7 X: 1\nOther 5\n";
+
+	with_mems(&s, "0-3");
+	ck_assert_int_eq(cps_view_nodelist(&out, "0-2,5,7\n", 8, &s.in), 0);
+	ck_assert_str_eq(out.p, "0-2\n");
+	cps_buf_free(&out);
+	ck_assert_int_eq(cps_view_nodelist(&out, "1,5\n\0", 5, &s.in), 0);
+	ck_assert_str_eq(out.p, "2\n");
+	cps_buf_free(&out);
+	ck_assert_int_eq(cps_view_nodelist(&out, "\n", 1, &s.in), 0);
+	ck_assert_str_eq(out.p, "\n");
+	cps_buf_free(&out);
+	ck_assert_int_eq(cps_view_nodelist(&out, "1-\n", 3, &s.in), -EINVAL);
+	cps_buf_free(&out);
+	/* columns: online 0-2,5,7; the set's are nodes 0, 2 and 5 */
+	ck_assert_int_eq(cps_view_node_distance(&out, "10 21 31 41 51\n", 15, "0-2,5,7\n", 8,
+						&s.in), 0);
+	ck_assert_str_eq(out.p, "10 31 41\n");
+	cps_buf_free(&out);
+	/* a short row ends where it ends */
+	ck_assert_int_eq(cps_view_node_distance(&out, "10 21\n", 6, "0-2,5,7\n", 8, &s.in), 0);
+	ck_assert_str_eq(out.p, "10\n");
+	cps_buf_free(&out);
+	ck_assert_int_eq(cps_view_node_info(&out, info, sizeof(info) - 1, &s.in), 0);
+	ck_assert_str_eq(out.p, "Node 2 MemTotal:  100 kB\nNode 2 MemFree:  7 kB\n"
+				"Node 10 X: 1\nOther 5\n");
+	cps_buf_free(&out);
+}
+END_TEST
+
 static Suite *vsys_suite(void)
 {
 	Suite *s = suite_create("vsys");
@@ -805,6 +899,7 @@ static Suite *vsys_suite(void)
 	tcase_add_test(tc, test_below);
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_dirent);
+	tcase_add_test(tc, test_node_resolve);
 	tcase_add_test(tc, test_top_names_filtered);
 	tcase_add_loop_test(tc, test_every_view_filtered, 0,
 			    (int)(sizeof(every_view) / sizeof(every_view[0])));
@@ -817,6 +912,7 @@ static Suite *vsys_suite(void)
 	tcase_add_test(tc, test_bad_input_left_untouched);
 	tcase_add_test(tc, test_kernel_max);
 	tcase_add_test(tc, test_has_cpu);
+	tcase_add_test(tc, test_node_contents);
 	tcase_add_test(tc, test_cpuinfo_shape);
 	suite_add_tcase(s, tc);
 
