@@ -32,11 +32,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/util.h"
 #include "preload/shim.h"
 #include "preload/view.h"
 #include "src/cpulist.h"
+#include "src/mask.h"
 #include "src/kept_views.h"
 #include "src/path.h"
 #include "src/vcgroup.h"
@@ -133,6 +136,9 @@ bool shim_sys_mems(struct shim_cpus *v)
  * and then the nodes keep their numbers. */
 void shim_sys_nodes(struct cps_view_input *in, struct shim_cpus *m)
 {
+	/* a captured machine without CPUSETSHIM_TEST_MEMS: its own nodes */
+	if (CPS_UNLIKELY(shim_test_root() != NULL) && !troot.has_mems)
+		return;
 	if (shim_sys_mems(m) && m->n > 0) {
 		in->mems = m->cpus;
 		in->mnw = m->nw;
@@ -236,6 +242,67 @@ static int build_has_cpu(const char *real, size_t len, const struct cps_view_inp
 	return r;
 }
 
+/* The nodes of the node directory's nodeP entries, as a list in on. */
+static int node_dirs(char *on, size_t cap, size_t *ol)
+{
+	enum { NW = CPS_WORDS_FOR(4096) };
+	uint64_t m[NW];
+	char rp[PATH_MAX], d[4096];
+	long n;
+	int fd;
+
+	if (!rooted("/sys/devices/system/node", rp, sizeof(rp)) ||
+	    (fd = shim_real.open(rp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -EINVAL;
+	cps_mask_zero(m, NW);
+	while ((n = syscall(SYS_getdents64, fd, d, sizeof(d))) > 0)
+		for (long i = 0; i < n;) {
+			/* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
+			unsigned short rl;
+			unsigned v;
+			memcpy(&rl, d + i + 16, sizeof(rl));
+			if (rl < 20 || i + rl > n)
+				break;
+			if (cps_vsys_node_name(d + i + 19, &v, NULL) && !strchr(d + i + 19, '/') &&
+			    v < NW * 64)
+				cps_mask_set(m, NW, v);
+			i += rl;
+		}
+	close(fd);
+	*ol = cps_cpulist_format(on, cap, m, NW);
+	return *ol < cap ? 0 : -EINVAL;
+}
+
+/* nodeV/distance: its columns are the online nodes', in their order; a
+ * machine whose online list does not count them (a capture without one)
+ * is read by its node directories. */
+static int build_distance(const char *buf, size_t len, const struct cps_view_input *in,
+			  struct cps_buf *out)
+{
+	enum { NW = CPS_WORDS_FOR(4096) };
+	char on[1024], orp[PATH_MAX];
+	size_t ol = 0, cols = 0;
+	uint64_t m[NW];
+	struct cps_parse_error err;
+
+	for (size_t i = 0; i < len; i++)
+		if (cps_is_digit(buf[i]) && (i == 0 || !cps_is_digit(buf[i - 1])))
+			cols++;
+	if (rooted("/sys/devices/system/node/online", orp, sizeof(orp)) &&
+	    !slurp(orp, on, sizeof(on) - 1, &ol)) {
+		size_t e = ol;
+		while (e && (on[e - 1] == '\n' || on[e - 1] == '\0'))
+			e--;
+		on[e] = '\0';
+		cps_mask_zero(m, NW);
+		if (!e || cps_cpulist_parse(on, m, NW, &err) || cps_mask_count(m, NW) != cols)
+			ol = 0;
+	}
+	if (!ol && node_dirs(on, sizeof(on), &ol))
+		return -EINVAL;
+	return cps_view_node_distance(out, buf, len, on, ol, in);
+}
+
 /* The contents of view k (a content kind of src/vsys.h) whose real file
  * is rp. */
 static int build(int k, const char *rp, const struct cps_view_input *in, struct cps_buf *out)
@@ -265,14 +332,8 @@ static int build(int k, const char *rp, const struct cps_view_input *in, struct 
 		return cps_view_nodelist(out, buf, len, in);
 	if (k == CPS_VSYS_NODEINFO)
 		return cps_view_node_info(out, buf, len, in);
-	if (k == CPS_VSYS_DISTANCE) {
-		char on[1024], orp[PATH_MAX];
-		size_t ol = 0;
-		if (!rooted("/sys/devices/system/node/online", orp, sizeof(orp)) ||
-		    (r = slurp(orp, on, sizeof(on), &ol)))
-			return -EINVAL;
-		return cps_view_node_distance(out, buf, len, on, ol, in);
-	}
+	if (k == CPS_VSYS_DISTANCE)
+		return build_distance(buf, len, in, out);
 	return cps_view_cpumask_file(out, k, buf, len, in);
 }
 

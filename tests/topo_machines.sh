@@ -63,6 +63,14 @@ for F in "$CPS_FIXTURES"/*/; do
 			"$($CMP top-files "$F" "$S")"
 		in_machine "$F" "$S" numactl --hardware > "$T/got" 2>&1
 		check "$what: numactl --hardware" $CMP numactl "$T/numactl" "$S" "$T/got" "$all"
+		# the set with the nodes of its CPUs as its memory nodes: k
+		# nodes numbered from 0, the machine's restricted to them
+		N=$($CMP set-nodes "$T/numactl" "$S" "$all")
+		if [ -n "$N" ]; then
+			env CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" $(san_env) \
+				CPUSETSHIM_TEST_ROOT="$F" CPUSETSHIM_TEST_CPUS="$S" numactl --hardware > "$T/got" 2>&1
+			check "$what, nodes {$N}: numactl --hardware" $CMP numactl-nodes "$T/numactl" "$S" "$T/got" "$all"
+		fi
 		# libnuma's node of every virtual CPU is its physical CPU's
 		$CMP cpu-node "$F" "$S" > "$T/cpu-node"
 		in_machine "$F" "$S" $PY "$SRC/tests/topo/compare.py" node-of-cpu "$T/cpu-node" > "$T/diff" 2>&1

@@ -198,6 +198,14 @@ for mseed in $seeds; do
 		in_machine "$M" "$S" numactl --hardware > "$T/got" 2>&1
 		$CMP numactl "$T/numactl" "$S" "$T/got" "$all" > "$T/out" 2>&1
 		verdict numactl "$what: numactl --hardware" $?
+		# the set with the nodes of its CPUs as its memory nodes
+		N=$($CMP set-nodes "$T/numactl" "$S" "$all")
+		if [ -n "$N" ]; then
+			env CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" $(san_env) \
+				CPUSETSHIM_TEST_ROOT="$M" CPUSETSHIM_TEST_CPUS="$S" numactl --hardware > "$T/got" 2>&1
+			$CMP numactl-nodes "$T/numactl" "$S" "$T/got" "$all" > "$T/out" 2>&1
+			verdict numactl "$what, nodes {$N}: numactl --hardware" $?
+		fi
 		args=$(node_of_cpu "$M" "$S")
 		in_machine "$M" "$S" $PY "$SRC/tests/topo/compare.py" node-of-cpu $args > "$T/out" 2>&1
 		verdict libnuma "$what: numa_node_of_cpu" $?

@@ -529,6 +529,51 @@ def cmd_numactl(full_path, cpus, got_path, full_cpus=None):
         fail("numactl --hardware in %s" % ",".join(map(str, cpus)), stable(want), stable(got))
 
 
+def cmd_numactl_nodes(full_path, cpus, got_path, full_cpus, print_nodes=False):
+    """numactl --hardware in a set of cpus whose memory nodes are the
+    nodes of its CPUs (the full output, made in the set of full_cpus with
+    the machine's own nodes, says which): k nodes numbered 0..k-1 in the
+    order of their physical numbers, each with its CPUs of the set, its
+    size, and the distances among them. print_nodes: print the physical
+    node list instead (CPUSETSHIM_TEST_MEMS)."""
+    rank = {p: v for v, p in enumerate(cpus)}
+    phys = dict(enumerate(full_cpus))
+    nodes, ncpus, size, dist, order = [], {}, {}, {}, []
+    with open(full_path) as f:
+        lines = f.read().splitlines()
+    for i, l in enumerate(lines):
+        w = l.split()
+        if len(w) >= 3 and w[0] == "node" and w[2] == "cpus:":
+            ncpus[int(w[1])] = [phys[int(c)] for c in w[3:]]
+        elif len(w) >= 3 and w[0] == "node" and w[2] == "size:":
+            size[int(w[1])] = " ".join(w[3:])
+        elif l.startswith("node distances:"):
+            order = [int(x) for x in lines[i + 1].split()[1:]]
+            for r in lines[i + 2:]:
+                rw = r.replace(":", " ").split()
+                if rw:
+                    dist[int(rw[0])] = dict(zip(order, rw[1:]))
+    nodes = sorted(n for n, cs in ncpus.items() if any(c in rank for c in cs))
+    if print_nodes:
+        return print(",".join(map(str, nodes)))
+    k = len(nodes)
+    want = ["available: %d nodes (%s)" % (k, "0" if k == 1 else "0-%d" % (k - 1))]
+    for v, n in enumerate(nodes):
+        want.append("node %d cpus:%s" % (v, "".join(
+            " %d" % rank[c] for c in ncpus[n] if c in rank)))
+        want.append("node %d size: %s" % (v, size.get(n, "")))
+    if dist:
+        want.append("node distances:")
+        want.append("node " + "".join("%3d " % v for v in range(k)))
+        for v, n in enumerate(nodes):
+            want.append("%3d: " % v + "".join("%3s " % dist[n][m] for m in nodes))
+    with open(got_path) as f:
+        got = [l for l in f.read().splitlines() if not (l.startswith("node ") and " free: " in l)]
+    if want != got:
+        fail("numactl --hardware in %s, nodes %s" % (",".join(map(str, cpus)),
+                                                      ",".join(map(str, nodes))), want, got)
+
+
 # ---- the sets tried on a captured machine ----
 
 def read(root, rel):
@@ -952,6 +997,12 @@ def main():
         return cmd_cpu_node(sys.argv[2], cpulist(sys.argv[3]))
     if len(sys.argv) == 3 and sys.argv[1] == "node-of-cpu":
         return cmd_node_of_cpu(sys.argv[2])
+    if len(sys.argv) == 5 and sys.argv[1] == "set-nodes":
+        return cmd_numactl_nodes(sys.argv[2], cpulist(sys.argv[3]), None, cpulist(sys.argv[4]),
+                                 True)
+    if len(sys.argv) == 6 and sys.argv[1] == "numactl-nodes":
+        return cmd_numactl_nodes(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4],
+                                 cpulist(sys.argv[5]))
     if len(sys.argv) == 6 and sys.argv[1] == "numactl":
         return cmd_numactl(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4], cpulist(sys.argv[5]))
     if len(sys.argv) == 6 and sys.argv[1] == "lscpu":
