@@ -40,6 +40,8 @@
 /* move_pages' nodes translated this many at a time. */
 #define MP_CHUNK 256
 
+static bool mpol_own; /* below */
+
 bool shim_is_mempolicy(long nr)
 {
 	return nr == SYS_set_mempolicy || nr == SYS_get_mempolicy || nr == SYS_mbind ||
@@ -211,6 +213,7 @@ long shim_mempolicy(long nr, const long *a)
 	int e;
 	switch (nr) {
 	case SYS_set_mempolicy:
+		__atomic_store_n(&mpol_own, true, __ATOMIC_RELEASE); /* kept from now on */
 		mode = a[0];
 		if ((e = mask_in(p1, &v, (const void *)a[1], (unsigned long)a[2], &mode)) < 0)
 			return e == -EFAULT ? RAW(nr, a) : fail(-e);
@@ -236,4 +239,71 @@ long shim_mempolicy(long nr, const long *a)
 		return shim_real.syscall(nr, a[0], a[1], p, a[3]);
 	}
 	}
+}
+
+/* ---- the set's nodes as the default policy ----
+ *
+ * A member that sets no policy of its own is bound (MPOL_BIND) to its
+ * set's nodes when they are not all the table's (the root set's), at
+ * set-up and at the first refresh that sees them change; only the
+ * calling thread's policy can be set (DESIGN.md "Memory nodes in the
+ * shim"). A policy the program set (through shim_mempolicy) or inherited
+ * (numactl --membind, say: not the set's nodes bound) is kept. The
+ * common case, a set of all the nodes, costs no system call. Called with
+ * the refresh lock held. */
+#define MPOL_DEFAULT 0
+#define MPOL_BIND 2
+/* mpol_own: the program's own task policy, never touched (above) */
+static bool mpol_bound; /* the shim bound the process to mpol_last */
+static bool mpol_seen;
+static uint64_t mpol_last[CPS_MAX_WORDS];
+
+/* The root set's nodes equal mems (nw words)? Lock-free: fixed with the table. */
+static bool mems_all(const uint64_t *mems, uint32_t nw)
+{
+	struct shm_set *root = shm_set_by_id(&shim_ctx.t, shim_ctx.t.root_id);
+	return !root || cps_mask_equal(shm_set_mask(&shim_ctx.t, root, SHM_MASK_MEMS), mems, nw);
+}
+
+/* At set-up: a policy inherited through exec. The set's nodes bound
+ * (by the parent's shim) are the shim's; any other policy is the
+ * program's. */
+static void mpol_inherited(const uint64_t *mems, uint32_t nw)
+{
+	uint64_t m[CPS_MAX_WORDS] = { 0 };
+	int mode = MPOL_DEFAULT;
+	if (shim_real.syscall(SYS_get_mempolicy, (long)&mode, (long)m, (long)(CPS_MAX_WORDS * 64),
+			      0L, 0L) < 0)
+		return;
+	if (mode == MPOL_BIND && cps_mask_equal(m, mems, nw))
+		mpol_bound = true;
+	else if (mode != MPOL_DEFAULT)
+		mpol_own = true;
+}
+
+void shim_mempolicy_follow(const uint64_t *mems, uint32_t nw)
+{
+	if (__atomic_load_n(&mpol_own, __ATOMIC_ACQUIRE) || nw > CPS_MAX_WORDS)
+		return;
+	if (mpol_seen && cps_mask_equal(mpol_last, mems, nw))
+		return;
+	bool first = !mpol_seen, all = mems_all(mems, nw);
+	cps_mask_copy(mpol_last, mems, nw);
+	mpol_seen = true;
+	if (all && !mpol_bound)
+		return;
+	int e = errno;
+	if (first && !all) {
+		mpol_inherited(mems, nw);
+		if (mpol_own || mpol_bound)
+			goto out;
+	}
+	long r = all ? shim_real.syscall(SYS_set_mempolicy, (long)MPOL_DEFAULT, 0L, 0L)
+		     : shim_real.syscall(SYS_set_mempolicy, (long)MPOL_BIND, (long)mems,
+					 (long)(nw * 64 + 1));
+	mpol_bound = !all && r == 0;
+	if (r < 0)
+		shim_debug("cannot bind to the set's nodes: %s", strerror(errno));
+out:
+	errno = e;
 }

@@ -100,6 +100,7 @@ bool shim_refresh(bool patient)
 		derive();
 		__atomic_store_n(&shim_setcopy.valid, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&shim_setcopy.lseq, shim_setcopy.lseq + 1, __ATOMIC_RELEASE);
+		shim_mempolicy_follow(tmp.mems, tmp.nw);
 	}
 	pthread_mutex_unlock(&shim_refresh_lock);
 	return shim_setcopy.valid;

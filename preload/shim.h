@@ -180,6 +180,9 @@ unsigned shim_to_physical(uint64_t *phys, const void *buf, size_t size, const st
  * with its node numbers translated (a: the six arguments). */
 bool shim_is_mempolicy(long nr);
 long shim_mempolicy(long nr, const long *a);
+/* The set's nodes (nw words) as the calling thread's policy, unless the
+ * program set its own (preload/mempolicy.c); refresh lock held. */
+void shim_mempolicy_follow(const uint64_t *mems, uint32_t nw);
 
 /* ---- preload/affinity.c ---- */
 

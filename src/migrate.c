@@ -155,6 +155,10 @@ struct migration {
 	uint64_t *pool; /* wanted masks of the threads of one process */
 	uint64_t *pool_start; /* the start time each of those records holds */
 	size_t pool_cap; /* in masks */
+	/* a resize of the set's nodes: each process's pages on from (nodes
+	 * the set left) moved onto to (its nodes now) */
+	bool pages;
+	uint64_t from[CPS_MAX_WORDS], to[CPS_MAX_WORDS];
 };
 
 static void note_unmoved(struct cps_ctx *c, pid_t pid, int err)
@@ -318,6 +322,26 @@ static int migrate_threads(struct migration *m, pid_t pid, uint64_t pstart, bool
 static void migration_init(struct migration *m, struct cps_ctx *c, uint32_t set);
 static void migration_free(struct migration *m);
 
+/* The pages of pid on the nodes the set left onto its nodes now, with
+ * migrate_pages(2) (only the pages it alone maps, unless the caller may
+ * move all: the kernel's rule). A process the kernel refused, or whose
+ * pages it could not all move, is noted unmoved. foreign_before: the
+ * count of processes the owner rule refused before its threads' move
+ * (such a process is not touched). */
+static void migrate_process_pages(struct migration *m, pid_t pid, int foreign_before)
+{
+	struct cps_ctx *c = m->c;
+	if (!m->pages || c->unmoved_foreign != foreign_before)
+		return;
+	long r = cps_sys4(SYS_migrate_pages, pid, (long)(MW(c) * 64 + 1), (long)m->from,
+			  (long)m->to);
+	if (r == 0 || r == -ESRCH)
+		return;
+	/* a positive count: pages the kernel could not move (in use, pinned) */
+	note_unmoved(c, pid, r > 0 ? EBUSY : (int)-r);
+	c->unmoved_pages++;
+}
+
 int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set)
 {
 	struct migration m;
@@ -373,7 +397,9 @@ static int migrate_tree(struct migration *m, pid_t pid, uint64_t pstart, int dep
 	}
 	tidlist_init(&tids);
 	tidlist_init(&kids);
+	int foreign = c->unmoved_foreign;
 	int r = migrate_threads(m, pid, pstart, self && known && known->nthreads == 1, &tids);
+	migrate_process_pages(m, pid, foreign);
 	if (r == -EAGAIN && !m->wait) {
 		/* a writer inside the table: this one at the end, children now */
 		collect_tid(pid, &m->later);
@@ -431,6 +457,7 @@ static void migration_init(struct migration *m, struct cps_ctx *c, uint32_t set)
 	tidlist_init(&m->later);
 	c->unmoved = 0;
 	c->unmoved_foreign = 0;
+	c->unmoved_pages = 0;
 }
 
 static void migration_free(struct migration *m)
@@ -523,7 +550,7 @@ static long pmap_at(const struct pmap *m, pid_t pid)
 	return lo < m->n && m->pid[lo] == pid ? (long)lo : -1;
 }
 
-static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set);
+static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set, const struct migration *pages);
 
 /* The member records of set: one snapshot, as far as its buffer holds it
  * (cps_members counts every record it met, the buffer may hold fewer: a
@@ -551,6 +578,12 @@ static long members_snapshot(struct cps_ctx *c, uint32_t set, struct cps_member 
 
 int cps_migrate_set(struct cps_ctx *c, uint32_t set)
 {
+	return cps_migrate_set_mems(c, set, NULL, NULL);
+}
+
+int cps_migrate_set_mems(struct cps_ctx *c, uint32_t set, const uint64_t *from,
+			 const uint64_t *to)
+{
 	struct cps_member *mem = NULL;
 	long n = members_snapshot(c, set, &mem);
 	if (n < 0)
@@ -559,6 +592,11 @@ int cps_migrate_set(struct cps_ctx *c, uint32_t set)
 	struct cps_setinfo si;
 	int total = 0, r = 0;
 	migration_init(&m, c, set);
+	if (from && to && !cps_mask_empty(from, MW(c))) {
+		m.pages = true;
+		cps_mask_copy(m.from, from, MW(c));
+		cps_mask_copy(m.to, to, MW(c));
+	}
 	/* Members in turn without waiting for writers: one that meets a
 	 * writer inside the table is moved at the end, when that writer is
 	 * long gone, and the others meanwhile. Under churn writers come all
@@ -589,18 +627,23 @@ int cps_migrate_set(struct cps_ctx *c, uint32_t set)
 	free(mem);
 	migration_free(&m);
 	if (r == -ENOENT)
-		return migrate_set_by_scan(c, set);
+		return migrate_set_by_scan(c, set, from && to ? &m : NULL);
 	return r < 0 ? r : total;
 }
 
 /* Without /proc/.../children: every process, by its nearest registered
  * ancestor. */
-static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set)
+static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set, const struct migration *pages)
 {
 	struct pmap pm = { 0 };
 	struct migration m;
 	int total = 0, r;
 	migration_init(&m, c, set);
+	if (pages && pages->pages) {
+		m.pages = true;
+		cps_mask_copy(m.from, pages->from, MW(c));
+		cps_mask_copy(m.to, pages->to, MW(c));
+	}
 	if ((r = cps_proc_each(collect_proc, &pm)) < 0)
 		goto out;
 	for (size_t i = 0; i < pm.n; i++) {
@@ -626,7 +669,9 @@ static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set)
 			continue;
 		struct tidlist tids;
 		tidlist_init(&tids);
+		int foreign = c->unmoved_foreign;
 		r = migrate_threads(&m, pm.pid[i], 0, false, &tids);
+		migrate_process_pages(&m, pm.pid[i], foreign);
 		tidlist_free(&tids);
 		if (r > 0)
 			total += r;
@@ -639,4 +684,31 @@ out:
 	free(pm.uid);
 	migration_free(&m);
 	return r;
+}
+
+/* The calling thread bound (MPOL_BIND) to set's nodes before it runs a
+ * program there (cpuset-run), when they are not all the root set's and
+ * it has no policy of its own: the program inherits the binding through
+ * exec, from its first allocation, shim or not (DESIGN.md "Memory nodes
+ * in the shim"). 1 if bound, 0 if nothing to do, or -errno. Raw calls:
+ * the caller may be under the shim. */
+int cps_bind_self_mems(struct cps_ctx *c, uint32_t set)
+{
+	struct cps_setinfo si, root;
+	size_t mw = MW(c);
+	int r;
+	if ((r = cps_set_get(c, set, &si)) < 0 || (r = cps_set_get(c, c->t.root_id, &root)) < 0)
+		return r;
+	if (cps_mask_equal(si.mems, root.mems, mw) || cps_mask_empty(si.mems, mw))
+		return 0;
+	int mode = -1;
+	uint64_t m[CPS_MAX_WORDS];
+	long k = cps_sys6(SYS_get_mempolicy, (long)&mode, (long)m, (long)(CPS_MAX_WORDS * 64), 0, 0,
+			  0);
+	if (k < 0)
+		return (int)k;
+	if (mode != 0) /* MPOL_DEFAULT: anything else is the caller's own */
+		return 0;
+	k = cps_sys3(SYS_set_mempolicy, 2 /* MPOL_BIND */, (long)si.mems, (long)(mw * 64 + 1));
+	return k < 0 ? (int)k : 1;
 }

@@ -900,14 +900,27 @@ int cps_alloc_mems(struct cps_ctx *c, uint32_t id, const uint64_t *cpus, const s
 	}
 	bool changed = cpus && !cps_mask_equal(shm_set_mask(&c->t, s, SHM_MASK_CPUS), cpus, MW(c));
 	bool members = s->nmembers > 0;
-	r = cps_txn_end(c, alloc_mems_locked(c, s, cpus, mems, changed));
+	/* the nodes the set leaves (from) and holds after (to): the members'
+	 * pages on from move, after the commit, with their threads */
+	uint64_t from[CPS_MAX_WORDS], to[CPS_MAX_WORDS];
+	cps_mask_copy(from, shm_set_mask(&c->t, s, SHM_MASK_MEMS), MW(c));
+	r = alloc_mems_locked(c, s, cpus, mems, changed);
+	cps_mask_copy(to, shm_set_mask(&c->t, s, SHM_MASK_MEMS), MW(c));
+	cps_mask_andnot(from, from, to, MW(c));
+	r = cps_txn_end(c, r);
+	bool left = !cps_mask_empty(from, MW(c));
 	c->unmoved = 0;
-	if (r == 0 && changed && members && (r = cps_migrate_set(c, id)) < 0)
+	c->unmoved_pages = 0;
+	if (r == 0 && (changed || left) && members &&
+	    (r = cps_migrate_set_mems(c, id, from, to)) < 0)
 		c->why = "the set has its new CPUs, but moving its members' threads failed";
 	if (r >= 0 && c->unmoved) {
 		/* the table holds the new CPUs; never in silence */
-		c->why = "the set has its new CPUs, but the kernel refused to move some member "
-			 "processes";
+		c->why = c->unmoved_pages == c->unmoved
+				 ? "the set has its new nodes, but the kernel did not move all the "
+				   "pages of some member processes"
+				 : "the set has its new CPUs, but the kernel refused to move some member "
+				   "processes";
 		return -c->unmoved_err;
 	}
 	return r < 0 ? r : 0;

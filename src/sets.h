@@ -40,6 +40,9 @@ struct cps_ctx {
 	pid_t unmoved_pid[8];
 	/* Of those, how many the owner rule below refused (not the kernel). */
 	int unmoved_foreign;
+	/* Of those, how many kept pages on nodes a resize of the set's nodes
+	 * took away (migrate_pages(2) refused, or left pages behind). */
+	int unmoved_pages;
 	/* Root acting on a table that is not its own (--table-owner): the
 	 * table's owner, whose processes alone it moves; else 0 (root's
 	 * own table, or not root). */
@@ -200,6 +203,13 @@ int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set);
 /* Every member of set, and every process whose nearest registered ancestor
  * is a member. Returns threads moved. */
 int cps_migrate_set(struct cps_ctx *c, uint32_t set);
+/* The same, and, when from (nodes the set left) is not empty, each
+ * process's pages on from moved onto to (the set's nodes now). */
+int cps_migrate_set_mems(struct cps_ctx *c, uint32_t set, const uint64_t *from,
+			 const uint64_t *to);
+/* The calling thread bound to set's nodes when they are not all the
+ * root's and it has no policy of its own: 1 bound, 0 nothing, -errno. */
+int cps_bind_self_mems(struct cps_ctx *c, uint32_t set);
 
 /* What the shim reads: a process's set and its CPUs, consistent at one
  * table sequence (its placement). */

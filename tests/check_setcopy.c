@@ -49,6 +49,16 @@ int shim_placement_wait(pid_t pid, uint64_t start, uint32_t fallback, struct cps
 	return cps_placement_read(&shim_ctx.t, pid, start, fallback, s);
 }
 
+/* The policy half of a refresh (preload/mempolicy.c): the nodes it was
+ * last handed. */
+static uint64_t follow_mems[4];
+static unsigned follow_calls;
+void shim_mempolicy_follow(const uint64_t *mems, uint32_t nw)
+{
+	memcpy(follow_mems, mems, (nw < 4 ? nw : 4) * 8);
+	follow_calls++;
+}
+
 /* ---- the test ---- */
 
 #define BITS 256
@@ -126,6 +136,21 @@ static void new_set(uint64_t *set, unsigned *n)
 }
 
 static const size_t sizes[] = { 8, 16, 24, 32, 40, 64, 128, 256, 1024 };
+
+/* Each refresh hands the set's nodes to the policy half, once. */
+START_TEST(refresh_hands_nodes)
+{
+	uint64_t set[NW];
+	unsigned n, before = follow_calls;
+	new_set(set, &n);
+	ck_assert(shim_refresh(true));
+	ck_assert_uint_eq(follow_calls, before + 1);
+	struct cps_setinfo si;
+	ck_assert_int_eq(cps_set_get(&shim_ctx, shim_fallback_set, &si), 0);
+	ck_assert(cps_mask_equal(follow_mems, si.mems, NW));
+	ck_assert(!cps_mask_empty(follow_mems, NW));
+}
+END_TEST
 
 START_TEST(to_virtual_agrees)
 {
@@ -228,6 +253,7 @@ static Suite *setcopy_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, to_virtual_agrees);
+	tcase_add_test(tc, refresh_hands_nodes);
 	tcase_add_test(tc, to_physical_agrees);
 	tcase_add_test(tc, vcpu_agrees);
 	suite_add_tcase(s, tc);

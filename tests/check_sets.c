@@ -2,6 +2,8 @@
  * DESIGN.md's errno table, nesting and renumbering, getfreecpus,
  * membership, concurrency. */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -1057,6 +1059,56 @@ START_TEST(mems_check_finds)
 }
 END_TEST
 
+/* Whether this host's kernel has node k with memory. */
+static bool host_has_memory(unsigned k)
+{
+	char buf[512] = "0";
+	FILE *f = fopen("/sys/devices/system/node/has_memory", "r");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			strcpy(buf, "0");
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	uint64_t m[NW];
+	struct cps_parse_error e;
+	return cps_cpulist_parse(buf, m, NW, &e) == 0 && cps_mask_test(m, NW, k);
+}
+
+/* A resize of a set's nodes moves its members' pages (migrate_pages(2))
+ * after the commit, from the nodes it left onto its nodes now. On this
+ * host's kernel: a move onto node 0, which every kernel has, passes; onto
+ * node 1 it passes where the host has that node with memory, else the
+ * kernel refuses, the member is reported and the table keeps the nodes. */
+START_TEST(mems_resize_moves_pages)
+{
+	uint32_t R = ctx.t.root_id;
+	uint32_t a = mkm(R, 0, "0", CPS_MEMS_LIST, "0-1");
+	pid_t p = tl_sleeper();
+	ck_assert_int_eq(cps_attach(&ctx, a, p), 0);
+	struct cps_mems l0 = { CPS_MEMS_LIST, mask("0") }, l01 = { CPS_MEMS_LIST, mask("0-1") },
+			l1 = { CPS_MEMS_LIST, mask("1") };
+	ck_assert_int_eq(cps_alloc_mems(&ctx, a, NULL, &l0), 0); /* node 1 left for 0 */
+	ck_assert_int_eq(ctx.unmoved, 0);
+	ck_assert_int_eq(cps_alloc_mems(&ctx, a, NULL, &l01), 0); /* grown: nothing left */
+	ck_assert_int_eq(ctx.unmoved, 0);
+	int r = cps_alloc_mems(&ctx, a, NULL, &l1); /* node 0 left for 1 */
+	if (host_has_memory(1)) {
+		ck_assert_int_eq(r, 0);
+		ck_assert_int_eq(ctx.unmoved, 0);
+	} else {
+		ck_assert_msg(r < 0, "pages moved onto a node the host lacks: %d", r);
+		ck_assert_int_eq(ctx.unmoved, 1);
+		ck_assert_int_eq(ctx.unmoved_pages, 1);
+		ck_assert_int_eq(ctx.unmoved_pid[0], p);
+		ck_assert_int_eq(-r, ctx.unmoved_err);
+		ck_assert_ptr_nonnull(strstr(ctx.why, "pages"));
+	}
+	mems_eq(a, "1", CPS_MEMS_LIST);
+	tl_reap(p);
+}
+END_TEST
+
 static Suite *sets_suite(void)
 {
 	Suite *s = suite_create("sets");
@@ -1081,6 +1133,7 @@ static Suite *sets_suite(void)
 	tcase_add_test(tn, mems_strict_owns);
 	tcase_add_test(tn, mems_allowance);
 	tcase_add_test(tn, mems_check_finds);
+	tcase_add_test(tn, mems_resize_moves_pages);
 	suite_add_tcase(s, tn);
 	TCase *tr = tcase_create("members");
 	tcase_add_checked_fixture(tr, setup_real, teardown);

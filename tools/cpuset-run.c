@@ -308,6 +308,9 @@ int main(int argc, char **argv)
 										     : RUN_FAIL;
 	if ((set || cpus) && (r = enforced(&c, id)) != 0)
 		return r;
+	/* the set's nodes as the program's policy from its first page */
+	if ((set || cpus) && (r = cps_bind_self_mems(&c, id)) < 0 && getenv("CPUSETSHIM_DEBUG"))
+		cli_err("cannot bind to the set's nodes: %s", strerror(-r));
 	char ids[CPS_DEC_MAX];
 	cps_fmt_dec(ids, id);
 	/* CPUSETSHIM_RUN_SET: for descendants that lose their ancestry. Not

@@ -286,4 +286,77 @@ while not os.path.exists('$T/mem.stop'): time.sleep(0.1)
 	touch "$T/mem.stop"
 	wait $mp
 fi
+# ---- a set's nodes: the default policy, and a resize that moves pages ----
+# A member that sets no policy allocates on its set's nodes (the shim binds
+# it), from a CPU of another node, where the kernel's default (local)
+# would place them; `cpuset alloc --mems` moves its pages after the commit
+# (migrate_pages). numa_maps read outside the shim.
+# anonymous pages of $1 on node $2: "on" (32 MiB or more) or "short N", then elsewhere
+pages_on() {
+	awk -v m="$2" '/anon=/ { for (i = 1; i <= NF; i++) if ($i ~ /^N[0-9]+=/) {
+		split(substr($i, 2), a, "="); if (a[1] == m) on += a[2]; else off += a[2] } }
+		END { print (on >= 8192 ? "on" : "short " on + 0), off + 0 }' "/proc/$1/numa_maps" 2>&1
+}
+# member SET TAG: a member of SET touching 32 MiB; its pid in $pid
+member_mem() {
+	rm -f "$T/$2.ready" "$T/$2.stop"
+	with_san "$CPUSET_RUN" --set "$1" -- $PY -c "
+import os, time
+b = bytearray(32 << 20)
+for i in range(0, len(b), 4096): b[i] = 1
+open('$T/$2.ready', 'w').write(str(os.getpid()))
+while not os.path.exists('$T/$2.stop'): time.sleep(0.1)
+" &
+	mpid=$!
+	i=0
+	while [ ! -s "$T/$2.ready" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	pid=$(cat "$T/$2.ready" 2>/dev/null)
+}
+if [ "$mode" = shim ]; then
+	c0=$(first "$(list "$(cat $NODE/node$n0/cpulist)")")
+	cl=$(first "$(list "$(cat $NODE/node$nl/cpulist)")")
+	"$CPUSET" create --cpus "$cl" --mems "$n0" --name memres >/dev/null ||
+		fail "cpuset create --cpus $cl --mems $n0 --name memres"
+	member_mem memres res
+	got=$(pages_on "$pid" "$n0")
+	note "{$cl} mems {$n0}, no policy: pages on node $n0: ${got%% *}, elsewhere: ${got##* }"
+	expect_eq "{$cl} mems {$n0}, no policy: 32 MiB on node $n0" "${got%% *}" on
+	t0=$(date +%s%N)
+	"$CPUSET" alloc --mems "$nl" memres >"$T/alloc.out" 2>&1
+	expect_eq "cpuset alloc --mems $nl memres" "$? $(cat "$T/alloc.out")" "0 "
+	t1=$(date +%s%N)
+	got=$(pages_on "$pid" "$nl")
+	note "after alloc --mems $nl ($(( (t1 - t0) / 1000000 )) ms): pages on node $nl: ${got%% *}, elsewhere: ${got##* }"
+	expect_eq "alloc memres --mems $nl: the member's 32 MiB moved to node $nl" "${got%% *}" on
+	touch "$T/res.stop"
+	wait $mpid
+	# against migratepages(8) doing the same move
+	if command -v migratepages >/dev/null; then
+		numactl --membind="$n0" $PY -c "
+import os, time
+b = bytearray(32 << 20)
+for i in range(0, len(b), 4096): b[i] = 1
+open('$T/mp.ready', 'w').write(str(os.getpid()))
+while not os.path.exists('$T/mp.stop'): time.sleep(0.1)
+" &
+		mpid=$!
+		i=0
+		while [ ! -s "$T/mp.ready" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+		pid=$(cat "$T/mp.ready")
+		t0=$(date +%s%N)
+		migratepages "$pid" "$n0" "$nl"
+		t1=$(date +%s%N)
+		note "migratepages $pid $n0 $nl: $(( (t1 - t0) / 1000000 )) ms, pages on node $nl: $(pages_on "$pid" "$nl")"
+		touch "$T/mp.stop"
+		wait $mpid
+	fi
+	"$CPUSET" create --cpus "$c0" --mems "$nl" --name memone >/dev/null ||
+		fail "cpuset create --cpus $c0 --mems $nl --name memone"
+	member_mem memone one
+	got=$(pages_on "$pid" "$nl")
+	note "{$c0} mems {$nl}, no policy: pages on node $nl: ${got%% *}, elsewhere: ${got##* }"
+	expect_eq "{$c0} mems {$nl}, no policy: 32 MiB on node $nl" "${got%% *}" on
+	touch "$T/one.stop"
+	wait $mpid
+fi
 finish
