@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "preload/shim.h"
+#include "src/cpulist.h"
 #include "src/mask.h"
 #include "src/rawsys.h"
 #include "src/vnodes.h"
@@ -265,20 +266,26 @@ static bool mems_all(const uint64_t *mems, uint32_t nw)
 	return !root || cps_mask_equal(shm_set_mask(&shim_ctx.t, root, SHM_MASK_MEMS), mems, nw);
 }
 
-/* At set-up: a policy inherited through exec. The set's nodes bound
- * (by the parent's shim) are the shim's; any other policy is the
- * program's. */
-static void mpol_inherited(const uint64_t *mems, uint32_t nw)
+/* At set-up: a policy inherited through exec. The set's nodes bound (by
+ * the parent's shim), or the nodes cpuset-run bound and named in
+ * CPUSETSHIM_MEMS_BOUND, are the shim's; any other policy is the
+ * program's. True if the set's nodes are bound already. */
+static bool mpol_inherited(const uint64_t *mems, uint32_t nw)
 {
-	uint64_t m[CPS_MAX_WORDS] = { 0 };
+	uint64_t m[CPS_MAX_WORDS] = { 0 }, tool[CPS_MAX_WORDS];
 	int mode = MPOL_DEFAULT;
+	struct cps_parse_error err;
 	if (shim_real.syscall(SYS_get_mempolicy, (long)&mode, (long)m, (long)(CPS_MAX_WORDS * 64),
 			      0L, 0L) < 0)
-		return;
-	if (mode == MPOL_BIND && cps_mask_equal(m, mems, nw))
+		return false;
+	const char *b = shim_getenv("CPUSETSHIM_MEMS_BOUND");
+	bool same = cps_mask_equal(m, mems, nw);
+	if (mode == MPOL_BIND && (same || (b && cps_cpulist_parse(b, tool, CPS_MAX_WORDS, &err) == 0 &&
+					   cps_mask_equal(m, tool, nw))))
 		mpol_bound = true;
 	else if (mode != MPOL_DEFAULT)
 		mpol_own = true;
+	return mode == MPOL_BIND && same;
 }
 
 void shim_mempolicy_follow(const uint64_t *mems, uint32_t nw)
@@ -290,14 +297,13 @@ void shim_mempolicy_follow(const uint64_t *mems, uint32_t nw)
 	bool first = !mpol_seen, all = mems_all(mems, nw);
 	cps_mask_copy(mpol_last, mems, nw);
 	mpol_seen = true;
-	if (all && !mpol_bound)
+	/* all the nodes and nothing bound: nothing to do, no system call
+	 * (unless cpuset-run bound nodes the set no longer has all of) */
+	if (all && !mpol_bound && !(first && shim_getenv("CPUSETSHIM_MEMS_BOUND")))
 		return;
 	int e = errno;
-	if (first && !all) {
-		mpol_inherited(mems, nw);
-		if (mpol_own || mpol_bound)
-			goto out;
-	}
+	if (first && (mpol_inherited(mems, nw) || mpol_own || (all && !mpol_bound)))
+		goto out;
 	long r = all ? shim_real.syscall(SYS_set_mempolicy, (long)MPOL_DEFAULT, 0L, 0L)
 		     : shim_real.syscall(SYS_set_mempolicy, (long)MPOL_BIND, (long)mems,
 					 (long)(nw * 64 + 1));

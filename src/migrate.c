@@ -691,8 +691,8 @@ out:
  * it has no policy of its own: the program inherits the binding through
  * exec, from its first allocation, shim or not (DESIGN.md "Memory nodes
  * in the shim"). 1 if bound, 0 if nothing to do, or -errno. Raw calls:
- * the caller may be under the shim. */
-int cps_bind_self_mems(struct cps_ctx *c, uint32_t set)
+ * the caller may be under the shim. The nodes bound in bound (its width). */
+int cps_bind_self_mems(struct cps_ctx *c, uint32_t set, uint64_t *bound)
 {
 	struct cps_setinfo si, root;
 	size_t mw = MW(c);
@@ -710,5 +710,8 @@ int cps_bind_self_mems(struct cps_ctx *c, uint32_t set)
 	if (mode != 0) /* MPOL_DEFAULT: anything else is the caller's own */
 		return 0;
 	k = cps_sys3(SYS_set_mempolicy, 2 /* MPOL_BIND */, (long)si.mems, (long)(mw * 64 + 1));
-	return k < 0 ? (int)k : 1;
+	if (k < 0)
+		return (int)k;
+	cps_mask_copy(bound, si.mems, mw);
+	return 1;
 }

@@ -208,8 +208,9 @@ int cps_migrate_set(struct cps_ctx *c, uint32_t set);
 int cps_migrate_set_mems(struct cps_ctx *c, uint32_t set, const uint64_t *from,
 			 const uint64_t *to);
 /* The calling thread bound to set's nodes when they are not all the
- * root's and it has no policy of its own: 1 bound, 0 nothing, -errno. */
-int cps_bind_self_mems(struct cps_ctx *c, uint32_t set);
+ * root's and it has no policy of its own: 1 bound (the nodes in bound),
+ * 0 nothing, -errno. */
+int cps_bind_self_mems(struct cps_ctx *c, uint32_t set, uint64_t *bound);
 
 /* What the shim reads: a process's set and its CPUs, consistent at one
  * table sequence (its placement). */

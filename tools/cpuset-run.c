@@ -309,8 +309,14 @@ int main(int argc, char **argv)
 	if ((set || cpus) && (r = enforced(&c, id)) != 0)
 		return r;
 	/* the set's nodes as the program's policy from its first page */
-	if ((set || cpus) && (r = cps_bind_self_mems(&c, id)) < 0 && getenv("CPUSETSHIM_DEBUG"))
+	uint64_t bound[CPS_MAX_WORDS];
+	char blist[4096];
+	if ((set || cpus) && (r = cps_bind_self_mems(&c, id, bound)) < 0 && getenv("CPUSETSHIM_DEBUG"))
 		cli_err("cannot bind to the set's nodes: %s", strerror(-r));
+	/* the shim takes that binding for its own, not the program's */
+	if ((set || cpus) && r == 1 &&
+	    cps_cpulist_format(blist, sizeof(blist), bound, c.t.mask_words) < sizeof(blist))
+		setenv("CPUSETSHIM_MEMS_BOUND", blist, 1);
 	char ids[CPS_DEC_MAX];
 	cps_fmt_dec(ids, id);
 	/* CPUSETSHIM_RUN_SET: for descendants that lose their ancestry. Not

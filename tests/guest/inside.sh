@@ -299,13 +299,19 @@ pages_on() {
 }
 # member SET TAG: a member of SET touching 32 MiB; its pid in $pid
 member_mem() {
-	rm -f "$T/$2.ready" "$T/$2.stop"
+	rm -f "$T/$2.ready" "$T/$2.stop" "$T/$2.more" "$T/$2.more.done"
 	with_san "$CPUSET_RUN" --set "$1" -- $PY -c "
 import os, time
 b = bytearray(32 << 20)
 for i in range(0, len(b), 4096): b[i] = 1
 open('$T/$2.ready', 'w').write(str(os.getpid()))
-while not os.path.exists('$T/$2.stop'): time.sleep(0.1)
+while not os.path.exists('$T/$2.stop'):
+	if os.path.exists('$T/$2.more') and not os.path.exists('$T/$2.more.done'):
+		os.sched_getaffinity(0)  # through the shim: sees the set's new nodes
+		c = bytearray(32 << 20)
+		for i in range(0, len(c), 4096): c[i] = 1
+		open('$T/$2.more.done', 'w').write('1')
+	time.sleep(0.1)
 " &
 	mpid=$!
 	i=0
@@ -328,6 +334,14 @@ if [ "$mode" = shim ]; then
 	got=$(pages_on "$pid" "$nl")
 	note "after alloc --mems $nl ($(( (t1 - t0) / 1000000 )) ms): pages on node $nl: ${got%% *}, elsewhere: ${got##* }"
 	expect_eq "alloc memres --mems $nl: the member's 32 MiB moved to node $nl" "${got%% *}" on
+	# its next allocation, after a call through the shim, on the new node
+	touch "$T/res.more"
+	i=0
+	while [ ! -s "$T/res.more.done" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	got=$(pages_on "$pid" "$nl")
+	note "after 32 MiB more: pages on node $nl: ${got%% *}, elsewhere: ${got##* }"
+	expect_eq "the member's next 32 MiB, after the shim saw the change, on node $nl (none elsewhere)" \
+		"${got##* }" 0
 	touch "$T/res.stop"
 	wait $mpid
 	# against migratepages(8) doing the same move
