@@ -19,8 +19,9 @@ static int fail(struct cps_buf *out, size_t start_len, int r)
 	return r;
 }
 
-int cps_view_cgroup_cpus(struct cps_buf *out, const char *real, size_t len,
-			 const struct cps_view_input *s)
+/* A list file of members of set (nw words, n of them) as their ranks. */
+static int list_through(struct cps_buf *out, const char *real, size_t len, const uint64_t *set,
+			size_t nw, unsigned n)
 {
 	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
 	size_t start_len = out->len, tl = len, vnw;
@@ -29,7 +30,7 @@ int cps_view_cgroup_cpus(struct cps_buf *out, const char *real, size_t len,
 	size_t need;
 	int r;
 
-	if (s->n == 0 || s->nw > CPS_MAX_WORDS)
+	if (n == 0 || nw > CPS_MAX_WORDS)
 		return -EINVAL;
 	if (tl > 0 && real[tl - 1] == '\n')
 		tl--;
@@ -42,10 +43,10 @@ int cps_view_cgroup_cpus(struct cps_buf *out, const char *real, size_t len,
 	/* the kernel prints lists; a hex mask is no cgroup file's text */
 	if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
 		return -EINVAL;
-	if (cps_cpulist_parse(text, phys, s->nw, &err) < 0)
+	if (cps_cpulist_parse(text, phys, nw, &err) < 0)
 		return -EINVAL;
-	vnw = CPS_WORDS_FOR(s->n);
-	cps_phys_to_virt(virt, vnw, s->set, s->nw, phys);
+	vnw = CPS_WORDS_FOR(n);
+	cps_phys_to_virt(virt, vnw, set, nw, phys);
 	need = cps_cpulist_format(list, sizeof(list), virt, vnw);
 	if (need >= sizeof(list))
 		return -EINVAL;
@@ -53,6 +54,20 @@ int cps_view_cgroup_cpus(struct cps_buf *out, const char *real, size_t len,
 	if (!r)
 		r = cps_buf_append(out, real + tl, len - tl);
 	return r ? fail(out, start_len, r) : 0;
+}
+
+int cps_view_cgroup_cpus(struct cps_buf *out, const char *real, size_t len,
+			 const struct cps_view_input *s)
+{
+	return list_through(out, real, len, s->set, s->nw, s->n);
+}
+
+int cps_view_cgroup_mems(struct cps_buf *out, const char *real, size_t len,
+			 const struct cps_view_input *s)
+{
+	if (s->k == 0) /* no nodes of its own: the nodes' own numbers */
+		return cps_buf_append(out, real, len);
+	return list_through(out, real, len, s->mems, s->mnw, s->k);
 }
 
 /* ---- finding the caller's cgroup ---- */

@@ -17,6 +17,13 @@
 int cps_view_cgroup_cpus(struct cps_buf *out, const char *real, size_t len,
 			 const struct cps_view_input *s);
 
+/* A node list file (v2 cpuset.mems and cpuset.mems.effective, v1
+ * cpuset.mems and cpuset.effective_mems): the same through the set's
+ * memory nodes, virtual node v the v-th. A set without nodes of its own
+ * (k 0) shows the file as it is. */
+int cps_view_cgroup_mems(struct cps_buf *out, const char *real, size_t len,
+			 const struct cps_view_input *s);
+
 /*
  * The directories of the caller's cpuset cgroup, from the text of
  * /proc/self/cgroup and /proc/self/mountinfo: v2 from the "0::PATH" line

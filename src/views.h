@@ -88,6 +88,15 @@ int cps_view_status(struct cps_buf *out, const char *real, size_t len,
 int cps_view_status_mems(struct cps_buf *out, const char *real, size_t len, const uint64_t *mems,
 			 size_t nw, unsigned k);
 
+/* /proc/PID/numa_maps: each N<node>= field and the policy's node list
+ * (the kernel prints the physical nodes, whatever the flags) by virtual node,
+ * virtual node v the v-th of the set's memory nodes (mems, mnw, k); a
+ * node outside them reads as k + its number, as MPOL_F_NODE answers do.
+ * A line's N fields go out in the order of their new numbers. k 0: the
+ * file as it is. */
+int cps_view_numa_maps(struct cps_buf *out, const char *real, size_t len,
+		       const struct cps_view_input *s);
+
 /* /sys/devices/system/cpu/{online,present}: "0-(n-1)\n" ("0\n" for one
  * CPU). */
 int cps_view_cpurange(struct cps_buf *out, const struct cps_view_input *s);

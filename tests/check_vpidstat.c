@@ -11,6 +11,7 @@
 #include "src/mask.h"
 #include "src/vproc_pidstat.h"
 #include "src/vcgroup.h"
+#include "src/views.h"
 
 /* The views of /proc/<pid>/stat field 39 and of the cgroup CPU files, on
  * text alone. Inputs are copied into buffers of exactly their length, so a
@@ -225,6 +226,99 @@ START_TEST(cgroup_lists)
 }
 END_TEST
 
+/* view(real) in a set of CPU 0 whose memory nodes are mems (none: a set
+ * without nodes of its own) */
+static char *run_mems(view_fn fn, const char *real, const struct set *mems, int *r)
+{
+	size_t len = strlen(real);
+	char *copy = malloc(len ? len : 1);
+	struct cps_buf out = { 0 };
+	uint64_t cpu0[NW] = { 1 };
+	struct cps_view_input in = { cpu0, NW, 1, NULL, 0, mems->m, NW, mems->n };
+
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, real, len);
+	*r = fn(&out, copy, len, &in);
+	free(copy);
+	return *r ? NULL : out.p;
+}
+
+START_TEST(cgroup_mems)
+{
+	static const unsigned odd[] = { 1, 3 }, far[] = { 2, 70 };
+	struct set m1 = set_of(odd, 2), m2 = set_of(far, 2), none = { { 0 }, 0 };
+	const struct {
+		const struct set *m;
+		const char *real, *want;
+	} cases[] = {
+		{ &m1, "0-3\n", "0-1\n" },
+		{ &m1, "3\n", "1\n" },
+		{ &m1, "0,2\n", "\n" }, /* none of the set's nodes */
+		{ &m1, "\n", "\n" },
+		{ &m1, "", "" },
+		{ &m2, "0-127\n", "0-1\n" },
+		{ &m2, "70\n", "1\n" },
+		{ &none, "0-3\n", "0-3\n" }, /* no nodes of its own: as it is */
+	};
+	int r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = run_mems(cps_view_cgroup_mems, cases[i].real, cases[i].m, &r);
+
+		ck_assert_msg(got, "[%s] refused: %d", cases[i].real, r);
+		ck_assert_msg(!strcmp(got, cases[i].want), "[%s]: got [%s], want [%s]",
+			      cases[i].real, got, cases[i].want);
+		free(got);
+	}
+	ck_assert_ptr_null(run_mems(cps_view_cgroup_mems, "x\n", &m1, &r));
+	ck_assert_int_eq(r, -EINVAL);
+}
+END_TEST
+
+START_TEST(numa_maps)
+{
+	static const unsigned odd[] = { 1, 3 };
+	struct set m = set_of(odd, 2), none = { { 0 }, 0 };
+	const struct {
+		const char *real, *want;
+	} cases[] = {
+		{ "7f0000000000 default anon=5 dirty=5 N1=2 N3=3 kernelpagesize_kB=4\n",
+		  "7f0000000000 default anon=5 dirty=5 N0=2 N1=3 kernelpagesize_kB=4\n" },
+		/* a node outside the set reads as 2 + its number, in order */
+		{ "7f0000001000 bind:1,3 anon=4 N0=1 N3=3 kernelpagesize_kB=4\n",
+		  "7f0000001000 bind:0-1 anon=4 N1=3 N2=1 kernelpagesize_kB=4\n" },
+		{ "7f0000002000 prefer (many):3 heap anon=4 N3=4 kernelpagesize_kB=4\n",
+		  "7f0000002000 prefer (many):1 heap anon=4 N1=4 kernelpagesize_kB=4\n" },
+		{ "7f0000003000 weighted interleave:1,3 file=/tmp/N1=5 N1=1\n",
+		  "7f0000003000 weighted interleave:0-1 file=/tmp/N1=5 N0=1\n" },
+		/* with either flag the kernel prints the physical nodes */
+		{ "7f0000004000 interleave=relative:1,3 anon=2 N1=2\n",
+		  "7f0000004000 interleave=relative:0-1 anon=2 N0=2\n" },
+		{ "7f0000005000 bind=static:0-1 anon=2 N1=2\n",
+		  "7f0000005000 bind=static:0,2 anon=2 N0=2\n" },
+		{ "7f0000006000 prefer:3 stack anon=1 dirty=1 active=0 N3=1 kernelpagesize_kB=4",
+		  "7f0000006000 prefer:1 stack anon=1 dirty=1 active=0 N1=1 kernelpagesize_kB=4" },
+		{ "00400000 default file=/bin/cat mapped=3 mapmax=2\n\n",
+		  "00400000 default file=/bin/cat mapped=3 mapmax=2\n\n" },
+		{ "", "" },
+	};
+	int r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = run_mems(cps_view_numa_maps, cases[i].real, &m, &r);
+
+		ck_assert_msg(got, "[%s] refused: %d", cases[i].real, r);
+		ck_assert_msg(!strcmp(got, cases[i].want), "[%s]: got [%s], want [%s]",
+			      cases[i].real, got, cases[i].want);
+		free(got);
+		got = run_mems(cps_view_numa_maps, cases[i].real, &none, &r);
+		ck_assert_msg(got && !strcmp(got, cases[i].real), "no nodes of its own: [%s]",
+			      got ? got : "(refused)");
+		free(got);
+	}
+}
+END_TEST
+
 static const char mountinfo_hybrid[] =
 	"23 1 0:22 / /sys rw,nosuid - sysfs sysfs rw\n"
 	"31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
@@ -365,6 +459,8 @@ static Suite *vpidstat_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cgroup");
 	tcase_add_test(tc, cgroup_lists);
+	tcase_add_test(tc, cgroup_mems);
+	tcase_add_test(tc, numa_maps);
 	tcase_add_test(tc, cgroup_dirs);
 	tcase_add_test(tc, cgroup_dirs_mounts);
 	suite_add_tcase(s, tc);
