@@ -593,6 +593,60 @@ static long d_syscall_getppid(void)
 	return libc_syscall(SYS_getppid);
 }
 
+/* The memory-policy calls, as libnuma makes them (syscall(3)): the shim
+ * translates their node masks. Modes by number (numaif.h's MPOL_DEFAULT,
+ * MPOL_BIND), the mask as wide as the kernel's default MAX_NUMNODES.
+ * syscall is the program's own (the shim's when preloaded); libc_syscall
+ * libc's, through one call site. */
+static unsigned long nodemask[1024 / (8 * sizeof(unsigned long))];
+static long mp_get(long (*call)(long, ...))
+{
+	int mode = -1;
+	if (call(SYS_get_mempolicy, &mode, nodemask, 1024 + 1, NULL, 0L) != 0)
+		die("get_mempolicy");
+	return mode;
+}
+static long mp_allowed(long (*call)(long, ...))
+{
+	/* MPOL_F_MEMS_ALLOWED (4): the nodes the caller may use */
+	if (call(SYS_get_mempolicy, NULL, nodemask, 1024 + 1, NULL, 4L) != 0)
+		die("get_mempolicy(MPOL_F_MEMS_ALLOWED)");
+	return (long)__builtin_popcountl(nodemask[0]);
+}
+static long mp_bind0(long (*call)(long, ...))
+{
+	/* MPOL_BIND (2) to (virtual) node 0, the policy the thread has after
+	 * the first call */
+	unsigned long one[1] = { 1 };
+	if (call(SYS_set_mempolicy, 2L, one, 64L + 1) != 0)
+		die("set_mempolicy(MPOL_BIND, {0})");
+	return 1;
+}
+static long c_get_mempolicy(void)
+{
+	return mp_get(syscall);
+}
+static long d_get_mempolicy(void)
+{
+	return mp_get(libc_syscall);
+}
+static long c_mems_allowed(void)
+{
+	return mp_allowed(syscall);
+}
+static long d_mems_allowed(void)
+{
+	return mp_allowed(libc_syscall);
+}
+static long c_set_mempolicy_bind(void)
+{
+	return mp_bind0(syscall);
+}
+static long d_set_mempolicy_bind(void)
+{
+	return mp_bind0(libc_syscall);
+}
+
 static long d_open_close_devnull(void)
 {
 	int fd = libc_open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -688,6 +742,9 @@ static const struct {
 	{ "sysconf_pagesize", c_sysconf_pagesize, d_sysconf_pagesize, NULL, NULL },
 	{ "sysconf_clk_tck", c_sysconf_clk_tck, d_sysconf_clk_tck, NULL, NULL },
 	{ "syscall_getppid", c_syscall_getppid, d_syscall_getppid, NULL, NULL },
+	{ "get_mempolicy", c_get_mempolicy, d_get_mempolicy, NULL, NULL },
+	{ "get_mempolicy_mems_allowed", c_mems_allowed, d_mems_allowed, NULL, NULL },
+	{ "set_mempolicy_bind", c_set_mempolicy_bind, d_set_mempolicy_bind, NULL, NULL },
 	{ "open_close_devnull", c_open_close_devnull, d_open_close_devnull, NULL, NULL },
 	{ "openat_close_devnull", c_openat_close_devnull, d_openat_close_devnull, NULL, NULL },
 	{ "open_close_relative", c_open_close_relative, d_open_close_relative, NULL, NULL },

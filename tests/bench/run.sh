@@ -283,6 +283,7 @@ target_of() {
 	sched_getaffinity_* | pthread_getaffinity_np_*) echo diff:5 ;;
 	sysconf_nprocessors_* | get_nprocs | get_nprocs_conf) echo ratio:0.01 ;;
 	sched_getcpu) echo diff:3 ;;
+	get_mempolicy* | set_mempolicy*) echo none ;;
 	read_proc_cpuinfo) echo ratio:1.0 ;;
 	read_proc_stat | read_proc_self_status) echo ratio:1.2 ;;
 	read_* | list_*) echo ratio:1.0 ;;
@@ -299,6 +300,9 @@ AB_CASES="sysconf_pagesize sysconf_clk_tck syscall_getppid open_close_devnull op
 open_close_relative openat_close_dirfd fopen_fclose_devnull stat_devnull access_devnull
 lseek_devnull lseek_devnull_after_view pread_devnull"
 AB_AFF_CASES="sched_setaffinity_same sched_getcpu"
+# the memory-policy calls the shim translates (syscall(3), as libnuma
+# calls them): their cost against libc's, for reference (no target)
+AB_MEM_CASES="get_mempolicy get_mempolicy_mems_allowed set_mempolicy_bind"
 # the affinity reads at four buffer sizes, in both sets, through one call site
 AB_SIZED_CASES="sched_getaffinity_8 sched_getaffinity_16 sched_getaffinity_128 sched_getaffinity_1024
 pthread_getaffinity_np_8 pthread_getaffinity_np_16 pthread_getaffinity_np_128 pthread_getaffinity_np_1024"
@@ -379,6 +383,7 @@ for c in $CASES; do
 	case $t in
 	ratio:*) tv=${t#ratio:}; tt="<= ${tv}x"; v=$(verdict ratio "$tv" "$rm_") ;;
 	diff:*) tv=${t#diff:}; tt="<= +$tv ns"; v=$(verdict diff "$tv" "$dm") ;;
+	none) tt="(reference)" v="" ;;
 	esac
 	# a pass-through's few ns are below the noise between processes: judged in one process
 	case " $AB_CASES " in *" $c "*) v="in one process, below" ;; esac
@@ -458,7 +463,7 @@ echo "== affinity, views and pass-through calls, in one process, $AB_ROUNDS roun
 : >"$TMP/ab.q"
 AB_ITEMS=""
 for c in $AB_SIZED_CASES; do AB_ITEMS="$AB_ITEMS $c@bench1 $c@bench2"; done
-for c in $AB_VIEW_CASES $AB_AFF_CASES $AB_CASES; do AB_ITEMS="$AB_ITEMS $c@bench1"; done
+for c in $AB_VIEW_CASES $AB_AFF_CASES $AB_MEM_CASES $AB_CASES; do AB_ITEMS="$AB_ITEMS $c@bench1"; done
 set_label() { case $1 in bench1) echo "{$Z}" ;; bench2) echo "{$A,$Z}" ;; esac; }
 r=1
 while [ $r -le $AB_ROUNDS ]; do
@@ -527,6 +532,7 @@ for item in $AB_ITEMS; do
 	case $(target_of "$c") in
 	ratio:*) tv=$(target_of "$c"); tv=${tv#ratio:}; tt="<= ${tv}x"; v=$(verdict ratio "$tv" "$qm") ;;
 	diff:*) tv=$(target_of "$c"); tv=${tv#diff:}; tt="<= +$tv ns"; v=$(verdict diff "$tv" "$sm") ;;
+	none) tt="(reference)" v="" ;;
 	esac
 	# the floor, and whether a miss is within it (the verdict against it)
 	fl="" atfloor=""
@@ -576,7 +582,7 @@ SC_CASES="sched_getaffinity pthread_getaffinity_np sched_setaffinity_same sched_
 sysconf_nprocessors_onln sysconf_nprocessors_conf get_nprocs sysconf_pagesize syscall_getppid
 read_proc_cpuinfo read_proc_stat read_sys_cpu_online read_proc_self_status
 read_proc_self_stat read_sys_cpu_core_id read_sys_cpu_core_cpus_list read_sys_cpu_shared_cpu_map
-read_sys_node_cpumap list_sys_cpu ref_tmpfs_file${BENCH_CGROUP_FILE:+ read_cgroup_cpus}"
+read_sys_node_cpumap list_sys_cpu ref_tmpfs_file get_mempolicy set_mempolicy_bind${BENCH_CGROUP_FILE:+ read_cgroup_cpus}"
 SC_CASES=$(echo $(kept $SC_CASES))
 # syscount MODE CASE N -> "TOTAL NAME=COUNT..." on one line
 syscount() {
