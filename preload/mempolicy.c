@@ -25,10 +25,6 @@
 #include "src/rawsys.h"
 #include "src/vnodes.h"
 
-#ifndef SYS_set_mempolicy_home_node
-#define SYS_set_mempolicy_home_node 450
-#endif
-
 #define MPOL_F_NODE (1 << 0)
 #define MPOL_F_ADDR (1 << 1)
 #define MPOL_F_MEMS_ALLOWED (1 << 2)

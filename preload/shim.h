@@ -24,6 +24,12 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+/* Linux 5.17's number, the same on every architecture; older headers
+ * lack it */
+#ifndef SYS_set_mempolicy_home_node
+#define SYS_set_mempolicy_home_node 450
+#endif
+
 #include "src/mask.h"
 #include "src/sets.h"
 

@@ -18,6 +18,29 @@
 #include "preload/shim.h"
 #include "src/procfs.h"
 
+/* How many arguments the kernel reads for nr, for the numbers the shim
+ * acts on; six for the others. */
+static int args_of(long nr)
+{
+	switch (nr) {
+	case SYS_chdir:
+	case SYS_fchdir:
+		return 1;
+	case SYS_sched_getaffinity:
+	case SYS_sched_setaffinity:
+	case SYS_getcpu:
+	case SYS_set_mempolicy:
+		return 3;
+	case SYS_migrate_pages:
+	case SYS_set_mempolicy_home_node:
+		return 4;
+	case SYS_get_mempolicy:
+		return 5;
+	default: /* mbind and move_pages have six */
+		return 6;
+	}
+}
+
 #if defined(__x86_64__)
 __attribute__((used)) long shim_syscall_slow(long nr, ...)
 #else
@@ -25,9 +48,13 @@ EXPORT long syscall(long nr, ...)
 #endif
 {
 	va_list ap;
-	long a[6];
+	long a[6] = { 0 };
+	/* the arguments the number has, no more: a caller passes only those,
+	 * and a read past them reads its frame (which an address sanitizer
+	 * in the caller reports); a number we pass through may have six */
+	int n = args_of(nr);
 	va_start(ap, nr);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < n; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (CPS_UNLIKELY(!shim_real.syscall)) {
