@@ -18,8 +18,8 @@
 #include "src/cpulist.h"
 #include "src/mask.h"
 #include "src/sets.h"
+#include "src/supervise.h"
 #include "tools/cli.h"
-#include "tools/supervise.h"
 
 /* Exit codes, as env(1): 125 our own trouble, 126 not executable,
  * 127 not found; 1 when the set rules refuse. */
@@ -144,6 +144,12 @@ static int set_preload(const char *shim)
 	return r;
 }
 
+/* The supervisor's messages, as cpuset-run's own. */
+static void run_say(const char *msg)
+{
+	cli_err("%s", msg);
+}
+
 /* No user names here: looking them up needs NSS, which a static
  * cpuset-run must not pull in. */
 int cli_uid_of(const char *name, uid_t *uid)
@@ -251,6 +257,7 @@ int main(int argc, char **argv)
 		return RUN_FAIL;
 	}
 	const char *why = NULL;
+	sv_set_say(run_say);
 	if (sv != SV_OFF && sv_under_supervisor()) {
 		/* the supervisor above answers for this program too, by the
 		 * set it is in */
@@ -261,7 +268,7 @@ int main(int argc, char **argv)
 		sv = SV_OFF;
 	}
 	if (sv == SV_AUTO) {
-		why = sv_prog_kind(argv[optind]);
+		why = sv_prog_kind(argv[optind], NULL);
 		sv = why ? SV_FILES : SV_OFF;
 	}
 	char shim[PATH_MAX];
@@ -339,17 +346,9 @@ int main(int argc, char **argv)
 		if (cpus)
 			cps_leave(&c);
 		cps_close(&c);
-		if (sig) {
-			/* die as the program did, as the exec in place would */
-			signal(sig, SIG_DFL);
-			prctl(PR_SET_DUMPABLE, 0);
-			sigset_t u;
-			sigemptyset(&u);
-			sigaddset(&u, sig);
-			sigprocmask(SIG_UNBLOCK, &u, NULL);
-			kill(getpid(), sig);
-		}
-		return r;
+		/* die as the program did, as the exec in place would */
+		fflush(NULL);
+		sv_exit_as(r, sig);
 	}
 	if (set_preload(shim) < 0 || unsetenv("CPUSETSHIM_SET") < 0 ||
 	    setenv("CPUSETSHIM_RUN_SET", ids, 1) < 0 ||

@@ -31,8 +31,8 @@
 #include "src/vpath.h"
 #include "src/vproc_pidstat.h"
 #include "src/vsys.h"
-#include "tools/supervise.h"
-#include "tools/supervise_int.h"
+#include "src/supervise.h"
+#include "src/supervise_int.h"
 
 #ifndef F_SEAL_FUTURE_WRITE
 #define F_SEAL_FUTURE_WRITE 0x0010

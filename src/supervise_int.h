@@ -1,6 +1,6 @@
-/* What the supervisor's files share (tools/supervise*.c). */
-#ifndef CPS_TOOLS_SUPERVISE_INT_H
-#define CPS_TOOLS_SUPERVISE_INT_H
+/* What the supervisor's files share (src/supervise*.c). */
+#ifndef CPS_SRC_SUPERVISE_INT_H
+#define CPS_SRC_SUPERVISE_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -8,7 +8,7 @@
 
 #include "src/mask.h"
 #include "src/sets.h"
-#include "tools/supervise.h"
+#include "src/supervise.h"
 
 struct sv {
 	struct cps_ctx *c;

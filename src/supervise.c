@@ -1,6 +1,7 @@
-/* cpuset-run's supervisor (DESIGN.md, "The supervisor").
+/* The supervisor of cpuset-run and of the Slurm plugin (DESIGN.md, "The
+ * supervisor").
  *
- * Three processes: cpuset-run itself, the supervisor S (a member of the
+ * Three processes: cpuset-run itself (or the Slurm task), the supervisor S (a member of the
  * set, so pinned to its CPUs and moved by its resizes, and a child
  * subreaper), the keeper K (its child, a subreaper too, outside the
  * filter) and the program P (K's child, with PR_SET_PDEATHSIG), which
@@ -22,6 +23,7 @@
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +42,8 @@
 #include "src/procfs.h"
 #include "src/rawsys.h"
 #include "src/sets.h"
-#include "tools/cli.h"
-#include "tools/supervise.h"
-#include "tools/supervise_int.h"
+#include "src/supervise.h"
+#include "src/supervise_int.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
@@ -52,13 +53,37 @@
 #endif
 #define X32_BIT 0x40000000u
 
+/* ---- messages -------------------------------------------------------- */
+
+static void say_stderr(const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", program_invocation_short_name, msg);
+}
+
+static void (*say_fn)(const char *msg) = say_stderr;
+
+void sv_set_say(void (*fn)(const char *msg))
+{
+	say_fn = fn ? fn : say_stderr;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char b[640];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	say_fn(b);
+}
+
 /* ---- which programs need it ---------------------------------------- */
 
-static int find_prog(const char *prog, char *out, size_t len)
+static int find_prog(const char *prog, const char *path, char *out, size_t len)
 {
 	if (strchr(prog, '/'))
 		return snprintf(out, len, "%s", prog) < (int)len ? 0 : -1;
-	const char *path = getenv("PATH");
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	for (const char *p = path;; ) {
@@ -155,11 +180,13 @@ static const char *elf_kind(int fd)
 	return interp ? NULL : "static ELF";
 }
 
-const char *sv_prog_kind(const char *prog)
+const char *sv_prog_kind(const char *prog, const char *search)
 {
+	if (!search)
+		search = getenv("PATH");
 	char path[PATH_MAX];
 	for (int depth = 0; depth < 4; depth++) {
-		if (find_prog(prog, path, sizeof(path)) < 0)
+		if (find_prog(prog, search, path, sizeof(path)) < 0)
 			return NULL;
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -673,7 +700,8 @@ static int recv_fd(int sock, pid_t *prog, int *killable)
 static struct sigaction old_int, old_quit;
 static sigset_t old_mask;
 
-/* The program: filtered, then exec'd. Never returns. */
+/* The program: filtered, then exec'd; with argv NULL it returns, filtered,
+ * for its caller's exec (the Slurm task). */
 static void program(enum sv_mode mode, char **argv, int sock, pid_t keeper)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -685,7 +713,7 @@ static void program(enum sv_mode mode, char **argv, int sock, pid_t keeper)
 	bool killable = false;
 	int fd = install_filter(mode, &killable);
 	if (fd < 0) {
-		cli_err("cannot install the supervisor's filter: %s", strerror(-fd));
+		say("cannot install the supervisor's filter: %s", strerror(-fd));
 		send_fd(sock, -1, getpid(), 0);
 		_exit(125);
 	}
@@ -693,26 +721,19 @@ static void program(enum sv_mode mode, char **argv, int sock, pid_t keeper)
 		_exit(125);
 	close(fd);
 	close(sock);
+	if (!argv)
+		return;
 	execvp(argv[0], argv);
 	int e = errno;
-	cli_err("%s: %s", argv[0], strerror(e));
+	say("%s: %s", argv[0], strerror(e));
 	_exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
 }
 
-/* The keeper: waits for the program's tree (it is the tree's subreaper);
- * if the supervisor dies, kills the tree. Never returns. */
-static void keeper(enum sv_mode mode, char **argv, int sock, pid_t sup)
+/* The keeper's watch: until the program's tree has ended (it is the
+ * tree's subreaper), or the supervisor is gone (then the tree is killed).
+ * Never returns. */
+static void keep(pid_t prog, int pfd)
 {
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	int pfd = (int)syscall(SYS_pidfd_open, sup, 0);
-	if (pfd < 0 || getppid() != sup)
-		_exit(125);
-	pid_t me = getpid(), prog = fork();
-	if (prog < 0)
-		_exit(125);
-	if (prog == 0)
-		program(mode, argv, sock, me);
-	close(sock);
 	sigset_t m = fwd_set();
 	int sfd = signalfd(-1, &m, SFD_CLOEXEC | SFD_NONBLOCK);
 	int status = 125, sig = 0;
@@ -739,7 +760,33 @@ static void keeper(enum sv_mode mode, char **argv, int sock, pid_t sup)
 		if (w < 0 && errno == ECHILD && prog_done)
 			break;
 	}
+	sv_exit_as(status, sig);
+}
+
+/* The keeper: starts the program and keeps its tree. Returns only in the
+ * program's process, when argv is NULL. */
+static void keeper(enum sv_mode mode, char **argv, int sock, pid_t sup)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	int pfd = (int)syscall(SYS_pidfd_open, sup, 0);
+	if (pfd < 0 || getppid() != sup)
+		_exit(125);
+	pid_t me = getpid(), prog = fork();
+	if (prog < 0)
+		_exit(125);
+	if (prog == 0) {
+		close(pfd);
+		program(mode, argv, sock, me);
+		return;
+	}
+	close(sock);
+	keep(prog, pfd);
+}
+
+void sv_exit_as(int status, int sig)
+{
 	if (sig) {
+		/* die as the program did, as an exec in place would */
 		signal(sig, SIG_DFL);
 		sigset_t u;
 		sigemptyset(&u);
@@ -751,65 +798,34 @@ static void keeper(enum sv_mode mode, char **argv, int sock, pid_t sup)
 	_exit(status);
 }
 
-int sv_run(struct cps_ctx *c, uint32_t set, enum sv_mode mode, char **argv, int *sig)
+/* The supervisor's loop: answers the tree's calls, passes signals to the
+ * program, until the keeper has ended. Its status. */
+static int supervise(struct sv *s, int *sig)
 {
-	struct sv s = { .c = c, .set = set, .mode = mode, .listener = -1, .nw = c->t.mask_words };
-	s.self = getpid();
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	sigset_t m = fwd_set();
-	sigprocmask(SIG_BLOCK, &m, &old_mask);
-	/* terminal signals reach the program's process group directly */
-	struct sigaction ign = { .sa_handler = SIG_IGN };
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		cli_err("cannot start the supervisor: %s", strerror(errno));
-		return 125;
-	}
-	fflush(NULL);
-	s.keeper = fork();
-	if (s.keeper < 0) {
-		cli_err("cannot start the supervisor: %s", strerror(errno));
-		return 125;
-	}
-	if (s.keeper == 0) {
-		close(sv[0]);
-		keeper(mode, argv, sv[1], s.self);
-	}
-	close(sv[1]);
-	int killable = 0;
-	s.listener = recv_fd(sv[0], &s.prog, &killable);
-	close(sv[0]);
-	if (s.listener >= 0 && !killable)
-		cli_err("note: this kernel lacks SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV: a signal "
-			"may make a supervised call start again");
-	if (getenv("CPUSETSHIM_DEBUG") && !strcmp(getenv("CPUSETSHIM_DEBUG"), "1"))
-		cli_err("supervising %s (pid %d) in %s mode, set %u", argv[0], (int)s.prog,
-			mode == SV_FILES ? "files" : "calls", set);
 	int sfd = signalfd(-1, &m, SFD_CLOEXEC | SFD_NONBLOCK);
 	int status = 125;
 	bool keeper_done = false;
 	for (;;) {
-		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { s.listener, POLLIN, 0 } };
-		if (poll(p, s.listener >= 0 ? 2 : 1, -1) < 0)
+		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { s->listener, POLLIN, 0 } };
+		if (poll(p, s->listener >= 0 ? 2 : 1, -1) < 0)
 			continue;
-		if (s.listener >= 0 && (p[1].revents & POLLIN))
-			answer(&s);
-		else if (s.listener >= 0 && (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))) {
-			close(s.listener); /* nobody left under the filter */
-			s.listener = -1;
+		if (s->listener >= 0 && (p[1].revents & POLLIN))
+			answer(s);
+		else if (s->listener >= 0 && (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))) {
+			close(s->listener); /* nobody left under the filter */
+			s->listener = -1;
 		}
 		if (!(p[0].revents & POLLIN))
 			continue;
 		struct signalfd_siginfo si;
 		while (read(sfd, &si, sizeof(si)) == sizeof(si))
-			if (si.ssi_signo != SIGCHLD && s.prog > 0 && !keeper_done)
-				kill(s.prog, (int)si.ssi_signo);
+			if (si.ssi_signo != SIGCHLD && s->prog > 0 && !keeper_done)
+				kill(s->prog, (int)si.ssi_signo);
 		int st;
 		pid_t w;
 		while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
-			if (w != s.keeper)
+			if (w != s->keeper)
 				continue;
 			keeper_done = true;
 			*sig = 0;
@@ -821,6 +837,80 @@ int sv_run(struct cps_ctx *c, uint32_t set, enum sv_mode mode, char **argv, int 
 		if (w < 0 && errno == ECHILD)
 			break;
 	}
+	if (sfd >= 0)
+		close(sfd);
+	if (s->listener >= 0)
+		close(s->listener);
+	return status;
+}
+
+/* In the program's process (argv NULL only). */
+#define IN_PROGRAM (-100000)
+
+/* The processes started, then supervise(): the status, -errno when they
+ * could not be started (said), or IN_PROGRAM in the program's process. */
+static int run(struct cps_ctx *c, uint32_t set, enum sv_mode mode, char **argv, const char *name,
+	       int *sig)
+{
+	struct sv s = { .c = c, .set = set, .mode = mode, .listener = -1, .nw = c->t.mask_words };
+	s.self = getpid();
+	*sig = 0;
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	sigset_t m = fwd_set();
+	sigprocmask(SIG_BLOCK, &m, &old_mask);
+	/* terminal signals reach the program's process group directly */
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		int e = errno;
+		say("cannot start the supervisor: %s", strerror(e));
+		return -e;
+	}
+	fflush(NULL);
+	s.keeper = fork();
+	if (s.keeper < 0) {
+		int e = errno;
+		say("cannot start the supervisor: %s", strerror(e));
+		close(sv[0]);
+		close(sv[1]);
+		return -e;
+	}
+	if (s.keeper == 0) {
+		close(sv[0]);
+		keeper(mode, argv, sv[1], s.self);
+		return IN_PROGRAM;
+	}
+	close(sv[1]);
+	int killable = 0;
+	s.listener = recv_fd(sv[0], &s.prog, &killable);
+	close(sv[0]);
+	if (s.listener >= 0 && !killable)
+		say("note: this kernel lacks SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV: a signal "
+		    "may make a supervised call start again");
+	if (getenv("CPUSETSHIM_DEBUG") && !strcmp(getenv("CPUSETSHIM_DEBUG"), "1"))
+		say("supervising %s (pid %d) in %s mode, set %u", name, (int)s.prog,
+		    mode == SV_FILES ? "files" : "calls", set);
+	int status = supervise(&s, sig);
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	return status;
+}
+
+int sv_run(struct cps_ctx *c, uint32_t set, enum sv_mode mode, char **argv, int *sig)
+{
+	int r = run(c, set, mode, argv, argv[0], sig);
+	return r < 0 ? 125 : r;
+}
+
+int sv_start(struct cps_ctx *c, uint32_t set, enum sv_mode mode, const char *name, int *status,
+	     int *sig)
+{
+	int r = run(c, set, mode, NULL, name, sig);
+	if (r == IN_PROGRAM)
+		return 0;
+	if (r < 0)
+		return r;
+	*status = r;
+	return 1;
 }
