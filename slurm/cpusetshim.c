@@ -2,7 +2,10 @@
  * set of exactly the CPUs Slurm bound it to, and sees them as 0..n-1.
  *
  * Enabled by one line of plugstack.conf:
- *     required cpusetshim.so [table=NAME] [default=on|off] [shim=PATH]
+ *     required cpusetshim.so [table=NAME] [default=MODE] [shim=PATH]
+ * MODE (also srun's --cpusetshim=MODE): on (the automatic choice: a static
+ * or Go program supervised, any other preloaded), preload, supervise[=calls],
+ * off.
  *
  * Who does what (DESIGN.md, "With Slurm"):
  *   slurm_spank_user_init  slurmstepd, as the job's user, once per step:
@@ -13,6 +16,9 @@
  *                          plugin set its final mask: the step's parent
  *                          set (grown to hold the task's CPUs), the task's
  *                          set of exactly its CPUs, attach, environment;
+ *                          a supervised task forks its supervisor here
+ *                          (the task's process becomes it; the program
+ *                          runs as its grandchild);
  *   slurm_spank_task_exit  slurmstepd, as root: the task's set goes;
  *   slurm_spank_exit       slurmstepd, as root: every set of the step goes,
  *                          busy ones retried and swept; then the user's
@@ -42,6 +48,7 @@
 #include "src/kept_views.h"
 #include "src/mask.h"
 #include "src/sets.h"
+#include "src/supervise.h"
 
 #ifndef SLURM_EXTERN_CONT
 #define SLURM_EXTERN_CONT 0xfffffffcu
@@ -57,20 +64,32 @@ SPANK_PLUGIN(cpusetshim, 1);
 
 #define TAG "cpusetshim: "
 
-static bool default_on = true;
-static int chosen = -1; /* --cpusetshim: -1 not given, 0 off, 1 on */
+/* What a task gets: nothing, the automatic choice (the supervisor for a
+ * static or Go program, else the preload), the preload alone, or the
+ * supervisor in files or calls mode */
+enum { RM_OFF, RM_AUTO, RM_PRELOAD, RM_SUPERVISE, RM_SUPERVISE_CALLS };
+static int default_mode = RM_AUTO;
+static int chosen = -1; /* --cpusetshim: -1 not given, else an RM_ */
 /* table=NAME: the tables are NAME.<uid>; by default each user's own
  * default table, cpusetshim.<uid>, which every process of the user finds
  * without CPUSETSHIM_TABLE (ranks that mpirun starts, daemons) */
 static char table_base[64] = "cpusetshim";
 static char shim_path[PATH_MAX] = CPS_PKGLIBDIR "/libcpusetshim.so";
 
-static int parse_onoff(const char *v)
+#define MODES "on, off, preload, supervise or supervise=calls"
+
+static int parse_mode(const char *v)
 {
-	if (!v || !strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "1"))
-		return 1;
+	if (!v || !strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "auto"))
+		return RM_AUTO;
 	if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "0"))
-		return 0;
+		return RM_OFF;
+	if (!strcmp(v, "preload"))
+		return RM_PRELOAD;
+	if (!strcmp(v, "supervise") || !strcmp(v, "supervise=files"))
+		return RM_SUPERVISE;
+	if (!strcmp(v, "supervise=calls"))
+		return RM_SUPERVISE_CALLS;
 	return -1;
 }
 
@@ -78,9 +97,9 @@ static int opt_cb(int val, const char *arg, int remote)
 {
 	(void)val;
 	(void)remote;
-	int v = parse_onoff(arg);
+	int v = parse_mode(arg);
 	if (v < 0) {
-		slurm_error(TAG "--cpusetshim=%s: say on or off", arg);
+		slurm_error(TAG "--cpusetshim=%s: say " MODES, arg);
 		return -1;
 	}
 	chosen = v;
@@ -88,15 +107,22 @@ static int opt_cb(int val, const char *arg, int remote)
 }
 
 static struct spank_option opt_cpusetshim = {
-	"cpusetshim", "on|off",
+	"cpusetshim", "on|off|preload|supervise[=calls]",
 	"Run each task in a CPU set of exactly the CPUs Slurm gives it, numbered 0..n-1 "
-	"(cpusetshim). off: the tasks see the machine's CPU numbers.",
+	"(cpusetshim). on: a static or Go program under a supervisor, any other with the "
+	"preload; preload, supervise: that way always; off: the tasks see the machine's "
+	"CPU numbers.",
 	1, 0, opt_cb
 };
 
+static int mode(void)
+{
+	return chosen >= 0 ? chosen : default_mode;
+}
+
 static bool enabled(void)
 {
-	return chosen >= 0 ? chosen == 1 : default_on;
+	return mode() != RM_OFF;
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
@@ -115,18 +141,18 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 			}
 			strcpy(table_base, n);
 		} else if (!strncmp(av[i], "default=", 8)) {
-			int v = parse_onoff(av[i] + 8);
+			int v = parse_mode(av[i] + 8);
 			if (v < 0) {
-				slurm_error(TAG "%s: say default=on or default=off", av[i]);
+				slurm_error(TAG "%s: say default= " MODES, av[i]);
 				return -1;
 			}
-			default_on = v == 1;
+			default_mode = v;
 		} else if (!strncmp(av[i], "shim=", 5) && av[i][5] == '/' &&
 			   strlen(av[i] + 5) < sizeof(shim_path)) {
 			strcpy(shim_path, av[i] + 5);
 		} else {
 			slurm_error(TAG "unknown argument '%s' in plugstack.conf (table=NAME, "
-				    "default=on|off, shim=/PATH)", av[i]);
+				    "default=MODE, shim=/PATH)", av[i]);
 			return -1;
 		}
 	}
@@ -362,6 +388,7 @@ static void strip_env(spank_t sp)
 	size_t n = 0;
 	spank_unsetenv(sp, "CPUSETSHIM_SET");
 	spank_unsetenv(sp, "CPUSETSHIM_RUN_SET");
+	spank_unsetenv(sp, "CPUSETSHIM_SUPERVISED");
 	if (spank_getenv(sp, "LD_PRELOAD", old, sizeof(old)) != ESPANK_SUCCESS)
 		return;
 	for (const char *p = old; *p;) {
@@ -408,6 +435,85 @@ static long step_parent(struct cps_ctx *c, const struct step *s, const uint64_t 
 	if (r == -EBUSY || r == -EINVAL)
 		return 0;
 	return r < 0 ? r : (long)id;
+}
+
+/* Whether the task's program gets the supervisor, and in which mode:
+ * asked for, or chosen as cpuset-run chooses (*kind: why). The program is
+ * looked for in the task's PATH, as Slurm's exec finds it. */
+static enum sv_mode task_sv_mode(spank_t sp, const char **kind)
+{
+	int argc = 0;
+	char **argv = NULL, path[4096];
+	*kind = NULL;
+	switch (mode()) {
+	case RM_PRELOAD: return SV_OFF;
+	case RM_SUPERVISE: return SV_FILES;
+	case RM_SUPERVISE_CALLS: return SV_CALLS;
+	default: break;
+	}
+	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv ||
+	    !argv[0])
+		return SV_OFF;
+	if (spank_getenv(sp, "PATH", path, sizeof(path)) != ESPANK_SUCCESS || !path[0])
+		snprintf(path, sizeof(path), "/usr/local/bin:/usr/bin:/bin");
+	*kind = sv_prog_kind(argv[0], path);
+	return *kind ? SV_FILES : SV_OFF;
+}
+
+/* The task's environment, as cpuset-run leaves it: CPUSETSHIM_TABLE,
+ * CPUSETSHIM_RUN_SET (the set of descendants that lose their ancestry:
+ * daemons, reparented to init), no CPUSETSHIM_SET; the shim first in
+ * LD_PRELOAD, or, supervised, CPUSETSHIM_SUPERVISED (a shim loaded below
+ * the supervisor stands aside). */
+static int task_env(spank_t sp, const struct cps_ctx *c, uint32_t id, enum sv_mode sv)
+{
+	char ids[16];
+	snprintf(ids, sizeof(ids), "%u", id);
+	if (spank_setenv(sp, "CPUSETSHIM_TABLE", c->t.name, 1) ||
+	    spank_unsetenv(sp, "CPUSETSHIM_SET") || spank_setenv(sp, "CPUSETSHIM_RUN_SET", ids, 1))
+		return -1;
+	if (sv != SV_OFF)
+		return spank_setenv(sp, "CPUSETSHIM_SUPERVISED", sv == SV_FILES ? "files" : "calls",
+				    1) == ESPANK_SUCCESS ? 0 : -1;
+	spank_unsetenv(sp, "CPUSETSHIM_SUPERVISED");
+	return set_preload(sp);
+}
+
+static void say_slurm(const char *msg)
+{
+	slurm_error(TAG "%s", msg);
+}
+
+/* The task's process becomes the supervisor of its program: the program's
+ * process returns (0: Slurm execs the program in it, under the filter);
+ * the supervisor ends as the program did, never returning to Slurm, which
+ * waits for it as the task. If it dies, its keeper kills the tree. */
+static int task_supervise(struct cps_ctx *c, const struct step *s, uint32_t id, enum sv_mode sv,
+			  const char *kind)
+{
+	int status = 0, sig = 0;
+	char name[64];
+	snprintf(name, sizeof(name), "task %u", s->task);
+	slurm_verbose(TAG "task %u: %s: supervised in %s mode", s->task, kind ? kind : "asked for",
+		      sv == SV_FILES ? "files" : "calls");
+	sv_set_say(say_slurm);
+	int r = sv_start(c, id, sv, name, &status, &sig);
+	if (r == 0) {
+		cps_close(c);
+		return 0;
+	}
+	if (r > 0) {
+		/* the tree has ended: the supervisor leaves its set (made for
+		 * the task alone, it goes) and ends as the program did */
+		cps_leave(c);
+		cps_close(c);
+		sv_exit_as(status, sig);
+	}
+	slurm_error(TAG "task %u: cannot start its supervisor: %s", s->task, strerror(-r));
+	cps_leave(c);
+	cps_destroy(c, id);
+	cps_close(c);
+	return -1;
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
@@ -502,12 +608,9 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 		cps_close(&c);
 		return -1;
 	}
-	/* CPUSETSHIM_RUN_SET, as cpuset-run leaves it: the set of descendants
-	 * that lose their ancestry (daemons, reparented to init) */
-	char ids[16];
-	snprintf(ids, sizeof(ids), "%u", id);
-	if (set_preload(sp) < 0 || spank_setenv(sp, "CPUSETSHIM_TABLE", c.t.name, 1) ||
-	    spank_unsetenv(sp, "CPUSETSHIM_SET") || spank_setenv(sp, "CPUSETSHIM_RUN_SET", ids, 1)) {
+	const char *kind = NULL;
+	enum sv_mode sv = task_sv_mode(sp, &kind);
+	if (task_env(sp, &c, id, sv) < 0) {
 		slurm_error(TAG "task %u: cannot set the task's environment", s.task);
 		cps_leave(&c);
 		cps_destroy(&c, id);
@@ -515,6 +618,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 		return -1;
 	}
 	slurm_debug(TAG "task %u in set %s (id %u) of table %s", s.task, s.tname, id, s.table);
+	if (sv != SV_OFF)
+		return task_supervise(&c, &s, id, sv, kind);
 	cps_close(&c);
 	return 0;
 }

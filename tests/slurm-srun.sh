@@ -107,7 +107,7 @@ expect_eq "off: count is the machine's" "$(field ncpus "$out")" "$NCPU"
 out=$(sl srun -n1 -c1 --cpusetshim=off sh -c 'echo "[$LD_PRELOAD]"')
 expect_nomatch "off: no shim in LD_PRELOAD" "$out" libcpusetshim
 expect_status "--cpusetshim=bogus refused" 255 sl srun -n1 --cpusetshim=bogus true
-expect_stderr "--cpusetshim=bogus says why" "on or off"
+expect_stderr "--cpusetshim=bogus says why" "on, off, preload, supervise"
 check_clean "off"
 
 # --- srun started inside a set of CPU 1 (cpuset-run --cpus 1 -- srun):

@@ -21,6 +21,11 @@
  *   prog_supervised edges        the affinity calls' answers (return
  *                                value, errno) on bad sizes, pointers
  *                                and pids
+ *   prog_supervised held FILE    one line "pid P counts ... files ..."
+ *                                (counts' and files' fields, the lists
+ *                                last), then waits (60 s at most) until
+ *                                FILE exists: the Slurm tests read the
+ *                                kernel's mask outside meanwhile
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -86,6 +91,47 @@ static void print_field(const char *path, const char *prefix)
 	printf("?\n");
 }
 
+/* The value after prefix on path's first line that has it, or "?". */
+static void get_field(const char *path, const char *prefix, char *v, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	size_t pl = strlen(prefix);
+	snprintf(v, len, "?");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, prefix, pl)) {
+			char *p = line + pl;
+			p += strspn(p, " \t");
+			p[strcspn(p, "\n")] = 0;
+			snprintf(v, len, "%s", p);
+			break;
+		}
+	if (f)
+		fclose(f);
+}
+
+static int held(const char *file)
+{
+	cpu_set_t s;
+	char status[4096], online[4096];
+	printf("pid %d counts %ld %ld %d ", (int)getpid(), sysconf(_SC_NPROCESSORS_ONLN),
+	       sysconf(_SC_NPROCESSORS_CONF), get_nprocs());
+	if (raw_get(0, &s) < 0)
+		printf("error:%s", strerror(errno));
+	else
+		for (int i = 0, n = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &s))
+				printf("%s%d", n++ ? "," : "", i);
+	get_field("/proc/self/status", "Cpus_allowed_list:", status, sizeof(status));
+	get_field("/sys/devices/system/cpu/online", "", online, sizeof(online));
+	printf(" files %d %d %s %s\n", count_lines("/proc/cpuinfo", "processor", 0),
+	       count_lines("/proc/stat", "cpu", 1), status, online);
+	fflush(stdout);
+	for (int w = 0; w < 3000 && access(file, F_OK) != 0; w++)
+		usleep(20000);
+	return 0;
+}
+
 static void *thread_main(void *arg)
 {
 	cpu_set_t s;
@@ -119,6 +165,8 @@ int main(int argc, char **argv)
 			print_list(&s);
 		return 0;
 	}
+	if (!strcmp(argv[1], "held") && argc > 2)
+		return held(argv[2]);
 	if (!strcmp(argv[1], "files")) {
 		printf("%d ", count_lines("/proc/cpuinfo", "processor", 0));
 		printf("%d ", count_lines("/proc/stat", "cpu", 1));

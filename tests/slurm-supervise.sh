@@ -1,0 +1,181 @@
+#!/bin/sh
+# The SPANK plugin's supervisor on a private one-node Slurm cluster: a
+# static program (gcc -static) and a Go program (go build, when golang-go
+# is here) in a task see the task's CPUs as 0..n-1 (counts, affinity,
+# /proc/cpuinfo, /proc/stat, status, online), each compared with the
+# kernel's truth read outside the program (its /proc status, Slurm's
+# binding); the automatic choice and --cpusetshim=supervise|preload|off;
+# the program's exit status; the supervisor killed ends the task's tree.
+. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/slurm/lib.sh"
+slurm_need
+need gcc gcc
+P=$T/prog_static
+gcc -O2 -static -pthread -o "$P" "$SRC/tests/integration/prog_supervised.c" 2>"$T/cc.err" ||
+	skip_all "gcc -static cannot link here (libc6-dev's static libc): $(head -1 "$T/cc.err")"
+. "$(dirname "$0")/slurm/plugin.sh"
+
+NCPU=$(getconf _NPROCESSORS_ONLN)
+[ "$NCPU" -ge 2 ] || skip_all "needs 2 CPUs (this machine has $NCPU)"
+
+# field NAME LINE: the word after NAME in a line
+field() { echo "$2" | sed -n "s/.* $1 \([^ ]*\).*/\1/p"; }
+# after NAME, N words
+words() { echo "$2" | sed -n "s/.* $1 \(.*\)/\1/p" | cut -d' ' -f1-"$3"; }
+# Slurm's binding of task T, from --cpu-bind=verbose in FILE, as a list
+bound() {
+	_m=$(sed -n "s/.*task *$1 *[0-9]* \[[0-9]*\]: mask \(0x[0-9a-fA-F]*\) set.*/\1/p" "$2" | head -n 1)
+	[ -n "$_m" ] && /usr/bin/python3 -c "import sys; m=int(sys.argv[1],16); print(','.join(str(i) for i in range(m.bit_length()) if m>>i&1))" "$_m"
+}
+# vrange N: "0" or "0-(N-1)", as the kernel writes a list of N CPUs
+vrange() { [ "$1" -eq 1 ] && echo 0 || echo "0-$(($1 - 1))"; }
+count() { echo "$1" | tr , '\n' | grep -c .; }
+
+# run_held N SRUN-ARGS... -- PROG: srun PROG held $T/go with --label, until
+# its N lines are there; $T/held.out, $T/held.err; held_pid is srun's
+run_held() {
+	_n=$1
+	shift
+	rm -f "$T/go"
+	sl srun --label --cpu-bind=verbose "$@" held "$T/go" >"$T/held.out" 2>"$T/held.err" &
+	held_pid=$!
+	_i=0
+	while [ "$(grep -c ' pid ' "$T/held.out" 2>/dev/null)" -lt "$_n" ] && [ "$_i" -lt 1200 ]; do
+		kill -0 "$held_pid" 2>/dev/null || break
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	[ "$(grep -c ' pid ' "$T/held.out")" -ge "$_n" ] && return 0
+	note "srun $* held: no $_n lines" "$(cat "$T/held.out" "$T/held.err")" \
+		"slurmd:" "$(tail -n 15 "$SL/slurmd.log")"
+	return 1
+}
+release() {
+	touch "$T/go"
+	sl_wait "$held_pid"
+	held_rc=$?
+}
+
+# ---- a static program, automatically supervised: srun -n2 -c1 ----
+run_held 2 -n2 -c1 "$P"
+for t in 0 1; do
+	l=$(grep "^ *$t: pid " "$T/held.out" | sed 's/^ *[0-9]*: */x /')
+	pid=$(field pid "$l")
+	# the kernel's truth, read outside the program: its mask, and Slurm's
+	# binding of the task
+	real=$(expand "$(real_cpus "$pid")")
+	expect_eq "static, -n2 -c1 task $t: its real CPUs (outside) are Slurm's binding" "$real" \
+		"$(bound $t "$T/held.err")"
+	n=$(count "$real")
+	expect_eq "static, -n2 -c1 task $t: ONLN CONF get_nprocs and the raw affinity" \
+		"$(words counts "$l" 4)" "$n $n $n $(seq -s, 0 $((n - 1)))"
+	expect_eq "static, -n2 -c1 task $t: cpuinfo's processors, stat's cpuN, status, online" \
+		"$(words files "$l" 4)" "$n $n $(vrange "$n") $(vrange "$n")"
+	expect_match "static, -n2 -c1 task $t: the program runs under a seccomp filter" \
+		"$(grep '^Seccomp:' "/proc/$pid/status")" '^Seccomp:[[:space:]]+2$'
+done
+release
+expect_eq "static, -n2 -c1: srun exit" "$held_rc" 0
+check_clean "static -n2 -c1"
+
+# -c2: two CPUs, 0,1
+out=$(sl srun -n1 -c2 "$P" counts)
+expect_eq "static, -c2: counts and affinity" "$out" "2 2 2 0,1"
+out=$(sl srun -n1 -c2 "$P" files | tr '\n' ' ')
+expect_eq "static, -c2: cpuinfo, stat, status, online" "$out" "2 2 0-1 0-1 "
+# map_cpu:1 on a two-CPU allocation: real CPU 1 (outside), seen 0
+run_held 1 -n1 -c2 --cpu-bind=map_cpu:1 "$P"
+l=$(grep "^ *0: pid " "$T/held.out" | sed 's/^ *[0-9]*: */x /')
+expect_eq "static, map_cpu:1: its real CPU (outside)" "$(real_cpus "$(field pid "$l")")" 1
+expect_eq "static, map_cpu:1: counts" "$(words counts "$l" 4)" "1 1 1 0"
+expect_eq "static, map_cpu:1: files" "$(words files "$l" 4)" "1 1 0 0"
+release
+check_clean "static map_cpu:1"
+
+# ---- the program's exit status is the task's ----
+expect_status "static: the program's exit status is srun's" 2 sl srun -n1 -c1 "$P"
+
+# ---- the supervisor killed: the task's tree ends ----
+run_held 1 -n1 -c1 "$P"
+l=$(grep "^ *0: pid " "$T/held.out" | sed 's/^ *[0-9]*: */x /')
+pid=$(field pid "$l")
+# the task's process, which Slurm started and waits for: the supervisor
+sup=$(sed -n 's/.*task *0 *[0-9]* \[\([0-9]*\)\]: mask.*/\1/p' "$T/held.err" | head -n 1)
+expect_ne "supervisor: the program is not the task's process" "$pid" "$sup"
+expect_eq "supervisor: the task's process is the supervisor, outside the filter" \
+	"$(sed -n 's/^Seccomp:[[:space:]]*//p' "/proc/$sup/status")" 0
+kill -9 "$sup"
+i=0
+while [ -d "/proc/$pid" ] && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+expect_eq "supervisor killed: the program is gone (without its hold file)" \
+	"$(ls -d "/proc/$pid" 2>/dev/null)" ""
+sl_wait "$held_pid"
+expect_ne "supervisor killed: srun reports a failure" "$?" 0
+rm -f "$T/go"
+check_clean "supervisor killed"
+
+# ---- the options ----
+out=$(sl srun -n1 -c1 sh -c 'grep "^Seccomp:" /proc/self/status; echo "[$CPUSETSHIM_SUPERVISED]"' | tr -s '\t\n' '  ')
+expect_eq "auto, a dynamic program: no filter" "$out" "Seccomp: 0 [] "
+expect_match "auto, a dynamic program: the preload" "$(sl srun -n1 -c1 sh -c 'echo "$LD_PRELOAD"')" libcpusetshim
+out=$(sl srun -n1 -c1 --cpusetshim=supervise sh -c 'grep "^Seccomp:" /proc/self/status; echo "[$CPUSETSHIM_SUPERVISED]"' | tr -s '\t\n' '  ')
+expect_eq "--cpusetshim=supervise, a dynamic program: the filter, files mode" "$out" "Seccomp: 2 [files] "
+out=$(sl srun -n1 -c1 --cpusetshim=supervise=calls "$P" files | head -n 1 | cut -d' ' -f1)
+expect_eq "--cpusetshim=supervise=calls: cpuinfo is the kernel's" "$out" "$NCPU"
+out=$(sl srun -n1 -c1 --cpusetshim=supervise=calls "$P" counts | cut -d' ' -f4)
+expect_eq "--cpusetshim=supervise=calls: the affinity is virtual" "$out" 0
+run_held 1 -n1 -c2 --cpu-bind=map_cpu:1 --cpusetshim=preload "$P"
+l=$(grep "^ *0: pid " "$T/held.out" | sed 's/^ *[0-9]*: */x /')
+expect_eq "--cpusetshim=preload, static: the machine's counts, the real CPU, no filter" \
+	"$(words counts "$l" 4) $(sed -n 's/^Seccomp:[[:space:]]*//p' "/proc/$(field pid "$l")/status")" \
+	"$NCPU $NCPU $NCPU 1 0"
+release
+run_held 1 -n1 -c2 --cpu-bind=map_cpu:1 --cpusetshim=off "$P"
+l=$(grep "^ *0: pid " "$T/held.out" | sed 's/^ *[0-9]*: */x /')
+pid=$(field pid "$l")
+expect_eq "--cpusetshim=off, static: the machine's counts and its real CPU" \
+	"$(words counts "$l" 4)" "$NCPU $NCPU $NCPU $(real_cpus "$pid")"
+expect_eq "--cpusetshim=off, static: the machine's cpuinfo and stat" \
+	"$(words files "$l" 2)" "$(grep -c ^processor /proc/cpuinfo) $(grep -c '^cpu[0-9]' /proc/stat)"
+expect_eq "--cpusetshim=off: no filter" "$(sed -n 's/^Seccomp:[[:space:]]*//p' "/proc/$pid/status")" 0
+release
+out=$(sl srun -n1 -c1 --cpusetshim=off sh -c 'echo "[$CPUSETSHIM_SUPERVISED][$CPUSETSHIM_RUN_SET]"')
+expect_eq "--cpusetshim=off: nothing of the supervisor in the environment" "$out" "[][]"
+expect_status "--cpusetshim=bogus refused" 255 sl srun -n1 --cpusetshim=bogus true
+expect_stderr "--cpusetshim=bogus says what it takes" "on, off, preload, supervise or supervise=calls"
+check_clean "options"
+
+# ---- Go ----
+if command -v go >/dev/null 2>&1; then
+	cp "$SRC/tests/integration/prog_supervised.go" "$T/"
+	if (cd "$T" && GO111MODULE=off GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS= \
+		CGO_ENABLED=0 go build -o go_static prog_supervised.go) 2>"$T/go.err"; then
+		G=$T/go_static
+		out=$(sl srun --label --cpu-bind=verbose -n2 -c1 "$G" counts 2>"$T/go.bind")
+		for t in 0 1; do
+			n=$(count "$(bound $t "$T/go.bind")")
+			expect_eq "Go, -n2 -c1 task $t: NumCPU GOMAXPROCS raw affinity (Slurm bound $n)" \
+				"$(echo "$out" | sed -n "s/^ *$t: //p")" "$n $n $(seq -s, 0 $((n - 1)))"
+		done
+		out=$(sl srun --label --cpu-bind=verbose -n2 -c1 "$G" files 2>"$T/go.bind")
+		for t in 0 1; do
+			n=$(count "$(bound $t "$T/go.bind")")
+			expect_eq "Go, -n2 -c1 task $t: cpuinfo, stat, status, online" \
+				"$(echo "$out" | sed -n "s/^ *$t: //p")" "$n $n $(vrange "$n") $(vrange "$n")"
+		done
+		expect_eq "Go, -c2: NumCPU GOMAXPROCS raw affinity" "$(sl srun -n1 -c2 "$G" counts)" "2 2 0,1"
+		expect_eq "Go, --cpusetshim=off: the machine's cpuinfo" \
+			"$(sl srun -n1 -c1 --cpusetshim=off "$G" files | cut -d' ' -f1)" \
+			"$(grep -c ^processor /proc/cpuinfo)"
+		check_clean "Go"
+	else
+		skip "Go programs in a task" "go build fails here: $(head -1 "$T/go.err")"
+	fi
+else
+	skip "Go programs in a task" "needs go (Debian package golang-go; sh scripts/deps.sh installs it)"
+fi
+
+finish
