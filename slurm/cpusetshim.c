@@ -15,7 +15,8 @@
  *   slurm_spank_task_init  the task itself, as the user, after the task
  *                          plugin set its final mask: the step's parent
  *                          set (grown to hold the task's CPUs), the task's
- *                          set of exactly its CPUs, attach, environment;
+ *                          set of exactly its CPUs and of the memory
+ *                          nodes Slurm gives it, attach, environment;
  *                          a supervised task forks its supervisor here
  *                          (the task's process becomes it; the program
  *                          runs as its grandchild);
@@ -44,9 +45,12 @@
 #include <slurm/spank.h>
 
 #include "shm/table.h"
+#include "slurm/membind.h"
+#include "src/allowance.h"
 #include "src/cpulist.h"
 #include "src/kept_views.h"
 #include "src/mask.h"
+#include "src/nodes.h"
 #include "src/sets.h"
 #include "src/supervise.h"
 
@@ -516,6 +520,62 @@ static int task_supervise(struct cps_ctx *c, const struct step *s, uint32_t id, 
 	return -1;
 }
 
+/* The task's memory nodes: what Slurm binds it to (SLURM_MEM_BIND's
+ * map_mem, mask_mem or rank), else its Slurm cgroup's nodes (a job's
+ * cpuset cgroup, task/cgroup), else the nodes of its CPUs (auto; also
+ * for local). nodes: the list's storage; *from says which, for the log.
+ * -1: refused, and logged. */
+static int task_mems(spank_t sp, const struct step *s, size_t nw, uint64_t *nodes,
+		     struct cps_mems *m, const char **from)
+{
+	char v[4096], why[300], path[4096];
+	uint64_t machine[CPS_MAX_WORDS];
+	uint32_t local = 0;
+	*m = (struct cps_mems){ CPS_MEMS_AUTO, NULL };
+	*from = "the nodes of its CPUs";
+	spank_err_t e = spank_getenv(sp, "SLURM_MEM_BIND", v, sizeof(v));
+	if (e != ESPANK_SUCCESS && e != ESPANK_ENV_NOEXIST) {
+		slurm_error(TAG "task %u: cannot read SLURM_MEM_BIND: %s", s->task, spank_strerror(e));
+		return -1;
+	}
+	spank_get_item(sp, S_TASK_ID, &local);
+	cps_mask_zero(machine, CPS_MAX_WORDS);
+	if (cps_machine_mems(machine, nw) < 0)
+		cps_mask_set(machine, nw, 0); /* node 0 holds all memory without NUMA */
+	int r = cps_membind_parse(e == ESPANK_SUCCESS ? v : NULL, local, nodes, nw, why, sizeof(why));
+	if (r < 0) {
+		slurm_error(TAG "task %u: SLURM_MEM_BIND: %s", s->task, why);
+		return -1;
+	}
+	if (r == CPS_MEMBIND_NODES) {
+		if (!cps_mask_subset(nodes, machine, nw)) {
+			char want[256], have[256];
+			cps_cpulist_format(want, sizeof(want), nodes, nw);
+			cps_cpulist_format(have, sizeof(have), machine, nw);
+			slurm_error(TAG "task %u: SLURM_MEM_BIND gives it node(s) %s; this machine's "
+				    "nodes with memory are %s", s->task, want, have);
+			return -1;
+		}
+		*m = (struct cps_mems){ CPS_MEMS_LIST, nodes };
+		*from = "SLURM_MEM_BIND";
+		return 0;
+	}
+	if (r == CPS_MEMBIND_LOCAL) {
+		*from = "SLURM_MEM_BIND (local): the nodes of its CPUs";
+		return 0;
+	}
+	/* Slurm's cpuset cgroup of the job (task/cgroup): its nodes */
+	if (cps_cgroup_mems(nodes, nw, path, sizeof(path)) == 0 && strstr(path, "/job_") &&
+	    !cps_mask_empty(nodes, nw)) {
+		cps_mask_and(nodes, nodes, machine, nw);
+		if (!cps_mask_empty(nodes, nw)) {
+			*m = (struct cps_mems){ CPS_MEMS_LIST, nodes };
+			*from = "the job's cgroup";
+		}
+	}
+	return 0;
+}
+
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
 	struct step s;
@@ -555,6 +615,14 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 		cps_close(&c);
 		return -1;
 	}
+	uint64_t nodes[CPS_MAX_WORDS];
+	struct cps_mems mems;
+	const char *mfrom;
+	cps_mask_zero(nodes, CPS_MAX_WORDS);
+	if (task_mems(sp, &s, c.t.mask_words, nodes, &mems, &mfrom) < 0) {
+		cps_close(&c);
+		return -1;
+	}
 	uint32_t id = 0;
 	const char *what = "make the step's set";
 	r = -EAGAIN;
@@ -575,7 +643,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 			continue;
 		}
 		what = "make the task's set";
-		r = cps_create(&c, (uint32_t)p, CPS_AUTOCLEAN, s.tname, cpus, &id);
+		r = cps_create_mems(&c, (uint32_t)p, CPS_AUTOCLEAN, s.tname, cpus, &mems, &id);
 		if (r == -EEXIST) {
 			/* a set of that name left by a requeued run of the job */
 			uint32_t old;
@@ -617,7 +685,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 		cps_close(&c);
 		return -1;
 	}
-	slurm_debug(TAG "task %u in set %s (id %u) of table %s", s.task, s.tname, id, s.table);
+	slurm_debug(TAG "task %u in set %s (id %u) of table %s, memory nodes from %s", s.task,
+		    s.tname, id, s.table, mfrom);
 	if (sv != SV_OFF)
 		return task_supervise(&c, &s, id, sv, kind);
 	cps_close(&c);

@@ -1,0 +1,166 @@
+/* SLURM_MEM_BIND's memory nodes for a task (slurm/membind.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "slurm/membind.h"
+#include "src/mask.h"
+
+/* An unsigned number of digits of base (10 or 16) at *p, up to the first
+ * character that is not one: -1 when there is none or it overflows. */
+static long number(const char **p, unsigned base)
+{
+	long v = 0;
+	const char *s = *p;
+	for (;; s++) {
+		int d;
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			break;
+		if (v > (1L << 40))
+			return -1;
+		v = v * (long)base + d;
+	}
+	if (s == *p)
+		return -1;
+	*p = s;
+	return v;
+}
+
+/* A hex mask of nodes ("0x5" or "5"), up to its end e. */
+static int hex_nodes(const char *s, const char *e, uint64_t *nodes, size_t nw)
+{
+	if (e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	if (s == e)
+		return -EINVAL;
+	cps_mask_zero(nodes, nw);
+	unsigned bit = 0;
+	for (const char *q = e; q > s; q--, bit += 4) {
+		const char *d = q - 1;
+		char one[2] = { *d, 0 };
+		const char *o = one;
+		long v = number(&o, 16);
+		if (v < 0)
+			return -EINVAL;
+		for (unsigned b = 0; b < 4; b++)
+			if (v >> b & 1) {
+				if (bit + b >= nw * 64)
+					return -ERANGE;
+				cps_mask_set(nodes, nw, bit + b);
+			}
+	}
+	return cps_mask_empty(nodes, nw) ? -EINVAL : 0;
+}
+
+/* One entry of a map_mem list ("1" or "0x1"), up to its end e. */
+static int map_node(const char *s, const char *e, uint64_t *nodes, size_t nw)
+{
+	bool hex = e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *p = hex ? s + 2 : s;
+	long v = number(&p, hex ? 16 : 10);
+	if (v < 0 || p != e)
+		return -EINVAL;
+	if ((unsigned long)v >= nw * 64)
+		return -ERANGE;
+	cps_mask_zero(nodes, nw);
+	cps_mask_set(nodes, nw, (unsigned)v);
+	return 0;
+}
+
+/* The entry of the task in list (comma separated, each possibly "X*N",
+ * repeated N times): its start and end. -EINVAL when malformed. */
+static int entry_of(const char *list, unsigned local, const char **s, const char **e)
+{
+	unsigned long total = 0;
+	/* first the list's length, counting repetitions */
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned long at = 0, want = total ? local % total : 0;
+		for (const char *p = list;;) {
+			size_t l = strcspn(p, ",");
+			const char *star = memchr(p, '*', l);
+			const char *end = star ? star : p + l;
+			unsigned long times = 1;
+			if (star) {
+				const char *q = star + 1;
+				long n = number(&q, 10);
+				if (n <= 0 || q != p + l)
+					return -EINVAL;
+				times = (unsigned long)n;
+			}
+			if (end == p)
+				return -EINVAL;
+			if (pass == 1 && want < at + times) {
+				*s = p;
+				*e = end;
+				return 0;
+			}
+			at += times;
+			if (!p[l])
+				break;
+			p += l + 1;
+		}
+		total = at;
+	}
+	return -EINVAL;
+}
+
+static int say(char *why, size_t wlen, int r, const char *fmt, const char *arg)
+{
+	if (why && wlen)
+		snprintf(why, wlen, fmt, arg);
+	return r;
+}
+
+int cps_membind_parse(const char *v, unsigned local, uint64_t *nodes, size_t nw, char *why,
+		      size_t wlen)
+{
+	int kind = CPS_MEMBIND_UNSAID;
+	if (!v)
+		return kind;
+	for (const char *p = v; *p;) {
+		size_t l = strcspn(p, ",");
+		bool map = !strncmp(p, "map_mem:", 8), mask = !strncmp(p, "mask_mem:", 9);
+		if (map || mask) {
+			/* the list: the rest of the value */
+			const char *list = p + (map ? 8 : 9), *s, *e;
+			if (!*list || entry_of(list, local, &s, &e) < 0)
+				return say(why, wlen, -EINVAL, "malformed list in '%s'", v);
+			int r = map ? map_node(s, e, nodes, nw) : hex_nodes(s, e, nodes, nw);
+			if (r == -ERANGE)
+				return say(why, wlen, -EINVAL, "a node beyond this machine's width in '%s'", v);
+			if (r < 0)
+				return say(why, wlen, -EINVAL, map ? "malformed node in '%s'"
+								   : "malformed or empty mask in '%s'", v);
+			return CPS_MEMBIND_NODES;
+		}
+		if (l == 4 && !strncmp(p, "rank", 4)) {
+			unsigned n = local;
+			if (n >= nw * 64)
+				return say(why, wlen, -EINVAL, "a node beyond this machine's width in '%s'", v);
+			cps_mask_zero(nodes, nw);
+			cps_mask_set(nodes, nw, n);
+			kind = CPS_MEMBIND_NODES;
+		} else if (l == 5 && !strncmp(p, "local", 5)) {
+			kind = CPS_MEMBIND_LOCAL;
+		} else if (l == 4 && !strncmp(p, "none", 4)) {
+			kind = CPS_MEMBIND_UNSAID;
+		} else if (!((l == 5 && !strncmp(p, "quiet", 5)) || (l == 7 && !strncmp(p, "verbose", 7)) ||
+			     (l == 1 && (*p == 'q' || *p == 'v')) || (l == 6 && !strncmp(p, "prefer", 6)) ||
+			     (l == 1 && *p == 'p') || (l == 4 && !strncmp(p, "sort", 4)) || l == 0)) {
+			return say(why, wlen, -EINVAL, "unknown word in '%s'", v);
+		}
+		p += l + (p[l] != 0);
+	}
+	return kind;
+}

@@ -1,0 +1,30 @@
+/* Which memory nodes Slurm gives a task, from the value of SLURM_MEM_BIND
+ * that slurmstepd puts in the task's environment ("quiet,map_mem:0,1",
+ * "verbose,mask_mem:0x1,0x2", "quiet,local", "quiet,rank",
+ * "quiet,none"; the flags verbose, quiet, prefer and sort before the
+ * type). Pure: the plugin (slurm/cpusetshim.c) reads the environment and
+ * the cgroup, the unit test (tests/check_membind.c) feeds it strings.
+ */
+#ifndef CPS_SLURM_MEMBIND_H
+#define CPS_SLURM_MEMBIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum cps_membind {
+	CPS_MEMBIND_UNSAID = 0, /* no binding (unset, empty, none, only flags) */
+	CPS_MEMBIND_NODES = 1,  /* these nodes (map_mem, mask_mem, rank) */
+	CPS_MEMBIND_LOCAL = 2,  /* the nodes of the task's CPUs (local) */
+};
+
+/* The binding of the task of local id local (SLURM_LOCALID: entry local
+ * modulo the list's length, as Slurm takes it; rank: node local, which
+ * Slurm refuses itself when the machine lacks it). Returns a
+ * cps_membind, with nodes (nw words) set for CPS_MEMBIND_NODES; or
+ * -EINVAL with why (wlen bytes) saying what is wrong: an unknown word, an
+ * empty or malformed list or entry, an empty mask, a node beyond the
+ * width. v may be NULL (unset). */
+int cps_membind_parse(const char *v, unsigned local, uint64_t *nodes, size_t nw, char *why,
+		      size_t wlen);
+
+#endif
