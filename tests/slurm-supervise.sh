@@ -117,6 +117,18 @@ expect_ne "supervisor killed: srun reports a failure" "$?" 0
 rm -f "$T/go"
 check_clean "supervisor killed"
 
+# ---- a batch job: its script (dash: the preload) runs a static program,
+# and srun runs it as a step (supervised by the choice); with
+# --cpusetshim=supervise the script is supervised too, and its children ----
+printf '#!/bin/sh\n"%s" counts\nsrun -n1 -c1 "%s" counts\n' "$P" "$P" >"$T/batch.sh"
+expect_status "sbatch --wait: the job" 0 sl sbatch --wait -n1 -c1 -o "$T/batch.out" "$T/batch.sh"
+expect_eq "sbatch: a static program in its step is supervised" "$(sed -n 2p "$T/batch.out")" "1 1 1 0"
+expect_status "sbatch --wait --cpusetshim=supervise: the job" 0 \
+	sl sbatch --wait --cpusetshim=supervise -n1 -c1 -o "$T/batch.out" "$T/batch.sh"
+expect_eq "sbatch --cpusetshim=supervise: the script's static child and the step's program" \
+	"$(cat "$T/batch.out")" "$(printf '1 1 1 0\n1 1 1 0')"
+check_clean "batch"
+
 # ---- the options ----
 out=$(sl srun -n1 -c1 sh -c 'grep "^Seccomp:" /proc/self/status; echo "[$CPUSETSHIM_SUPERVISED]"' | tr -s '\t\n' '  ')
 expect_eq "auto, a dynamic program: no filter" "$out" "Seccomp: 0 [] "
