@@ -520,19 +520,16 @@ static int task_supervise(struct cps_ctx *c, const struct step *s, uint32_t id, 
 	return -1;
 }
 
-/* The task's memory nodes: what Slurm binds it to (SLURM_MEM_BIND's
- * map_mem, mask_mem or rank), else its Slurm cgroup's nodes (a job's
- * cpuset cgroup, task/cgroup), else the nodes of its CPUs (auto; also
- * for local). nodes: the list's storage; *from says which, for the log.
- * -1: refused, and logged. */
+/* The task's memory nodes (cps_membind_choose): what Slurm binds it to
+ * (SLURM_MEM_BIND), else its Slurm cgroup's nodes (task/cgroup), else the
+ * nodes of its CPUs (auto). nodes: the list's storage; *from says which,
+ * for the log. -1: refused, and logged. */
 static int task_mems(spank_t sp, const struct step *s, size_t nw, uint64_t *nodes,
 		     struct cps_mems *m, const char **from)
 {
 	char v[4096], why[300], path[4096];
-	uint64_t machine[CPS_MAX_WORDS];
+	uint64_t machine[CPS_MAX_WORDS], bound[CPS_MAX_WORDS], cg[CPS_MAX_WORDS];
 	uint32_t local = 0;
-	*m = (struct cps_mems){ CPS_MEMS_AUTO, NULL };
-	*from = "the nodes of its CPUs";
 	spank_err_t e = spank_getenv(sp, "SLURM_MEM_BIND", v, sizeof(v));
 	if (e != ESPANK_SUCCESS && e != ESPANK_ENV_NOEXIST) {
 		slurm_error(TAG "task %u: cannot read SLURM_MEM_BIND: %s", s->task, spank_strerror(e));
@@ -542,37 +539,18 @@ static int task_mems(spank_t sp, const struct step *s, size_t nw, uint64_t *node
 	cps_mask_zero(machine, CPS_MAX_WORDS);
 	if (cps_machine_mems(machine, nw) < 0)
 		cps_mask_set(machine, nw, 0); /* node 0 holds all memory without NUMA */
-	int r = cps_membind_parse(e == ESPANK_SUCCESS ? v : NULL, local, nodes, nw, why, sizeof(why));
+	cps_mask_zero(bound, CPS_MAX_WORDS);
+	int r = cps_membind_parse(e == ESPANK_SUCCESS ? v : NULL, local, bound, nw, why, sizeof(why));
+	cps_mask_zero(cg, CPS_MAX_WORDS);
+	bool in_cg = r == CPS_MEMBIND_UNSAID && cps_cgroup_mems(cg, nw, path, sizeof(path)) == 0;
+	if (r >= 0)
+		r = cps_membind_choose(r, bound, in_cg ? path : NULL, cg, machine, nw, nodes, from, why,
+				       sizeof(why));
 	if (r < 0) {
 		slurm_error(TAG "task %u: SLURM_MEM_BIND: %s", s->task, why);
 		return -1;
 	}
-	if (r == CPS_MEMBIND_NODES) {
-		if (!cps_mask_subset(nodes, machine, nw)) {
-			char want[256], have[256];
-			cps_cpulist_format(want, sizeof(want), nodes, nw);
-			cps_cpulist_format(have, sizeof(have), machine, nw);
-			slurm_error(TAG "task %u: SLURM_MEM_BIND gives it node(s) %s; this machine's "
-				    "nodes with memory are %s", s->task, want, have);
-			return -1;
-		}
-		*m = (struct cps_mems){ CPS_MEMS_LIST, nodes };
-		*from = "SLURM_MEM_BIND";
-		return 0;
-	}
-	if (r == CPS_MEMBIND_LOCAL) {
-		*from = "SLURM_MEM_BIND (local): the nodes of its CPUs";
-		return 0;
-	}
-	/* Slurm's cpuset cgroup of the job (task/cgroup): its nodes */
-	if (cps_cgroup_mems(nodes, nw, path, sizeof(path)) == 0 && strstr(path, "/job_") &&
-	    !cps_mask_empty(nodes, nw)) {
-		cps_mask_and(nodes, nodes, machine, nw);
-		if (!cps_mask_empty(nodes, nw)) {
-			*m = (struct cps_mems){ CPS_MEMS_LIST, nodes };
-			*from = "the job's cgroup";
-		}
-	}
+	*m = (struct cps_mems){ (unsigned)r, r == CPS_MEMS_LIST ? nodes : NULL };
 	return 0;
 }
 

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "slurm/membind.h"
+#include "src/cpulist.h"
 #include "src/mask.h"
+#include "src/sets.h"
 
 /* An unsigned number of digits of base (10 or 16) at *p, up to the first
  * character that is not one: -1 when there is none or it overflows. */
@@ -163,4 +165,38 @@ int cps_membind_parse(const char *v, unsigned local, uint64_t *nodes, size_t nw,
 		p += l + (p[l] != 0);
 	}
 	return kind;
+}
+
+int cps_membind_choose(int bind, const uint64_t *bnodes, const char *cg_path,
+		       const uint64_t *cg_nodes, const uint64_t *machine, size_t nw, uint64_t *out,
+		       const char **from, char *why, size_t wlen)
+{
+	if (bind == CPS_MEMBIND_NODES) {
+		if (!cps_mask_subset(bnodes, machine, nw)) {
+			char want[256], have[256];
+			cps_cpulist_format(want, sizeof(want), bnodes, nw);
+			cps_cpulist_format(have, sizeof(have), machine, nw);
+			if (why && wlen)
+				snprintf(why, wlen, "node(s) %s hold no memory here (the nodes with "
+					 "memory: %s)", want, have);
+			return -EINVAL;
+		}
+		memcpy(out, bnodes, nw * sizeof(*out));
+		*from = "SLURM_MEM_BIND";
+		return CPS_MEMS_LIST;
+	}
+	*from = "the nodes of its CPUs";
+	if (bind == CPS_MEMBIND_LOCAL) {
+		*from = "SLURM_MEM_BIND (local): the nodes of its CPUs";
+		return CPS_MEMS_AUTO;
+	}
+	/* Slurm's cpuset cgroup of the job: its nodes that hold memory */
+	if (cg_path && strstr(cg_path, "/job_")) {
+		cps_mask_and(out, cg_nodes, machine, nw);
+		if (!cps_mask_empty(out, nw)) {
+			*from = "the job's cgroup";
+			return CPS_MEMS_LIST;
+		}
+	}
+	return CPS_MEMS_AUTO;
 }

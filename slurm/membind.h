@@ -27,4 +27,16 @@ enum cps_membind {
 int cps_membind_parse(const char *v, unsigned local, uint64_t *nodes, size_t nw, char *why,
 		      size_t wlen);
 
+/* The task's nodes, chosen from what Slurm says: bind, a result of
+ * cps_membind_parse with its nodes in bnodes; the task's cpuset cgroup,
+ * cg_path the file its nodes cg_nodes were read from (NULL: none), taken
+ * only when it is Slurm's (a path with "/job_", task/cgroup) and bind
+ * says nothing; machine, the nodes with memory. Returns CPS_MEMS_LIST
+ * with out set (nw words), or CPS_MEMS_AUTO (the nodes of the task's
+ * CPUs: also for local); -EINVAL with why when the binding names a node
+ * without memory. *from: where the nodes come from, for the log. */
+int cps_membind_choose(int bind, const uint64_t *bnodes, const char *cg_path,
+		       const uint64_t *cg_nodes, const uint64_t *machine, size_t nw, uint64_t *out,
+		       const char **from, char *why, size_t wlen);
+
 #endif

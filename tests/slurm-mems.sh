@@ -109,7 +109,7 @@ print(next(n for n in range(1024) if n not in have))" "$(machine_mems)")
 out=$(sl srun -n1 -c1 --mem-bind=map_mem:"$none" sh -c 'echo ran; echo "[$SLURM_MEM_BIND]"' 2>"$T/err")
 if echo "$out" | grep -q "^\[quiet,map_mem:$none\]"; then
 	fail "map_mem:$none (no memory there): the task does not run" "$out"
-elif grep -q "cpusetshim: task 0: SLURM_MEM_BIND gives it node(s) $none" "$T/err" "$SL/slurmd.log"; then
+elif grep -q "cpusetshim: task 0: SLURM_MEM_BIND: node(s) $none hold no memory here" "$T/err" "$SL/slurmd.log"; then
 	pass "map_mem:$none (no memory there): the task fails, the reason logged"
 	expect_nomatch "map_mem:$none: the program did not run" "$out" "^ran"
 else
