@@ -346,9 +346,12 @@ int main(int argc, char **argv)
 		if (cpus)
 			cps_leave(&c);
 		cps_close(&c);
-		/* die as the program did, as the exec in place would */
-		fflush(NULL);
-		sv_exit_as(r, sig);
+		if (sig) {
+			/* die as the program did, as the exec in place would */
+			fflush(NULL);
+			sv_exit_as(r, sig);
+		}
+		return r;
 	}
 	if (set_preload(shim) < 0 || unsetenv("CPUSETSHIM_SET") < 0 ||
 	    setenv("CPUSETSHIM_RUN_SET", ids, 1) < 0 ||
