@@ -38,25 +38,8 @@ for s in json.load(sys.stdin)["sets"]:
 run_held() {
 	_n=$1
 	shift
-	rm -f "$T/go"
-	sl srun --label "$@" sh -c 'echo "bind [$SLURM_MEM_BIND] mems $(sed -n "s/^Mems_allowed_list:[[:space:]]*//p" /proc/self/status)"; exec "$0" --hold "$1"' \
-		"$REPORT" "$T/go" >"$T/held.out" 2>"$T/held.err" &
-	held_pid=$!
-	_i=0
-	while [ "$(grep -c ': task' "$T/held.out" 2>/dev/null)" -lt "$_n" ] && [ "$_i" -lt 1200 ]; do
-		kill -0 "$held_pid" 2>/dev/null || break
-		sleep 0.05
-		_i=$((_i + 1))
-	done
-	[ "$(grep -c ': task' "$T/held.out")" -ge "$_n" ] && return 0
-	note "srun $*: no $_n lines" "$(cat "$T/held.out" "$T/held.err")" \
-		"slurmd:" "$(tail -n 15 "$SL/slurmd.log")"
-	return 1
-}
-release() {
-	touch "$T/go"
-	sl_wait "$held_pid"
-	held_rc=$?
+	sl_held "$_n" ': task' --label "$@" sh -c 'echo "bind [$SLURM_MEM_BIND] mems $(sed -n "s/^Mems_allowed_list:[[:space:]]*//p" /proc/self/status)"; exec "$0" --hold "$1"' \
+		"$REPORT" "$T/go"
 }
 line() { sed -n "s/^ *$1: //p" "$T/held.out" | grep "^$2"; }
 

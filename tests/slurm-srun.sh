@@ -11,34 +11,11 @@ slurm_need
 NCPU=$(getconf _NPROCESSORS_ONLN)
 [ "$NCPU" -ge 2 ] || skip_all "needs 2 CPUs (this machine has $NCPU)"
 
-# run_held N SRUN-ARGS...: srun the reporter with --hold, wait for its N
-# lines; $T/held.out has them, $T/held.err srun's messages. An srun that
-# ends without a line is noted (its messages and the daemons' logs) and
-# tried once more: the daemons share this machine with everything else.
+# run_held N SRUN-ARGS...: srun the reporter with --hold, until its N lines
 run_held() {
 	_n=$1
 	shift
-	for _try in 1 2; do
-		rm -f "$T/go"
-		sl srun --cpu-bind=verbose "$@" "$REPORT" --hold "$T/go" >"$T/held.out" 2>"$T/held.err" &
-		held_pid=$!
-		_i=0
-		while [ "$(cat "$T/held.out" 2>/dev/null | grep -c '^task')" -lt "$_n" ] && [ "$_i" -lt 1200 ]; do
-			kill -0 "$held_pid" 2>/dev/null || break
-			sleep 0.05
-			_i=$((_i + 1))
-		done
-		[ "$(grep -c '^task' "$T/held.out")" -ge "$_n" ] && return 0
-		touch "$T/go"
-		sl_wait "$held_pid"
-		note "srun $* (try $_try): exit status $?, output:" "$(cat "$T/held.out" "$T/held.err")" \
-			"slurmctld:" "$(tail -n 15 "$SL/ctld.log")" "slurmd:" "$(tail -n 15 "$SL/slurmd.log")"
-	done
-}
-release() {
-	touch "$T/go"
-	sl_wait "$held_pid"
-	held_rc=$?
+	sl_held "$_n" '^task' --cpu-bind=verbose "$@" "$REPORT" --hold "$T/go"
 }
 # field NAME LINE: the word after NAME in a reporter line
 field() { echo "$2" | sed -n "s/.* $1 \([^ ]*\).*/\1/p"; }

@@ -31,29 +31,12 @@ bound() {
 vrange() { [ "$1" -eq 1 ] && echo 0 || echo "0-$(($1 - 1))"; }
 count() { echo "$1" | tr , '\n' | grep -c .; }
 
-# run_held N SRUN-ARGS... -- PROG: srun PROG held $T/go with --label, until
-# its N lines are there; $T/held.out, $T/held.err; held_pid is srun's
+# run_held N SRUN-ARGS... PROG: srun PROG held $T/go with --label, until
+# its N lines are there
 run_held() {
 	_n=$1
 	shift
-	rm -f "$T/go"
-	sl srun --label --cpu-bind=verbose "$@" held "$T/go" >"$T/held.out" 2>"$T/held.err" &
-	held_pid=$!
-	_i=0
-	while [ "$(grep -c ' pid ' "$T/held.out" 2>/dev/null)" -lt "$_n" ] && [ "$_i" -lt 1200 ]; do
-		kill -0 "$held_pid" 2>/dev/null || break
-		sleep 0.05
-		_i=$((_i + 1))
-	done
-	[ "$(grep -c ' pid ' "$T/held.out")" -ge "$_n" ] && return 0
-	note "srun $* held: no $_n lines" "$(cat "$T/held.out" "$T/held.err")" \
-		"slurmd:" "$(tail -n 15 "$SL/slurmd.log")"
-	return 1
-}
-release() {
-	touch "$T/go"
-	sl_wait "$held_pid"
-	held_rc=$?
+	sl_held "$_n" ' pid ' --label --cpu-bind=verbose "$@" held "$T/go"
 }
 
 # ---- a static program, automatically supervised: srun -n2 -c1 ----

@@ -10,6 +10,8 @@
 #                drained node) fails its check, not the whole run
 #   sl_wait PID  wait for a Slurm command started in the background, as
 #                long at most; its exit status
+#   sl_held N PAT SRUN-ARGS...  srun a program held until $T/go exists,
+#                until N lines of its output match PAT; release ends it
 #   set_of LINE  the plugin's name of the set of a reporter line's task
 #   check_clean  DESC: no set but the root in $UT, cpuset-inspect --check clean
 PLUGIN=$B/slurm/.libs/cpusetshim.so
@@ -41,6 +43,39 @@ sl_wait() {
 		kill -9 "$1" 2>/dev/null
 	fi
 	wait "$1"
+}
+# sl_held N PAT SRUN-ARGS...: srun SRUN-ARGS (a program held until $T/go
+# exists) in the background, until N lines of its output match PAT (grep);
+# $T/held.out has its output, $T/held.err srun's messages, held_pid is
+# srun's. An srun that ends without them is noted (its messages and the
+# daemons' logs) and tried once more: the daemons share this machine with
+# everything else.
+sl_held() {
+	_sh_n=$1 _sh_pat=$2
+	shift 2
+	for _sh_try in 1 2; do
+		rm -f "$T/go"
+		sl srun "$@" >"$T/held.out" 2>"$T/held.err" &
+		held_pid=$!
+		_sh_i=0
+		while [ "$(grep -c "$_sh_pat" "$T/held.out" 2>/dev/null)" -lt "$_sh_n" ] && [ "$_sh_i" -lt 1200 ]; do
+			kill -0 "$held_pid" 2>/dev/null || break
+			sleep 0.05
+			_sh_i=$((_sh_i + 1))
+		done
+		[ "$(grep -c "$_sh_pat" "$T/held.out")" -ge "$_sh_n" ] && return 0
+		touch "$T/go"
+		sl_wait "$held_pid"
+		note "srun $* (try $_sh_try): exit status $?, output:" "$(cat "$T/held.out" "$T/held.err")" \
+			"slurmctld:" "$(tail -n 15 "$SL/ctld.log")" "slurmd:" "$(tail -n 15 "$SL/slurmd.log")"
+	done
+	return 1
+}
+# release: the held program goes on and ends; srun's status in held_rc
+release() {
+	touch "$T/go"
+	sl_wait "$held_pid"
+	held_rc=$?
 }
 # slurmd (and the slurmstepd it starts) load the plugin too: never a
 # sanitizer runtime in them (see above)
