@@ -66,6 +66,13 @@ known_failure() {
 		# lscpu numbers cores per CPU type (CPU part); compare.py
 		# renumbers the whole machine's across types
 		echo "big.LITTLE arm64: lscpu's core ids per CPU type, renumbered across types by the comparison" ;;
+	"hwloc-calc "*s390*smt*)
+		# s390's sysfs lists each thread's caches as its own: in a
+		# set holding one thread of a core, that core and its caches
+		# have the same CPUs, which hwloc's discovery orders cache
+		# first and its restriction core first; a level at two depths
+		# is one hwloc-calc -N refuses to count (DESIGN.md's limits)
+		echo "s390 with SMT: a core of one thread of the set and its own caches, ordered cache first by a discovery" ;;
 	esac
 }
 
