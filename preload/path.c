@@ -36,6 +36,7 @@
 #include "preload/shim.h"
 #include "preload/view.h"
 #include "src/path.h"
+#include "src/vfiles.h"
 #include "src/vpath.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -252,11 +253,8 @@ bool shim_path_may_view(int dirfd, const char *path)
 		return false;
 	if (CPS_UNLIKELY(shim_test_root() != NULL))
 		return true;
-	if (path[0] == '/') {
-		char c = path[1];
-
-		return c == 'p' || c == 's' || c == '/' || c == '.';
-	}
+	if (path[0] == '/')
+		return cps_vpath_root2(path[1]);
 	if (dirfd == AT_FDCWD) {
 		int st = __atomic_load_n(&shim_cwd_state, __ATOMIC_ACQUIRE);
 
@@ -282,10 +280,8 @@ const char *shim_path_resolve(int dirfd, const char *path, int cflags, char *buf
 		return NULL;
 	if (path[0] == '/') {
 		path = unrooted(path);
-		char c = path[1];
-
 		/* (under the test root a cgroup's files may be anywhere) */
-		if (c != 'p' && c != 's' && c != '/' && c != '.' && CPS_LIKELY(!shim_test_root()))
+		if (!cps_vpath_root2(path[1]) && CPS_LIKELY(!shim_test_root()))
 			return NULL;
 	} else if (dirfd == AT_FDCWD) {
 		if (!shim_path_may_view(dirfd, path))

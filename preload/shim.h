@@ -32,6 +32,7 @@
 
 #include "src/mask.h"
 #include "src/sets.h"
+#include "src/vfiles.h"
 
 /* The real libc functions, resolved once with dlsym(RTLD_NEXT). */
 struct shim_real {
@@ -213,11 +214,11 @@ extern int shim_troot_state;
 /* Cheap first test on the slow path of every open: may path be a view? */
 static inline bool shim_view_path_candidate(const char *p)
 {
-	/* false for an absolute path whose second byte is none of p, s, '/',
-	 * '.': it can be no view (the x86-64 stubs test the same), unless
-	 * the test root may be set (its views lie below it) */
+	/* false for an absolute path whose second byte cannot begin a
+	 * view's (cps_vpath_root2, src/vfiles.h; the x86-64 stubs test the
+	 * same), unless the test root may be set (its views lie below it) */
 	return p && p[0] &&
-	       (p[0] != '/' || p[1] == 'p' || p[1] == 's' || p[1] == '/' || p[1] == '.' ||
+	       (p[0] != '/' || cps_vpath_root2(p[1]) ||
 		CPS_UNLIKELY(__atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) >= 0));
 }
 

@@ -17,12 +17,12 @@
 #include "preload/shim.h"
 #include "preload/view.h"
 #include "src/path.h"
+#include "src/vfiles.h"
 #include "src/vpath.h"
 
 static inline bool no_view(const char *p)
 {
-	return CPS_LIKELY(p && p[0] == '/' && p[1] != 's' && p[1] != 'p' && p[1] != '/' &&
-			  p[1] != '.') && !shim_test_root();
+	return CPS_LIKELY(p && p[0] == '/' && !cps_vpath_root2(p[1])) && !shim_test_root();
 }
 #define NO_VIEW(path) no_view(path)
 

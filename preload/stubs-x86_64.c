@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 
 #include "preload/shim.h"
+#include "src/vfiles.h"
 
 #if defined(__x86_64__)
 #define SHIM_STR_(x) #x
@@ -61,7 +62,9 @@ __asm__(".text\n"
 
 /* The pass-through of the open calls with no frame at all: an absolute
  * path whose second byte is none of 'p', 's', '/', '.' can be no view
- * (shim_view_path_candidate), so the call jumps to libc's with the
+ * (cps_vpath_root2, src/vfiles.h: the second bytes of the roots of the
+ * list of virtual files, which tests/check_vsys.c checks against the
+ * table; the stubs compare its two macros), so the call jumps to libc's with the
  * caller's registers and stack as they were, mode included when there is
  * one. Everything else (relative paths, NULL, /proc and /sys, libc's not
  * resolved yet) goes to the C wrappers of preload/open.c, also untouched. */
@@ -98,9 +101,9 @@ void shim_open_resolved(void)
 		"cmpb $0x2f, (" pathreg ")\n"     /* '/' */                           \
 		"jne 3f\n"                                                            \
 		"movzbl 1(" pathreg "), %r11d\n"                                      \
-		"cmpl $0x70, %r11d\n"             /* 'p' */                           \
+		"cmpl $" SHIM_STR(CPS_VPATH_ROOT2_A) ", %r11d\n"                     \
 		"je 1f\n"                                                             \
-		"cmpl $0x73, %r11d\n"             /* 's' */                           \
+		"cmpl $" SHIM_STR(CPS_VPATH_ROOT2_B) ", %r11d\n"                     \
 		"je 1f\n"                                                             \
 		"cmpl $0x2f, %r11d\n"             /* '/' */                           \
 		"je 1f\n"                                                             \

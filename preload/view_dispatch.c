@@ -1,6 +1,6 @@
-/* Which virtual file a canonical path is (the one place that decides: a
- * new family of views is a new kind here and a text transform in src/),
- * and how each kind is made from the real file and a copy of the set. */
+/* Which of the shim's own views a canonical path is, by its row in the
+ * list of virtual files (src/vfiles.h), and how each kind is made from the
+ * real file and a copy of the set. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -22,6 +22,7 @@
 #include "src/vcgroup.h"
 #include "src/vproc_pidstat.h"
 #include "src/vcpuinfo.h"
+#include "src/vfiles.h"
 #include "src/views.h"
 
 /* Our own pid without a system call once set-up has it. */
@@ -55,41 +56,29 @@ static bool view_off(int bit)
 	return b & bit;
 }
 
-/* Digits up to the next '/' or the end: their length, 0 if none. */
-static size_t digits(const char *s)
+/* canon's capture what (src/vfiles.h) is id. */
+static bool cap_is(const char *canon, const struct cps_vmatch *m, char what, pid_t id)
 {
-	size_t n = 0;
-	while (s[n] >= '0' && s[n] <= '9')
-		n++;
-	return n && (s[n] == '/' || !s[n]) ? n : 0;
+	for (unsigned i = 0; i < m->ncap; i++)
+		if (m->cap[i].what == what)
+			return is_id(canon + m->cap[i].at, m->cap[i].len, id);
+	return false;
 }
 
-/* r: a canonical path below /proc/ (/proc/self and /proc/thread-self are
- * expanded by then: src/path.h) */
-static enum vkind classify_proc(const char *r)
+static bool cap_digits(const char *canon, const struct cps_vmatch *m, char what)
 {
-	if (!strcmp(r, "cpuinfo"))
-		return view_off(OFF_CPUINFO) ? V_NONE : V_CPUINFO;
-	if (!strcmp(r, "stat"))
-		return view_off(OFF_STAT) ? V_NONE : V_STAT;
-	size_t pl = digits(r), tl = 0;
-	if (!pl)
-		return V_NONE;
-	const char *rest = r + pl, *tid = NULL;
-	if (!strncmp(rest, "/task/", 6) && (tl = digits(rest + 6)) != 0) {
-		tid = rest + 6;
-		rest = tid + tl;
-	}
-	/* every process's stat: field 39 by the rule of src/vproc_pidstat.h */
-	if (!strcmp(rest, "/stat"))
-		return view_off(OFF_PIDSTAT) ? V_NONE : V_PIDSTAT;
-	if (!strcmp(rest, "/status") && is_id(r, pl, own_pid())) {
-		if (!tid)
-			return V_STATUS_PROC;
-		if (is_id(tid, tl, shim_gettid()))
-			return V_STATUS_THREAD;
-	}
-	return V_NONE;
+	for (unsigned i = 0; i < m->ncap; i++)
+		if (m->cap[i].what == what)
+			return canon[m->cap[i].at] >= '0' && canon[m->cap[i].at] <= '9';
+	return false;
+}
+
+static bool has_cap(const struct cps_vmatch *m, char what)
+{
+	for (unsigned i = 0; i < m->ncap; i++)
+		if (m->cap[i].what == what)
+			return true;
+	return false;
 }
 
 /* The whole of a file into a malloc'd buffer (not NUL-terminated). */
@@ -166,19 +155,33 @@ static enum vkind classify_cgroup(const char *c)
 
 enum vkind shim_view_classify(const char *c)
 {
-	if (!strncmp(c, "/proc/", 6))
-		return classify_proc(c + 6);
-	if (!strncmp(c, "/sys/devices/system/cpu/", 24)) {
-		const char *r = c + 24;
-		if (!strcmp(r, "online") || !strcmp(r, "present"))
-			return V_RANGE;
-		if (!strcmp(r, "possible"))
-			return V_POSSIBLE;
+	struct cps_vmatch m;
+	const struct cps_vfile *row = cps_vfile_find(c, true, &m);
+
+	if (!row)
+		return V_NONE;
+	switch (row->family) {
+	case CPS_VF_CPUINFO:
+		return view_off(OFF_CPUINFO) ? V_NONE : V_CPUINFO;
+	case CPS_VF_STAT:
+		return view_off(OFF_STAT) ? V_NONE : V_STAT;
+	case CPS_VF_PIDSTAT:
+		/* every process's stat: field 39 by the rule of src/vproc_pidstat.h */
+		return view_off(OFF_PIDSTAT) || !cap_digits(c, &m, 'p') ? V_NONE : V_PIDSTAT;
+	case CPS_VF_STATUS:
+		if (!cap_is(c, &m, 'p', own_pid()))
+			return V_NONE;
+		if (!has_cap(&m, 't'))
+			return V_STATUS_PROC;
+		return cap_is(c, &m, 't', shim_gettid()) ? V_STATUS_THREAD : V_NONE;
+	case CPS_VF_CGROUP:
+		return classify_cgroup(c);
+	case CPS_VF_CPUDIR:
+		return row->kind == CPS_VSYS_RANGE ? V_RANGE
+		       : row->kind == CPS_VSYS_POSSIBLE ? V_POSSIBLE : V_NONE;
+	default:
 		return V_NONE;
 	}
-	if (!strncmp(c, "/sys/", 5))
-		return classify_cgroup(c);
-	return V_NONE;
 }
 
 static int slurp(const char *path, char **out, size_t *len)

@@ -42,6 +42,7 @@
 #include "src/mask.h"
 #include "src/kept_views.h"
 #include "src/path.h"
+#include "src/vfiles.h"
 #include "src/vcgroup.h"
 #include "src/vcpuinfo.h"
 #include "src/vpath.h"
@@ -58,13 +59,12 @@ static struct {
 	struct shim_cpus cpus, mems;
 } troot;
 
-/* An absolute path whose second byte is none of s, p, '/', '.' can be no
- * view (with no test root, preload/path.c): the interposers below hand it
- * to libc's function at once. */
+/* An absolute path whose second byte cannot begin a view's
+ * (cps_vpath_root2) is no view (with no test root, preload/path.c): the
+ * interposers below hand it to libc's function at once. */
 static inline bool no_view(const char *p)
 {
-	return CPS_LIKELY(p && p[0] == '/' && p[1] != 's' && p[1] != 'p' && p[1] != '/' &&
-			  p[1] != '.') &&
+	return CPS_LIKELY(p && p[0] == '/' && !cps_vpath_root2(p[1])) &&
 	       __atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) < 0;
 }
 #define NO_VIEW(path) no_view(path)

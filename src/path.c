@@ -7,6 +7,7 @@
 
 #include "base/util.h"
 #include "src/path.h"
+#include "src/vfiles.h"
 
 /*
  * The canonical path is built in out, one component at a time, the way
@@ -431,70 +432,12 @@ enum cps_canon cps_path_canon_walk(char *out, size_t outlen, const char *base, c
  * program opens relative to a directory fd): each looks at a byte or two
  * before it compares anything. */
 
-#define LIT(s, n, l) ((n) == sizeof(l) - 1 && memcmp((s), (l), sizeof(l) - 1) == 0)
-#define SUFFIX(s, n, l) ((n) > sizeof(l) - 1 && memcmp((s) + (n) - (sizeof(l) - 1), (l), sizeof(l) - 1) == 0)
-
-/* cpuN, nodeN, indexN */
-static bool num_after(const char *s, size_t n, size_t pl)
-{
-	return n > pl && is_num(s + pl, n - pl);
-}
-
-/* the CPU lists of a CPU's topology and caches: *_siblings, *_cpus and
- * their _list forms, shared_cpu_map, shared_cpu_list */
-static bool cpu_list_name(const char *s, size_t n)
-{
-	return SUFFIX(s, n, "_list") ? SUFFIX(s, n - 5, "_siblings") || SUFFIX(s, n - 5, "_cpus") ||
-					       LIT(s, n, "shared_cpu_list")
-				     : SUFFIX(s, n, "_siblings") || SUFFIX(s, n, "_cpus") ||
-					       LIT(s, n, "shared_cpu_map");
-}
 
 bool cps_path_view_name(const char *s, size_t n)
 {
 	if (n == 0)
 		return false;
-	switch (s[0]) {
-	case '.':
-		return n == 1;
-	case 'a': /* cpufreq's affected_cpus */
-	case 'b': /* book_siblings */
-	case 'f': /* cpufreq's freqdomain_cpus */
-	case 'r': /* cpufreq's related_cpus */
-		return cpu_list_name(s, n);
-	case 'c':
-		return LIT(s, n, "cpu") || LIT(s, n, "cpuinfo") || LIT(s, n, "cpulist") ||
-		       LIT(s, n, "cpumap") || LIT(s, n, "cache") || LIT(s, n, "cpuset.cpus") ||
-		       LIT(s, n, "cpuset.cpus.effective") || LIT(s, n, "cpuset.effective_cpus") ||
-		       LIT(s, n, "cpus") || /* a noprefix v1 cgroup's */
-		       (n > 3 && s[1] == 'p' && s[2] == 'u' && num_after(s, n, 3)) ||
-		       cpu_list_name(s, n);
-	case 'd':
-		return LIT(s, n, "devices") || cpu_list_name(s, n);
-	case 'e': /* and a noprefix v1 cgroup's effective_cpus */
-		return LIT(s, n, "enabled") || cpu_list_name(s, n);
-	case 'h':
-		return LIT(s, n, "has_cpu");
-	case 'i':
-		return LIT(s, n, "isolated") ||
-		       (n > 5 && !memcmp(s, "index", 5) && num_after(s, n, 5));
-	case 'k':
-		return LIT(s, n, "kernel_max");
-	case 'n':
-		return LIT(s, n, "node") || LIT(s, n, "nohz_full") ||
-		       (n > 4 && !memcmp(s, "node", 4) && num_after(s, n, 4));
-	case 'o':
-		return LIT(s, n, "online") || LIT(s, n, "offline");
-	case 'p':
-		return LIT(s, n, "possible") || LIT(s, n, "present") || cpu_list_name(s, n);
-	case 's':
-		return LIT(s, n, "stat") || LIT(s, n, "status") || LIT(s, n, "self") ||
-		       cpu_list_name(s, n);
-	case 't':
-		return LIT(s, n, "topology") || LIT(s, n, "thread-self") || cpu_list_name(s, n);
-	default:
-		return false;
-	}
+	return (n == 1 && s[0] == '.') || cps_vfile_name(s, n);
 }
 
 bool cps_path_has_dotdot(const char *rel)
@@ -505,21 +448,6 @@ bool cps_path_has_dotdot(const char *rel)
 			return true;
 	return false;
 }
-
-#define ALL_LETTERS 0xffffffffffffffffULL /* every byte '@'..DEL */
-#define B(c) (1ULL << ((c) - 0x40))
-const uint64_t cps_path_second[256] = {
-	/* the CPU lists go by their endings (cpu_list_name): any second byte */
-	['a'] = ALL_LETTERS, ['b'] = ALL_LETTERS, ['c'] = ALL_LETTERS,
-	['d'] = ALL_LETTERS, ['e'] = ALL_LETTERS, ['f'] = ALL_LETTERS,
-	['p'] = ALL_LETTERS, ['r'] = ALL_LETTERS, ['s'] = ALL_LETTERS,
-	['t'] = ALL_LETTERS,
-	['h'] = B('a'),                  /* has_cpu */
-	['i'] = B('s') | B('n'),         /* isolated, indexN */
-	['k'] = B('e'),                  /* kernel_max */
-	['n'] = B('o'),                  /* node, nodeN, nohz_full */
-	['o'] = B('n') | B('f'),         /* online, offline */
-};
 
 bool cps_path_rel_quick_pass(const char *rel)
 {
@@ -556,29 +484,15 @@ bool cps_path_rel_may_view(const char *rel)
 		while (rel[i] && rel[i] != '/')
 			i++;
 		n = i - s;
-		switch (rel[s]) {
-		case '.':
-			if (n == 2 && rel[s + 1] == '.')
-				return true;
-			break;
-		case 'c':
-			if (n > 3 && rel[s + 1] == 'p' && rel[s + 2] == 'u' && num_after(rel + s, n, 3))
-				return true;
-			break;
-		case 'n':
-			if (n > 4 && !memcmp(rel + s, "node", 4) && num_after(rel + s, n, 4))
-				return true;
-			break;
-		case 'p':
-		case 's':
-			if (first && (LIT(rel + s, n, "proc") || LIT(rel + s, n, "sys")))
-				return true;
-			break;
-		}
-		first = false;
 		size_t j = i;
 		while (rel[j] == '/')
 			j++;
+		if (n == 2 && rel[s] == '.' && rel[s + 1] == '.')
+			return true;
+		/* a root ("proc", "sys") alone is a directory, no view */
+		if (cps_vfile_renumbered(rel + s, n) || (first && rel[j] && cps_vfile_root(rel + s, n)))
+			return true;
+		first = false;
 		if (!rel[j])
 			return cps_path_view_name(rel + s, n);
 	}

@@ -68,28 +68,29 @@ enum cps_canon cps_path_canon_walk(char *out, size_t outlen, const char *base, c
 /*
  * First test of a path relative to a directory fd, before anything asks
  * where the fd points: false when no directory could make it a view. True
- * when a component is "..", cpuN, nodeK, or when its first component is
- * proc or sys, or its last is the name of a file or directory that has a
- * view (cps_path_view_name).
+ * when a component is "..", cpuN, nodeK (cps_vfile_renumbered), or when
+ * its first component, followed by more, is a root of the list of virtual
+ * files (proc, sys), or its last is the name of a file or directory that has a view
+ * (cps_path_view_name).
  */
 bool cps_path_rel_may_view(const char *rel);
 
 /*
  * A cheaper first test of the same, for one name with no '/' and no '.'
  * (what most openat(dirfd, name) calls give): true when its first two
- * bytes begin no name that cps_path_rel_may_view could take. The names a
- * view has start with few letters (cps_path_second[c]: a bit per second
- * byte '@'..DEL, taken modulo 64 for any other byte, that may follow
- * first byte c; all of them after a first
- * letter of the CPU-list names, which go by their endings). The x86-64
- * open stubs test the same table, with no frame; check_path checks that
- * it never passes a name the full test takes.
+ * bytes begin no name that cps_path_rel_may_view could take.
+ * cps_path_second[c] holds a bit per second byte ('@'..DEL, taken modulo
+ * 64 for any other byte) that a view's name beginning with byte c has:
+ * the compiler makes it from the names of the list of virtual files
+ * (src/vfiles.c). The x86-64 open stubs test the same table, with no
+ * frame; check_path checks that it never passes a name the full test
+ * takes.
  */
 extern const uint64_t cps_path_second[256];
 bool cps_path_rel_quick_pass(const char *rel);
 
-/* Whether name (len bytes, no '/') is the name of a file or directory of
- * /proc or /sys that has a view somewhere. */
+/* Whether name (len bytes, no '/') is "." or the name of a file or
+ * directory of the list of virtual files (src/vfiles.h: cps_vfile_name). */
 bool cps_path_view_name(const char *name, size_t len);
 
 /* Whether a relative path has a ".." component. */

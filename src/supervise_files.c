@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "src/path.h"
+#include "src/vfiles.h"
 #include "src/vcpuinfo.h"
 #include "src/views.h"
 #include "src/vpath.h"
@@ -223,7 +224,7 @@ int sv_files_open(struct sv *s, const struct seccomp_notif *q, struct seccomp_no
 	if (sv_peek_str(tid, paddr, path, sizeof(path)) < 0 || !path[0])
 		return 0; /* the kernel says what is wrong with it */
 	if (path[0] == '/') {
-		if (path[1] != 'p' && path[1] != 's' && path[1] != '/' && path[1] != '.')
+		if (!cps_vpath_root2(path[1]))
 			return 0;
 		base[0] = 0;
 	} else if (!cps_path_rel_may_view(path)) {

@@ -22,10 +22,11 @@ enum cps_vfamily {
 	CPS_VF_NODE,     /* /sys/devices/system/node[/...] */
 };
 
-/* The family of canon. Anything that starts with neither "/sys/" nor
- * "/proc/" is CPS_VF_NONE after two byte compares. The /proc families are
- * named here only by their shape; whether a pid is the caller's, or a
- * cgroup file the caller's own, is for the family's own code to decide. */
+/* The family of canon: its row's in the list of virtual files
+ * (src/vfiles.h). Anything whose second byte is neither 'p' nor 's' is
+ * CPS_VF_NONE after two byte compares. The /proc families are named
+ * there only by their shape; whether a pid is the caller's, or a cgroup
+ * file the caller's own, is for the family's own code to decide. */
 enum cps_vfamily cps_vpath_family(const char *canon);
 
 /* The path below root when canon is root itself or inside it ("/" for

@@ -39,21 +39,12 @@ enum cps_vsys_kind {
 	CPS_VSYS_NODEINFO,  /* nodeV/meminfo: "Node P" lines as "Node V" */
 };
 
-/* The files of /sys/devices/system/cpu itself that are views, and the
- * kind of each: the one list that cps_vsys_resolve reads, and that the
- * path filters (src/path.c: cps_path_view_name, cps_path_second) must
- * let through (tests/check_vsys.c walks it against them). Ends with a
- * NULL name. */
-struct cps_vsys_name {
-	const char *name;
-	int kind;
-};
-extern const struct cps_vsys_name cps_vsys_cpu_top[];
-
 /* Which view canon (canonical, see src/vpath.h; a CPS_VF_CPUDIR or
- * CPS_VF_NODE path) is, and the physical path it is made from, written to
+ * CPS_VF_NODE path) is: its row's kind in the list of virtual files
+ * (src/vfiles.h); and the physical path it is made from, written to
  * phys (len bytes) for every kind but NONE and ABSENT. The physical path
- * is canon with its virtual cpuV component replaced by cpu<p(v)>.
+ * is canon with its virtual cpuV component replaced by cpu<p(v)>, and,
+ * when the set has nodes, nodeV by node<p(V)>.
  * Returns the kind, or -ENAMETOOLONG when phys is too small. */
 int cps_vsys_resolve(const char *canon, const struct cps_view_input *s, char *phys, size_t len);
 
@@ -84,14 +75,6 @@ int cps_buf_put_kmask_bits(struct cps_buf *out, const uint64_t *m, size_t nw, un
 int cps_view_has_cpu(struct cps_buf *out, const char *real, size_t len, const char *const *maps,
 		     const size_t *lens, unsigned nnodes, const struct cps_view_input *s);
 
-/* Node part of cps_vsys_resolve (src/vsys_node.c); rel is below
- * "/sys/devices/system/node" ("" or "/..."). */
-int cps_vsys_node_resolve(const char *canon, const char *rel, const struct cps_view_input *s,
-			  char *phys, size_t len);
-/* CPU-entry part, shared: rel starts at "cpu<digits>" inside canon;
- * the prefix canon..rel is kept, V replaced by p(V). */
-int cps_vsys_cpu_entry(const char *canon, const char *rel, const struct cps_view_input *s,
-		       char *phys, size_t len);
 /* "cpu<digits>" at s followed by '/' or the end: 1 and *num, else 0. */
 int cps_vsys_cpu_name(const char *s, unsigned *num, const char **end);
 

@@ -1,5 +1,6 @@
 /* The CPU directory family: /sys/devices/system/cpu and its alias
- * /sys/bus/cpu/devices (src/vsys.h). */
+ * /sys/bus/cpu/devices (src/vsys.h); the physical path of every /sys view
+ * by its row in the list of virtual files (src/vfiles.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -13,43 +14,9 @@
 #include "base/util.h"
 #include "src/cpulist.h"
 #include "src/mask.h"
+#include "src/vfiles.h"
 #include "src/vnodes.h"
 #include "src/vsys.h"
-
-static const char cpu_dir[] = "/sys/devices/system/cpu";
-static const char bus_dir[] = "/sys/bus/cpu/devices";
-
-static bool ends_with(const char *s, const char *lit)
-{
-	size_t a = strlen(s), b = strlen(lit);
-
-	return a >= b && !strcmp(s + a - b, lit);
-}
-
-static int copy_path(char *phys, size_t len, const char *a, size_t alen, const char *b)
-{
-	size_t blen = b ? strlen(b) : 0;
-
-	if (alen + blen + 1 > len)
-		return -ENAMETOOLONG;
-	memcpy(phys, a, alen);
-	if (blen)
-		memcpy(phys + alen, b, blen);
-	phys[alen + blen] = '\0';
-	return 0;
-}
-
-const struct cps_vsys_name cps_vsys_cpu_top[] = {
-	{ "online", CPS_VSYS_RANGE },
-	{ "possible", CPS_VSYS_POSSIBLE },
-	{ "present", CPS_VSYS_RANGE },
-	{ "kernel_max", CPS_VSYS_KERNEL_MAX },
-	{ "offline", CPS_VSYS_OFFLINE },
-	{ "isolated", CPS_VSYS_LIST },
-	{ "enabled", CPS_VSYS_LIST },
-	{ "nohz_full", CPS_VSYS_LIST },
-	{ NULL, 0 },
-};
 
 int cps_vsys_cpu_name(const char *s, unsigned *num, const char **end)
 {
@@ -75,105 +42,65 @@ int cps_vsys_cpu_name(const char *s, unsigned *num, const char **end)
 	return 1;
 }
 
-/* The kind of a file below cpuV/ (rest: "topology/core_siblings"...). */
-static int cpu_file_kind(const char *rest)
+/* The physical number of capture c of canon: 0 and *p, or -1 when the
+ * virtual number is beyond the set's CPUs or nodes; 1: kept as it is (a
+ * node without the set's nodes). */
+static int phys_number(const char *canon, char what, size_t at, size_t len,
+		       const struct cps_view_input *s, uint64_t *p)
 {
-	const char *base = strrchr(rest, '/');
+	unsigned long v = 0;
 
-	base = base ? base + 1 : rest;
-	if (ends_with(base, "_list"))
-		return CPS_VSYS_LIST;
-	if (!strncmp(rest, "cpufreq/", 8) &&
-	    (!strcmp(base, "related_cpus") || !strcmp(base, "affected_cpus") ||
-	     !strcmp(base, "freqdomain_cpus")))
-		return CPS_VSYS_SPACELIST;
-	if (ends_with(base, "_siblings") || ends_with(base, "_cpus") || !strcmp(base, "shared_cpu_map"))
-		return CPS_VSYS_MASK;
-	return CPS_VSYS_SAME;
-}
-
-int cps_vsys_cpu_entry(const char *canon, const char *rel, const struct cps_view_input *s,
-		       char *phys, size_t len)
-{
-	unsigned v;
-	const char *end;
-	int p;
-	char num[CPS_DEC_MAX];
-	size_t head, nl, el;
-
-	if (!cps_vsys_cpu_name(rel, &v, &end))
-		return CPS_VSYS_NONE;
-	if (v >= s->n || (p = cps_mask_nth(s->set, s->nw, v)) < 0)
-		return CPS_VSYS_ABSENT;
-	/* canon up to "cpu", the physical number, the rest */
-	nl = cps_fmt_dec(num, (unsigned)p);
-	head = (size_t)(rel - canon) + 3;
-	el = strlen(end);
-	if (head + nl + el + 1 > len)
-		return -ENAMETOOLONG;
-	memcpy(phys, canon, head);
-	memcpy(phys + head, num, nl);
-	memcpy(phys + head + nl, end, el + 1);
-	if (!*end)
-		return s->k ? CPS_VSYS_DIR : CPS_VSYS_SAME; /* its nodeK link */
-	unsigned k;
-	const char *ke;
-	if (s->k && cps_vsys_node_name(end + 1, &k, &ke)) {
-		/* cpuV/nodeK: the link to the CPU's node, by its virtual number */
-		long pk = cps_vnode_phys(s->mems, s->mnw, s->k, (long)k);
-		size_t at = head + nl + 5, kl;
-		if (pk < 0)
-			return CPS_VSYS_ABSENT;
-		kl = cps_fmt_dec(num, (uint64_t)pk);
-		el = strlen(ke);
-		if (at + kl + el + 1 > len)
-			return -ENAMETOOLONG;
-		memcpy(phys + at, num, kl);
-		memcpy(phys + at + kl, ke, el + 1);
-		return CPS_VSYS_SAME;
+	for (size_t i = 0; i < len; i++) /* far beyond any CPU or node: none */
+		v = v > 100000000ul ? v : v * 10 + (unsigned long)(canon[at + i] - '0');
+	if (what == 'c') {
+		int q = v < s->n ? cps_mask_nth(s->set, s->nw, (unsigned)v) : -1;
+		if (q < 0)
+			return -1;
+		*p = (uint64_t)q;
+		return 0;
 	}
-	return cpu_file_kind(end + 1);
+	if (what != 'n' || !s->k)
+		return 1;
+	long q = cps_vnode_phys(s->mems, s->mnw, s->k, (long)v);
+	if (q < 0)
+		return -1;
+	*p = (uint64_t)q;
+	return 0;
 }
 
 int cps_vsys_resolve(const char *canon, const struct cps_view_input *s, char *phys, size_t len)
 {
-	size_t cl = sizeof(cpu_dir) - 1, bl = sizeof(bus_dir) - 1;
-	const char *rel;
-	unsigned v;
-	int r;
+	struct cps_vmatch m;
+	const struct cps_vfile *row = cps_vfile_find(canon, s->k > 0, &m);
+	size_t from = 0, o = 0, rest;
 
-	if (!strncmp(canon, cpu_dir, cl) && (!canon[cl] || canon[cl] == '/')) {
-		rel = canon + cl;
-		if (!*rel) {
-			r = copy_path(phys, len, canon, cl, NULL);
-			return r ? r : CPS_VSYS_DIR;
-		}
-		rel++;
-		if (cps_vsys_cpu_name(rel, &v, NULL))
-			return cps_vsys_cpu_entry(canon, rel, s, phys, len);
-		r = copy_path(phys, len, canon, strlen(canon), NULL);
-		if (r)
-			return r;
-		for (const struct cps_vsys_name *t = cps_vsys_cpu_top; t->name; t++)
-			if (!strcmp(rel, t->name))
-				return t->kind;
-		return CPS_VSYS_SAME;
+	if (!row || (row->family != CPS_VF_CPUDIR && row->family != CPS_VF_NODE))
+		return CPS_VSYS_NONE;
+	/* canon with its virtual numbers made physical */
+	for (unsigned i = 0; i < m.ncap; i++) {
+		char num[CPS_DEC_MAX];
+		uint64_t p;
+		size_t at = m.cap[i].at, nl;
+		int r = phys_number(canon, m.cap[i].what, at, m.cap[i].len, s, &p);
+
+		if (r < 0)
+			return CPS_VSYS_ABSENT;
+		if (r > 0)
+			continue;
+		nl = cps_fmt_dec(num, p);
+		if (o + (at - from) + nl >= len)
+			return -ENAMETOOLONG;
+		memcpy(phys + o, canon + from, at - from);
+		o += at - from;
+		memcpy(phys + o, num, nl);
+		o += nl;
+		from = at + m.cap[i].len;
 	}
-	if (!strncmp(canon, bus_dir, bl) && (!canon[bl] || canon[bl] == '/')) {
-		rel = canon + bl;
-		if (!*rel) {
-			r = copy_path(phys, len, canon, bl, NULL);
-			return r ? r : CPS_VSYS_DIR;
-		}
-		rel++;
-		if (cps_vsys_cpu_name(rel, &v, NULL))
-			return cps_vsys_cpu_entry(canon, rel, s, phys, len);
-		r = copy_path(phys, len, canon, strlen(canon), NULL);
-		return r ? r : CPS_VSYS_SAME;
-	}
-	if (!strncmp(canon, "/sys/devices/system/node", 24) && (!canon[24] || canon[24] == '/'))
-		return cps_vsys_node_resolve(canon, canon + 24, s, phys, len);
-	return CPS_VSYS_NONE;
+	rest = strlen(canon + from);
+	if (o + rest + 1 > len)
+		return -ENAMETOOLONG;
+	memcpy(phys + o, canon + from, rest + 1);
+	return row->kind;
 }
 
 int cps_vsys_dirent(const char *name, const struct cps_view_input *s, char *out)

@@ -240,13 +240,14 @@ START_TEST(relative_fast_reject)
 		"topology/core_cpus_list", "cache/index0/shared_cpu_map", "node0/cpulist", "..",
 		"../cpuinfo", "a/../b", "proc/cpuinfo", "sys/devices", "cpuset.cpus",
 		"cpuset.cpus.effective", "cpuset.effective_cpus", "thread_siblings",
-		"core_siblings_list", "die_cpus", "package_cpus_list", "self", "task/12/stat",
-		"cpu", "node", "devices", ".", "online/", "has_cpu", "proc", "procs/cpuinfo",
+		"core_siblings_list", "die_cpus", "package_cpus_list", "task/12/stat",
+		"cpu", "node", "devices", ".", "online/", "has_cpu", "proc/x", "procs/cpuinfo",
+		"self/status", "meminfo", "distance", "has_memory", "enabled", "nohz_full",
 	};
 	static const char *const never[] = {
 		"", "foo.c", "src/main.c", "cpux", "cpu01", "...", "..a", "a..",
 		"stats", "procs", "x/proc/y", "online.txt", "onlinex",
-		".git/HEAD", "node01x",
+		".git/HEAD", "node01x", "self", "topology", "cache", "index0", "numastat", "proc", "sys",
 	};
 	for (size_t i = 0; i < sizeof(maybe) / sizeof(maybe[0]); i++)
 		ck_assert_msg(cps_path_rel_may_view(maybe[i]), "%s may be a view", maybe[i]);
@@ -315,15 +316,16 @@ END_TEST
 START_TEST(quick_pass_is_safe)
 {
 	static const char *const views[] = {
-		"cpu", "cpu0", "cpu17", "cpuinfo", "cpulist", "cpumap", "cache", "cpuset.cpus",
+		"cpu", "cpu0", "cpu17", "cpuinfo", "cpulist", "cpumap", "cpuset.cpus",
 		"cpuset.cpus.effective", "cpuset.effective_cpus", "devices", "has_cpu",
-		"isolated", "index0", "index3", "kernel_max", "node", "node0", "node12", "online",
-		"offline", "possible", "present", "stat", "status", "self", "thread-self",
-		"topology", "proc", "sys", "core_siblings", "core_siblings_list", "thread_siblings",
+		"isolated", "kernel_max", "node", "node0", "node12", "online",
+		"offline", "possible", "present", "stat", "status",
+		"proc/stat", "sys/devices", "core_siblings", "core_siblings_list", "thread_siblings",
 		"book_siblings_list", "drawer_siblings", "die_cpus", "die_cpus_list",
 		"package_cpus", "cluster_cpus_list", "core_cpus", "shared_cpu_map",
-		"shared_cpu_list", "s_cpus", "t_siblings", "b_list_cpus", "related_cpus",
-		"affected_cpus", "freqdomain_cpus", "enabled", "nohz_full", "cpus", "effective_cpus",
+		"shared_cpu_list", "related_cpus", "meminfo", "distance", "has_memory",
+		"has_normal_memory", "affected_cpus", "freqdomain_cpus", "enabled", "nohz_full",
+		"cpus", "effective_cpus",
 	};
 	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz_-0123456789@\x7f\x80\xff";
 	unsigned seed = 777;

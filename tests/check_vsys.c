@@ -20,6 +20,7 @@
 #include "src/vcpuinfo.h"
 #include "src/path.h"
 #include "src/redirects.h"
+#include "src/vfiles.h"
 #include "src/vpath.h"
 #include "src/vsys.h"
 
@@ -709,35 +710,107 @@ START_TEST(test_redirects_threads)
 }
 END_TEST
 
-/* Every file of the CPU directory's list of views passes the path
- * filters in every form they test it: the name alone (a directory fd's
- * relative name), below the CPU directory, and the stubs' two-byte table. */
-START_TEST(test_top_names_filtered)
+/* A path of row r of the list of virtual files: its patterns made
+ * concrete ("#" 1, "$pid" 12, a glob's rest "memory"). */
+static void row_path(const struct cps_vfile *r, char *out, size_t len)
 {
-	struct set s;
-	char phys[256];
-	unsigned count = 0;
+	size_t o = 0;
 
-	set_of(&s, "1");
-	for (const struct cps_vsys_name *t = cps_vsys_cpu_top; t->name; t++, count++) {
-		char abs[128];
-
-		ck_assert_msg(cps_path_view_name(t->name, strlen(t->name)), "%s: not a view's name",
-			      t->name);
-		ck_assert_msg(cps_path_rel_may_view(t->name), "%s: relative name refused", t->name);
-		ck_assert_msg(!cps_path_rel_quick_pass(t->name), "%s: passed by the stubs' table",
-			      t->name);
-		snprintf(abs, sizeof(abs), "/sys/devices/system/cpu/%s", t->name);
-		ck_assert_int_eq(cps_vpath_family(abs), CPS_VF_CPUDIR);
-		ck_assert_int_eq(cps_vsys_resolve(abs, &s.in, phys, sizeof(phys)), t->kind);
-		ck_assert_str_eq(phys, abs);
+	for (const char *p = r->path; *p && o + 8 < len; p++) {
+		if (*p == '#') {
+			out[o++] = '1';
+		} else if (!strncmp(p, "$pid", 4)) {
+			memcpy(out + o, "12", 2);
+			o += 2;
+			p += 3;
+		} else if (*p == '*' && p[1] == '*') {
+			memcpy(out + o, "x", 1); /* some name of the family's rest */
+			o += 1;
+			p++;
+		} else if (*p == '*') {
+			memcpy(out + o, "memory", 6);
+			o += 6;
+		} else {
+			out[o++] = *p;
+		}
 	}
-	/* the ones a program reads by a directory fd after open("/sys/devices/system/cpu") */
-	ck_assert_uint_ge(count, 8);
+	out[o] = 0;
+}
+
+static uint64_t set_mems[1];
+
+static void with_mems(struct set *s, const char *cpus)
+{
+	set_of(s, cpus);
+	set_mems[0] = (1u << 0) | (1u << 2) | (1u << 5);
+	s->in.mems = set_mems;
+	s->in.mnw = 1;
+	s->in.k = 3;
+}
+
+/* Every row of the list of virtual files passes every path filter that is
+ * derived from it, and only its own: the family, the kind and physical
+ * path (with the set's nodes and without), the name alone (a directory
+ * fd's relative name), every relative form below each of its
+ * directories, the stubs' two-byte table and the second byte of the
+ * absolute path. */
+START_TEST(test_table_rows_filtered)
+{
+	const struct cps_vfile *r = &cps_vfiles[_i];
+	const char *name = r->path + r->name;
+	bool rest = !strcmp(name, "**");
+	char path[256], phys[256];
+	struct set s, sn;
+
+	set_of(&s, "0-7");
+	with_mems(&sn, "0-7");
+	row_path(r, path, sizeof(path));
+	ck_assert_msg(cps_vpath_root2(path[1]), "%s: second byte refused", path);
+	ck_assert_msg(cps_vpath_family(path) == r->family, "%s: family %d, want %d", path,
+		      cps_vpath_family(path), r->family);
+	ck_assert_msg(cps_vfile_find(path, true, NULL) == r || rest, "%s: another row", path);
+	if (r->family == CPS_VF_CPUDIR || r->family == CPS_VF_NODE) {
+		ck_assert_int_eq(cps_vsys_resolve(path, &sn.in, phys, sizeof(phys)), r->kind);
+		if (!(r->flags & CPS_VFILE_NODES))
+			ck_assert_int_eq(cps_vsys_resolve(path, &s.in, phys, sizeof(phys)), r->kind);
+	}
+	/* a row of the set's nodes is no row without them */
+	ck_assert((cps_vfile_find(path, false, NULL) == r) == !(r->flags & CPS_VFILE_NODES) || rest);
+	if (rest)
+		return;
+	const char *base = strrchr(path, '/') + 1;
+	ck_assert_msg(cps_path_view_name(base, strlen(base)), "%s: %s is no view's name", path, base);
+	ck_assert_msg(!cps_path_rel_quick_pass(base), "%s: %s passed by the stubs' table", path,
+		      base);
+	for (const char *p = path + 1; (p = strchr(p, '/')); p++)
+		ck_assert_msg(cps_path_rel_may_view(p + 1), "%s: relative %s refused", path, p + 1);
+}
+END_TEST
+
+/* The derived filters take no more than the table: names that no row has
+ * pass the quick test and the name test refuses them; the CPU
+ * directory's files named since the table began are there. */
+START_TEST(test_table_names_only)
+{
+	static const char *const none[] = { "uevent", "energy_perf_bias", "null", "libfoo",
+					     "g", "cpuidle", "vulnerabilities", "numastat",
+					     "topology", "cache", "index3", "self" };
+
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		ck_assert_msg(!cps_path_view_name(none[i], strlen(none[i])), "%s: a view's name?",
+			      none[i]);
+	ck_assert(cps_path_rel_quick_pass("uevent") && cps_path_rel_quick_pass("null"));
 	ck_assert(cps_path_view_name("enabled", 7) && cps_path_view_name("nohz_full", 9));
-	/* and a name that is no view still passes quickly */
-	ck_assert(cps_path_rel_quick_pass("energy_perf_bias") || !cps_path_view_name("energy_perf_bias", 16));
-	ck_assert(!cps_path_view_name("uevent", 6));
+	ck_assert(cps_path_view_name("meminfo", 7) && cps_path_view_name("distance", 8));
+	ck_assert(cps_path_view_name("has_normal_memory", 17));
+	ck_assert_uint_ge(cps_nvfiles, 40);
+	/* the second bytes of the roots, and the spellings' '/' and '.' */
+	bool want[256] = { 0 };
+	want['/'] = want['.'] = true;
+	for (size_t i = 0; i < cps_nvfiles; i++)
+		want[(unsigned char)cps_vfiles[i].path[1]] = true;
+	for (int c = 0; c < 256; c++)
+		ck_assert_msg(cps_vpath_root2((char)c) == want[c], "second byte %d", c);
 }
 END_TEST
 
@@ -799,16 +872,6 @@ END_TEST
 /* ---- a set's memory nodes ---- */
 
 /* Nodes "0,2,5" (virtual 0,1,2) of a sparse machine of nodes 0-2,5,7. */
-static uint64_t set_mems[1];
-
-static void with_mems(struct set *s, const char *cpus)
-{
-	set_of(s, cpus);
-	set_mems[0] = (1u << 0) | (1u << 2) | (1u << 5);
-	s->in.mems = set_mems;
-	s->in.mnw = 1;
-	s->in.k = 3;
-}
 
 START_TEST(test_node_resolve)
 {
@@ -900,7 +963,8 @@ static Suite *vsys_suite(void)
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_dirent);
 	tcase_add_test(tc, test_node_resolve);
-	tcase_add_test(tc, test_top_names_filtered);
+	tcase_add_loop_test(tc, test_table_rows_filtered, 0, (int)cps_nvfiles);
+	tcase_add_test(tc, test_table_names_only);
 	tcase_add_loop_test(tc, test_every_view_filtered, 0,
 			    (int)(sizeof(every_view) / sizeof(every_view[0])));
 	suite_add_tcase(s, tc);

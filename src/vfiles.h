@@ -1,0 +1,173 @@
+/* The list of virtual files: every file and directory of /proc and /sys
+ * the shim serves as a view, one row each, with its family and its
+ * transform. Every path filter is derived from it:
+ *   - the family of a canonical path (cps_vpath_family, src/vpath.h) and
+ *     the kind of a /sys view with its physical path (cps_vsys_resolve,
+ *     src/vsys.h), hence the dispatch of open, stat, access, readlink and
+ *     the directory listings (a row of kind CPS_VSYS_DIR);
+ *   - the names a path relative to a directory fd may end in
+ *     (cps_path_view_name, src/path.h);
+ *   - the x86-64 stubs' two-byte table (cps_path_second), made by the
+ *     compiler from the rows' names (src/vfiles.c);
+ *   - the second byte of an absolute path that may be a view
+ *     (cps_vpath_root2), which the x86-64 stubs also test.
+ * Adding a view is one row here and one transform (src/vsys.h, views.h).
+ *
+ * A row is CPS_VFILE_ROW(dir, name, family, kind, flags): the file is
+ * dir "/" name. Patterns, one component at a time:
+ *   "#"      in a component: a decimal number as the kernel writes one
+ *            (no sign, no leading zero but "0"); "cpu#" is a virtual CPU
+ *            and "node#" a virtual node, both renumbered to the physical
+ *            ones in the physical path (nodes only when the set has
+ *            nodes); "#" alone is a thread id;
+ *   "$pid"   a process: a number, "self" or "thread-self";
+ *   "x*"     at the end of a component: any rest ("has_*");
+ *   "**"     a whole component: any number of components, none included.
+ * Rows are tried in order; the first that matches is the path's. flags:
+ * CPS_VFILE_NODES, the row applies only when the set has memory nodes
+ * (the next row that matches then decides). A row whose name is "**" is
+ * its family's rest: the files that are the physical file itself, by
+ * their virtual path; their names are not views' names.
+ *
+ * Pure: no system calls, no allocation.
+ */
+#ifndef CPS_VFILES_H
+#define CPS_VFILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "src/vpath.h"
+#include "src/vsys.h"
+
+#define CPS_VFILE_NODES 1
+
+#define CPS_VFILE_CPU "/sys/devices/system/cpu"
+#define CPS_VFILE_NODE "/sys/devices/system/node"
+#define CPS_VFILE_CPUN CPS_VFILE_CPU "/cpu#"
+#define CPS_VFILE_NODEN CPS_VFILE_NODE "/node#"
+
+/* A CPU list of a CPU's directory in both the kernel's forms: a mask
+ * ("name") and a list ("name_list"). */
+#define CPS_VFILE_MASK_LIST(X, a, dir, name)                        \
+	X(a, dir, name, CPS_VF_CPUDIR, CPS_VSYS_MASK, 0)             \
+	X(a, dir, name "_list", CPS_VF_CPUDIR, CPS_VSYS_LIST, 0)
+
+/* The table, as an X-macro: X(a, dir, name, family, kind, flags) for each
+ * row, a passed through. DESIGN.md ("The list of virtual files") shows
+ * it. */
+#define CPS_VFILES(X, a)                                                                    \
+	/* /proc: the family is the transform (src/views.h) */                             \
+	X(a, "/proc", "cpuinfo", CPS_VF_CPUINFO, CPS_VSYS_NONE, 0)                         \
+	X(a, "/proc", "stat", CPS_VF_STAT, CPS_VSYS_NONE, 0)                               \
+	X(a, "/proc/$pid", "status", CPS_VF_STATUS, CPS_VSYS_NONE, 0)                      \
+	X(a, "/proc/$pid/task/#", "status", CPS_VF_STATUS, CPS_VSYS_NONE, 0)               \
+	X(a, "/proc/$pid", "stat", CPS_VF_PIDSTAT, CPS_VSYS_NONE, 0)                       \
+	X(a, "/proc/$pid/task/#", "stat", CPS_VF_PIDSTAT, CPS_VSYS_NONE, 0)                \
+	/* the caller's cgroup's CPU files (v2, v1, v1 noprefix): whose they are  \
+	 * is the family's business */                                                     \
+	X(a, "/sys/fs/cgroup/**", "cpuset.cpus", CPS_VF_CGROUP, CPS_VSYS_NONE, 0)          \
+	X(a, "/sys/fs/cgroup/**", "cpuset.cpus.effective", CPS_VF_CGROUP, CPS_VSYS_NONE, 0) \
+	X(a, "/sys/fs/cgroup/**", "cpuset.effective_cpus", CPS_VF_CGROUP, CPS_VSYS_NONE, 0) \
+	X(a, "/sys/fs/cgroup/**", "cpus", CPS_VF_CGROUP, CPS_VSYS_NONE, 0)                 \
+	X(a, "/sys/fs/cgroup/**", "effective_cpus", CPS_VF_CGROUP, CPS_VSYS_NONE, 0)       \
+	/* the CPU directory */                                                            \
+	X(a, "/sys/devices/system", "cpu", CPS_VF_CPUDIR, CPS_VSYS_DIR, 0)                 \
+	X(a, CPS_VFILE_CPU, "online", CPS_VF_CPUDIR, CPS_VSYS_RANGE, 0)                    \
+	X(a, CPS_VFILE_CPU, "present", CPS_VF_CPUDIR, CPS_VSYS_RANGE, 0)                   \
+	X(a, CPS_VFILE_CPU, "possible", CPS_VF_CPUDIR, CPS_VSYS_POSSIBLE, 0)               \
+	X(a, CPS_VFILE_CPU, "kernel_max", CPS_VF_CPUDIR, CPS_VSYS_KERNEL_MAX, 0)           \
+	X(a, CPS_VFILE_CPU, "offline", CPS_VF_CPUDIR, CPS_VSYS_OFFLINE, 0)                 \
+	X(a, CPS_VFILE_CPU, "isolated", CPS_VF_CPUDIR, CPS_VSYS_LIST, 0)                   \
+	X(a, CPS_VFILE_CPU, "enabled", CPS_VF_CPUDIR, CPS_VSYS_LIST, 0)                    \
+	X(a, CPS_VFILE_CPU, "nohz_full", CPS_VF_CPUDIR, CPS_VSYS_LIST, 0)                  \
+	/* a CPU's directory: its nodeK link is renamed with the set's nodes */           \
+	X(a, CPS_VFILE_CPU, "cpu#", CPS_VF_CPUDIR, CPS_VSYS_DIR, CPS_VFILE_NODES)          \
+	X(a, CPS_VFILE_CPUN, "node#", CPS_VF_CPUDIR, CPS_VSYS_SAME, CPS_VFILE_NODES)       \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "thread_siblings")            \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "core_siblings")              \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "core_cpus")                  \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "cluster_cpus")               \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "die_cpus")                   \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "package_cpus")               \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "book_siblings")              \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "drawer_siblings")            \
+	X(a, CPS_VFILE_CPUN "/cache/index#", "shared_cpu_map", CPS_VF_CPUDIR, CPS_VSYS_MASK, 0) \
+	X(a, CPS_VFILE_CPUN "/cache/index#", "shared_cpu_list", CPS_VF_CPUDIR, CPS_VSYS_LIST, 0) \
+	X(a, CPS_VFILE_CPUN "/cpufreq", "related_cpus", CPS_VF_CPUDIR, CPS_VSYS_SPACELIST, 0) \
+	X(a, CPS_VFILE_CPUN "/cpufreq", "affected_cpus", CPS_VF_CPUDIR, CPS_VSYS_SPACELIST, 0) \
+	X(a, CPS_VFILE_CPUN "/cpufreq", "freqdomain_cpus", CPS_VF_CPUDIR, CPS_VSYS_SPACELIST, 0) \
+	X(a, CPS_VFILE_CPUN, "**", CPS_VF_CPUDIR, CPS_VSYS_SAME, 0)                        \
+	X(a, CPS_VFILE_CPU, "**", CPS_VF_CPUDIR, CPS_VSYS_SAME, 0)                         \
+	/* its alias: the CPUs' links */                                                   \
+	X(a, "/sys/bus/cpu", "devices", CPS_VF_CPUDIR, CPS_VSYS_DIR, 0)                    \
+	X(a, "/sys/bus/cpu/devices", "cpu#", CPS_VF_CPUDIR, CPS_VSYS_DIR, CPS_VFILE_NODES) \
+	X(a, "/sys/bus/cpu/devices/cpu#", "**", CPS_VF_CPUDIR, CPS_VSYS_SAME, 0)           \
+	X(a, "/sys/bus/cpu/devices", "**", CPS_VF_CPUDIR, CPS_VSYS_SAME, 0)                \
+	/* the NUMA nodes */                                                               \
+	X(a, "/sys/devices/system", "node", CPS_VF_NODE, CPS_VSYS_DIR, CPS_VFILE_NODES)    \
+	X(a, CPS_VFILE_NODE, "has_cpu", CPS_VF_NODE, CPS_VSYS_HAS_CPU, 0)                  \
+	X(a, CPS_VFILE_NODE, "online", CPS_VF_NODE, CPS_VSYS_NODELIST, CPS_VFILE_NODES)    \
+	X(a, CPS_VFILE_NODE, "possible", CPS_VF_NODE, CPS_VSYS_NODELIST, CPS_VFILE_NODES)  \
+	X(a, CPS_VFILE_NODE, "has_*", CPS_VF_NODE, CPS_VSYS_NODELIST, CPS_VFILE_NODES)     \
+	X(a, CPS_VFILE_NODE, "node#", CPS_VF_NODE, CPS_VSYS_DIR, 0)                        \
+	X(a, CPS_VFILE_NODEN, "cpumap", CPS_VF_NODE, CPS_VSYS_MASK, 0)                     \
+	X(a, CPS_VFILE_NODEN, "cpulist", CPS_VF_NODE, CPS_VSYS_LIST, 0)                    \
+	X(a, CPS_VFILE_NODEN, "distance", CPS_VF_NODE, CPS_VSYS_DISTANCE, CPS_VFILE_NODES) \
+	X(a, CPS_VFILE_NODEN, "meminfo", CPS_VF_NODE, CPS_VSYS_NODEINFO, CPS_VFILE_NODES)  \
+	X(a, CPS_VFILE_NODEN, "cpu#", CPS_VF_NODE, CPS_VSYS_DIR, CPS_VFILE_NODES)          \
+	X(a, CPS_VFILE_NODEN "/cpu#", "**", CPS_VF_NODE, CPS_VSYS_SAME, 0)                 \
+	X(a, CPS_VFILE_NODEN, "**", CPS_VF_NODE, CPS_VSYS_SAME, 0)                         \
+	X(a, CPS_VFILE_NODE, "**", CPS_VF_NODE, CPS_VSYS_SAME, 0)
+
+struct cps_vfile {
+	const char *path;     /* dir "/" name */
+	unsigned char name;   /* where name starts in path */
+	unsigned char family; /* enum cps_vfamily */
+	unsigned char kind;   /* enum cps_vsys_kind: the transform of a /sys view */
+	unsigned char flags;  /* CPS_VFILE_NODES */
+};
+
+extern const struct cps_vfile cps_vfiles[];
+extern const size_t cps_nvfiles;
+
+/* Where a path's numbers are: its virtual CPU ('c'), virtual node ('n'),
+ * process ('p': digits, "self" or "thread-self") and thread ('t'). */
+struct cps_vmatch {
+	unsigned ncap;
+	struct {
+		char what;
+		unsigned short at, len;
+	} cap[4];
+};
+
+/* The row of canonical path canon (src/vpath.h), or NULL: none. nodes:
+ * the set has memory nodes (rows CPS_VFILE_NODES apply). m (may be NULL)
+ * gets where canon's numbers are. */
+const struct cps_vfile *cps_vfile_find(const char *canon, bool nodes, struct cps_vmatch *m);
+
+/* Whether name (len bytes, no '/') matches the name of a row that is not
+ * its family's rest. */
+bool cps_vfile_name(const char *name, size_t len);
+
+/* Whether the component c (len bytes) may name a number the views
+ * renumber (cpuN, nodeN): a path relative to a directory fd holding one
+ * may be a view wherever the fd points. */
+bool cps_vfile_renumbered(const char *c, size_t len);
+
+/* Whether c (len bytes) is the first component of some row ("proc",
+ * "sys"). */
+bool cps_vfile_root(const char *c, size_t len);
+
+/* The second byte of an absolute path that may be a view (with '/' and
+ * '.', which a spelling of one may have there): the rows' roots' second
+ * bytes, "/proc" and "/sys" (tests/check_vsys.c checks it against the
+ * table; the x86-64 stubs test the same two macros). */
+#define CPS_VPATH_ROOT2_A 0x70 /* 'p' */
+#define CPS_VPATH_ROOT2_B 0x73 /* 's' */
+static inline bool cps_vpath_root2(char c)
+{
+	return c == CPS_VPATH_ROOT2_A || c == CPS_VPATH_ROOT2_B || c == '/' || c == '.';
+}
+
+#endif
