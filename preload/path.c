@@ -201,6 +201,20 @@ static bool kernel_resolve(int dirfd, const char *base, const char *path, size_t
 		n = snprintf(pre, sizeof(pre), "%s%.*s", r, (int)plen, path);
 	if (n < 0 || (size_t)n >= sizeof(pre))
 		return false;
+	/* its names below /sys/devices/system are virtual: the kernel is
+	 * given the physical ones (cpu0/cpufreq/.. in a set {1} is physical
+	 * cpu1's) */
+	if (base || path[0] == '/') {
+		const char *v = pre + strlen(r);
+		char canon[PATH_MAX];
+		size_t used;
+		enum cps_canon c = cps_path_canon(canon, sizeof(canon), NULL, v, own_pid(),
+						  shim_gettid(), 0, &used);
+		if ((c == CPS_CANON_OK || c == CPS_CANON_DIR) &&
+		    !strncmp(canon, "/sys/devices/system/", 20) && shim_ready() &&
+		    !shim_view_physical(canon, pre, sizeof(pre)))
+			return false; /* cpuN beyond the set */
+	}
 	fd = shim_real.openat ? shim_real.openat(base ? AT_FDCWD : dirfd, pre,
 						 O_PATH | O_CLOEXEC | O_DIRECTORY)
 			      : -1;

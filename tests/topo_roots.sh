@@ -7,9 +7,9 @@
 # has them. The sets are three shapes of compare.py's (one core's
 # threads, CPUs of two NUMA nodes, a sparse pick given out of order).
 # The programs name /sys, which the test root takes as R's (and hwloc and
-# lscpu open below R through a directory descriptor); R's own absolute
-# spelling of a file (R/sys/devices/system/cpu/online) is not yet served
-# as a view, so it is not the one used here.
+# lscpu open below R through a directory descriptor); R's own spellings
+# of a file (R/sys/devices/system/cpu/online, relative to R) are
+# tests/spellings.sh's.
 . "$(dirname "$0")/common.sh"
 PY=$PYTHON3
 CMP="$PY $SRC/tests/topo/compare.py"

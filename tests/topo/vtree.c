@@ -1,4 +1,5 @@
-/* vtree ROOT CPULIST OUT: writes to OUT the machine a program in the set
+/* vtree ROOT CPULIST OUT [VPATH...]: writes to OUT (below each VPATH
+ * only, if given) the machine a program in the set
  * CPULIST (physical CPUs of the captured machine under ROOT) sees through
  * the views of src/vsys.h and src/vcpuinfo.h, as a directory tree that
  * hwloc (HWLOC_FSROOT) and lscpu (--sysroot) can read. It walks the
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@
 static const char *root, *outdir;
 static struct cps_view_input snap;
 static int failed;
+static bool live; /* below VPATHs of a live machine */
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -102,6 +105,8 @@ static void file(const char *vpath)
 	}
 	snprintf(rp, sizeof(rp), "%s%s", root, phys);
 	real = slurp(rp, &len);
+	if (!real && live && (errno == EACCES || errno == EPERM))
+		return; /* a live machine's write-only file */
 	if (!real) {
 		fprintf(stderr, "vtree: %s: %s\n", rp, strerror(errno));
 		failed = 1;
@@ -201,8 +206,8 @@ int main(int argc, char **argv)
 	size_t len;
 	char *real;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: vtree ROOT CPULIST OUT\n");
+	if (argc < 4) {
+		fprintf(stderr, "usage: vtree ROOT CPULIST OUT [VPATH...]\n");
 		return 2;
 	}
 	root = argv[1];
@@ -214,10 +219,20 @@ int main(int argc, char **argv)
 	snap.set = set;
 	snap.nw = CPS_MAX_WORDS;
 	snap.n = cps_mask_count(set, CPS_MAX_WORDS);
-	/* everything the captured machine has, the views through them */
-	walk("");
+	/* everything the captured machine has, the views through them; or
+	 * only below the VPATHs given (a live machine's /sys/devices/system/cpu) */
+	live = argc > 4;
+	if (!live)
+		walk("");
+	for (int i = 4; i < argc; i++) {
+		for (char *c = argv[i] + 1; (c = strchr(c, '/')); c++) {
+			snprintf(p, sizeof(p), "%s%.*s", outdir, (int)(c - argv[i]), argv[i]);
+			mkdir(p, 0755);
+		}
+		walk(argv[i]);
+	}
 	snprintf(p, sizeof(p), "%s/proc/cpuinfo", root);
-	real = slurp(p, &len);
+	real = live ? NULL : slurp(p, &len);
 	if (real) {
 		if (cps_view_cpuinfo_set(&out, real, len, &snap)) {
 			fprintf(stderr, "vtree: cpuinfo view failed\n");
