@@ -143,10 +143,127 @@ static bool match(const char *p, const char *s, struct cps_vmatch *m, const char
 	}
 }
 
+/* ---- the rows as a tree of components, made at the first look-up ----
+ * Rows that begin alike share their first components' nodes, so a path
+ * is compared with each distinct component once: the look-up follows only
+ * the children that match, and takes the first row (the least index) that
+ * ends where the path does. Made once per process (a few microseconds);
+ * until it is made (another thread making it), rows are tried in turn. */
+enum { T_LIT, T_PAT, T_REST, T_MAX = 512, T_NONE = 0x7fff };
+struct tnode {
+	const char *pat;
+	unsigned short len;
+	unsigned char kind;
+	short child, next; /* -1: none */
+	short row;         /* the row ending here, or T_NONE */
+	short least;       /* the least row at or below */
+};
+static struct tnode tree[T_MAX];
+static bool numbered[512]; /* the row has numbers to capture ('#', "$pid") */
+static int tree_state; /* 0 not made, 1 being made, 2 made, 3 too large */
+
+static int tree_add(short *first, const char *pat, size_t len, int *n)
+{
+	short *at = first;
+	unsigned char kind = len == 2 && pat[0] == '*' && pat[1] == '*'		  ? T_REST
+			     : memchr(pat, '#', len) || memchr(pat, '*', len) || pat[0] == '$' ? T_PAT
+											   : T_LIT;
+
+	for (; *at >= 0; at = &tree[*at].next)
+		if (tree[*at].len == len && !memcmp(tree[*at].pat, pat, len))
+			return *at;
+	if (*n >= T_MAX)
+		return -1;
+	tree[*n] = (struct tnode){ pat, (unsigned short)len, kind, -1, -1, T_NONE, T_NONE };
+	*at = (short)*n;
+	return (*n)++;
+}
+
+static bool tree_make(void)
+{
+	int n = 1;
+
+	tree[0] = (struct tnode){ "", 0, T_LIT, -1, -1, T_NONE, T_NONE };
+	if (cps_nvfiles > sizeof(numbered) / sizeof(numbered[0]))
+		return false;
+	for (size_t i = 0; i < cps_nvfiles; i++) {
+		int at = 0;
+
+		numbered[i] = strpbrk(cps_vfiles[i].path, "#$") != NULL;
+		for (const char *p = cps_vfiles[i].path; *p;) {
+			const char *e = comp_end(p + 1);
+			if ((at = tree_add(&tree[at].child, p + 1, (size_t)(e - p - 1), &n)) < 0)
+				return false;
+			if (tree[at].least > (short)i)
+				tree[at].least = (short)i;
+			p = e;
+		}
+		if (tree[at].row == T_NONE)
+			tree[at].row = (short)i;
+	}
+	return true;
+}
+
+static bool row_ok(int row, bool nodes)
+{
+	return row != T_NONE && (nodes || !(cps_vfiles[row].flags & CPS_VFILE_NODES));
+}
+
+/* The least row below the children of node first that matches s (at a
+ * '/' or the end), or best. */
+static int tree_find(int first, const char *s, bool nodes, int best)
+{
+	for (int c = first; c >= 0; c = tree[c].next) {
+		const struct tnode *t = &tree[c];
+
+		if (t->least >= best)
+			continue;
+		if (t->kind == T_REST) {
+			/* none or more components: ending here, or its children */
+			if (row_ok(t->row, nodes) && t->row < best)
+				best = t->row;
+			for (const char *u = s; t->child >= 0; u = comp_end(u + 1)) {
+				best = tree_find(t->child, u, nodes, best);
+				if (!*u)
+					break;
+			}
+			continue;
+		}
+		if (!*s)
+			continue;
+		const char *cs = s + 1, *ce = comp_end(cs);
+		size_t cn = (size_t)(ce - cs);
+		if (t->kind == T_LIT ? t->len != cn || memcmp(t->pat, cs, cn)
+				     : !comp(t->pat, t->len, cs, cn, NULL, cs))
+			continue;
+		if (!*ce && row_ok(t->row, nodes) && t->row < best)
+			best = t->row;
+		best = tree_find(t->child, ce, nodes, best);
+	}
+	return best;
+}
+
 const struct cps_vfile *cps_vfile_find(const char *canon, bool nodes, struct cps_vmatch *m)
 {
+	int st = __atomic_load_n(&tree_state, __ATOMIC_ACQUIRE), z = 0;
+
 	if (canon[0] != '/' || (canon[1] != 'p' && canon[1] != 's'))
 		return NULL;
+	if (st == 0 && __atomic_compare_exchange_n(&tree_state, &z, 1, false, __ATOMIC_ACQ_REL,
+						   __ATOMIC_ACQUIRE))
+		__atomic_store_n(&tree_state, st = tree_make() ? 2 : 3, __ATOMIC_RELEASE);
+	if (st == 2) {
+		int row = tree_find(tree[0].child, canon, nodes, T_NONE);
+
+		if (row == T_NONE)
+			return NULL;
+		if (m) { /* where its numbers are */
+			m->ncap = 0;
+			if (numbered[row])
+				match(cps_vfiles[row].path, canon, m, canon);
+		}
+		return &cps_vfiles[row];
+	}
 	for (size_t i = 0; i < cps_nvfiles; i++) {
 		const struct cps_vfile *r = &cps_vfiles[i];
 
