@@ -56,8 +56,10 @@ void shim_resolve_all(void)
 	__atomic_store_n(&shim_syscall_next, shim_real.syscall, __ATOMIC_RELEASE);
 	/* the open stubs' copies (preload/stubs-x86_64.c); under the test
 	 * root none, so that every path goes to the slow paths (its views
-	 * lie below it, where no second byte tells them apart) */
-	if (!shim_test_root())
+	 * lie below it, where no second byte tells them apart). Before libc
+	 * is up the test root is not known yet: none until it is (set-up
+	 * resolves again) */
+	if (shim_libc_up() && !shim_test_root())
 		shim_open_resolved();
 	/* glibc >= 2.35 registers an rseq area per thread and exports where
 	 * it is; its sched_getcpu reads the CPU from there. */
