@@ -253,16 +253,47 @@ const struct cps_vfile *cps_vfile_find(const char *canon, bool nodes, struct cps
 						   __ATOMIC_ACQUIRE))
 		__atomic_store_n(&tree_state, st = tree_make() ? 2 : 3, __ATOMIC_RELEASE);
 	if (st == 2) {
-		int row = tree_find(tree[0].child, canon, nodes, T_NONE);
+		/* the thread's last path, with nodes and without: an open asks
+		 * for it two or three times (its kind, its family, its
+		 * physical path). busy: a signal handler that looks up
+		 * meanwhile leaves it alone */
+		static __thread struct {
+			char canon[160];
+			int row;
+			struct cps_vmatch m;
+		} last[2];
+		static __thread bool busy;
+		size_t cl = strlen(canon);
+		bool cache = cl < sizeof(last[0].canon) && !busy;
+		struct cps_vmatch mm = { 0 };
+		int row;
 
-		if (row == T_NONE)
-			return NULL;
-		if (m) { /* where its numbers are */
-			m->ncap = 0;
-			if (numbered[row])
-				match(cps_vfiles[row].path, canon, m, canon);
+		if (cache) {
+			busy = true;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			if (last[nodes].canon[0] && !memcmp(last[nodes].canon, canon, cl + 1)) {
+				row = last[nodes].row;
+				mm = last[nodes].m;
+				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+				busy = false;
+				if (m)
+					*m = mm;
+				return row == T_NONE ? NULL : &cps_vfiles[row];
+			}
 		}
-		return &cps_vfiles[row];
+		row = tree_find(tree[0].child, canon, nodes, T_NONE);
+		if (row != T_NONE && numbered[row])
+			match(cps_vfiles[row].path, canon, &mm, canon);
+		if (m)
+			*m = mm;
+		if (cache) {
+			last[nodes].row = row;
+			last[nodes].m = mm;
+			memcpy(last[nodes].canon, canon, cl + 1);
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			busy = false;
+		}
+		return row == T_NONE ? NULL : &cps_vfiles[row];
 	}
 	for (size_t i = 0; i < cps_nvfiles; i++) {
 		const struct cps_vfile *r = &cps_vfiles[i];
