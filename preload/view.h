@@ -22,6 +22,7 @@ enum vkind {
 	V_PIDSTAT, /* /proc/<pid>/stat, /proc/<pid>/task/<tid>/stat */
 	V_CGROUP,  /* the CPU files of the caller's cpuset cgroup */
 	V_POSSIBLE, /* /sys/devices/system/cpu/possible: 0..w-1 (cps_view_width) */
+	V_NUMA_MAPS, /* /proc/<pid>/numa_maps, the task form: nodes by the set's */
 };
 
 /* $name is "0". */

@@ -40,7 +40,10 @@ static bool is_id(const char *s, size_t len, pid_t id)
 
 /* The views switched off by CPUSETSHIM_VIEW_*=0: read once per process
  * (the environment at the first classification), not at every open. */
-enum { OFF_CPUINFO = 1, OFF_STAT = 2, OFF_PIDSTAT = 4, OFF_CGROUP = 8, OFF_KNOWN = 16 };
+enum {
+	OFF_CPUINFO = 1, OFF_STAT = 2, OFF_PIDSTAT = 4, OFF_CGROUP = 8, OFF_NUMA_MAPS = 16,
+	OFF_KNOWN = 32
+};
 static int view_off_bits;
 
 static bool view_off(int bit)
@@ -50,7 +53,8 @@ static bool view_off(int bit)
 		b = OFF_KNOWN | (shim_env_off("CPUSETSHIM_VIEW_CPUINFO") ? OFF_CPUINFO : 0) |
 		    (shim_env_off("CPUSETSHIM_VIEW_STAT") ? OFF_STAT : 0) |
 		    (shim_env_off("CPUSETSHIM_VIEW_PIDSTAT") ? OFF_PIDSTAT : 0) |
-		    (shim_env_off("CPUSETSHIM_VIEW_CGROUP") ? OFF_CGROUP : 0);
+		    (shim_env_off("CPUSETSHIM_VIEW_CGROUP") ? OFF_CGROUP : 0) |
+		    (shim_env_off("CPUSETSHIM_VIEW_NUMA_MAPS") ? OFF_NUMA_MAPS : 0);
 		__atomic_store_n(&view_off_bits, b, __ATOMIC_RELAXED);
 	}
 	return b & bit;
@@ -123,8 +127,11 @@ static bool cg_match(const struct cgdirs *d, const char *c, size_t dl, bool f1, 
 static enum vkind classify_cgroup(const char *c)
 {
 	const char *leaf = strrchr(c, '/');
-	bool f1 = cps_cgroup_cpu_file(leaf + 1, false), f2 = cps_cgroup_cpu_file(leaf + 1, true);
-	if ((!f1 && !f2) || view_off(OFF_CGROUP))
+	bool f1 = cps_cgroup_cpu_file(leaf + 1, false) || cps_cgroup_mems_file(leaf + 1, false);
+	bool f2 = cps_cgroup_cpu_file(leaf + 1, true) || cps_cgroup_mems_file(leaf + 1, true);
+	/* under a test root its cgroup files are test_cgroup's (view_sys.c):
+	 * the rest is the captured file, never this machine's cgroup */
+	if ((!f1 && !f2) || view_off(OFF_CGROUP) || shim_test_root())
 		return V_NONE;
 	size_t dl = (size_t)(leaf - c);
 	bool mine;
@@ -176,6 +183,9 @@ enum vkind shim_view_classify(const char *c)
 		return cap_is(c, &m, 't', shim_gettid()) ? V_STATUS_THREAD : V_NONE;
 	case CPS_VF_CGROUP:
 		return classify_cgroup(c);
+	case CPS_VF_NUMA_MAPS:
+		/* any process's, by the caller's nodes, as its stat by its CPUs */
+		return view_off(OFF_NUMA_MAPS) || !cap_digits(c, &m, 'p') ? V_NONE : V_NUMA_MAPS;
 	case CPS_VF_CPUDIR:
 		return row->kind == CPS_VSYS_RANGE ? V_RANGE
 		       : row->kind == CPS_VSYS_POSSIBLE ? V_POSSIBLE : V_NONE;
@@ -257,6 +267,30 @@ static int status_mems(struct cps_buf *out, size_t start)
 	return r;
 }
 
+/* Whether real (a V_CGROUP file) is one of the node lists. */
+static bool node_view(const char *real, bool cgroup)
+{
+	const char *leaf = strrchr(real, '/');
+	return cgroup && leaf &&
+	       (cps_cgroup_mems_file(leaf + 1, false) || cps_cgroup_mems_file(leaf + 1, true));
+}
+
+/* The node views take the set's nodes (none: the file as it is). */
+static int cgroup_mems(struct cps_buf *out, const char *in, size_t inlen,
+		       struct cps_view_input *s)
+{
+	struct shim_cpus m;
+	shim_sys_nodes(s, &m);
+	return cps_view_cgroup_mems(out, in, inlen, s);
+}
+static int numa_maps(struct cps_buf *out, const char *in, size_t inlen,
+		     struct cps_view_input *s)
+{
+	struct shim_cpus m;
+	shim_sys_nodes(s, &m);
+	return cps_view_numa_maps(out, in, inlen, s);
+}
+
 int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
 		      struct cps_buf *out)
 {
@@ -285,7 +319,11 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 	case V_RANGE: r = cps_view_cpurange(out, &s); break;
 	case V_POSSIBLE: r = cps_view_possible(out, &s); break;
 	case V_PIDSTAT: r = cps_view_pidstat(out, in, inlen, &s); break;
-	case V_CGROUP: r = cps_view_cgroup_cpus(out, in, inlen, &s); break;
+	case V_CGROUP:
+		r = node_view(real, true) ? cgroup_mems(out, in, inlen, &s)
+					  : cps_view_cgroup_cpus(out, in, inlen, &s);
+		break;
+	case V_NUMA_MAPS: r = numa_maps(out, in, inlen, &s); break;
 	default: r = -EINVAL;
 	}
 	if (in != sb)

@@ -212,7 +212,8 @@ int shim_view_open(int dirfd, const char *path, int flags)
 	enum vkind k = ro ? shim_view_classify(c) : V_NONE;
 	/* the /sys families (and the test root) first: they take any flags;
 	 * none of the /proc kinds is theirs */
-	if (k != V_STAT && k != V_STATUS_PROC && k != V_STATUS_THREAD && k != V_PIDSTAT) {
+	if (k != V_STAT && k != V_STATUS_PROC && k != V_STATUS_THREAD && k != V_PIDSTAT &&
+	    k != V_NUMA_MAPS) {
 		int sfd = shim_sys_open(c, flags, 0);
 		if (sfd != -1)
 			return sfd;

@@ -398,8 +398,9 @@ static int test_cgroup(const char *canon, int flags)
 
 	if (!leaf || (flags & O_ACCMODE) != O_RDONLY || (flags & (O_DIRECTORY | O_PATH)))
 		return -1;
-	f1 = cps_cgroup_cpu_file(leaf + 1, false);
-	f2 = cps_cgroup_cpu_file(leaf + 1, true);
+	bool mems = cps_cgroup_mems_file(leaf + 1, false) || cps_cgroup_mems_file(leaf + 1, true);
+	f1 = cps_cgroup_cpu_file(leaf + 1, false) || cps_cgroup_mems_file(leaf + 1, false);
+	f2 = cps_cgroup_cpu_file(leaf + 1, true) || cps_cgroup_mems_file(leaf + 1, true);
 	if (!f1 && !f2)
 		return -1;
 	enum { CAP = 1 << 16 };
@@ -427,7 +428,10 @@ static int test_cgroup(const char *canon, int flags)
 	}
 	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
 	struct cps_buf out = { 0 };
-	if (cps_view_cgroup_cpus(&out, a, al, &in) == 0)
+	struct shim_cpus m;
+	if (mems)
+		shim_sys_nodes(&in, &m);
+	if ((mems ? cps_view_cgroup_mems(&out, a, al, &in) : cps_view_cgroup_cpus(&out, a, al, &in)) == 0)
 		fd = shim_view_fd(out.p, out.len, flags);
 	else
 		fd = -1;

@@ -274,6 +274,15 @@ int cps_cgroup_cpuset_dirs_mounts(const char *cpuset, size_t cslen, const char *
 	return found;
 }
 
+bool cps_cgroup_mems_file(const char *name, bool v2)
+{
+	if (!strcmp(name, "cpuset.mems"))
+		return true;
+	return v2 ? !strcmp(name, "cpuset.mems.effective")
+		  : !strcmp(name, "cpuset.effective_mems") || !strcmp(name, "mems") ||
+			    !strcmp(name, "effective_mems");
+}
+
 bool cps_cgroup_cpu_file(const char *name, bool v2)
 {
 	if (!strcmp(name, "cpuset.cpus"))

@@ -48,5 +48,9 @@ int cps_cgroup_cpuset_dirs_mounts(const char *cpuset, size_t cslen, const char *
  * (v1: with the cpuset. prefix, or without it, as a noprefix cgroup
  * mount or the legacy cpuset filesystem names them). */
 bool cps_cgroup_cpu_file(const char *name, bool v2);
+/* The same for the node list files (cps_view_cgroup_mems): cpuset.mems,
+ * v2 cpuset.mems.effective, v1 cpuset.effective_mems, and v1's mems and
+ * effective_mems without the prefix. */
+bool cps_cgroup_mems_file(const char *name, bool v2);
 
 #endif

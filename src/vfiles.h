@@ -64,6 +64,9 @@
 	X(a, "/proc/$pid/task/#", "status", CPS_VF_STATUS, CPS_VSYS_NONE, 0)               \
 	X(a, "/proc/$pid", "stat", CPS_VF_PIDSTAT, CPS_VSYS_NONE, 0)                       \
 	X(a, "/proc/$pid/task/#", "stat", CPS_VF_PIDSTAT, CPS_VSYS_NONE, 0)                \
+	X(a, "/proc/$pid", "numa_maps", CPS_VF_NUMA_MAPS, CPS_VSYS_NONE, CPS_VFILE_NODES)  \
+	X(a, "/proc/$pid/task/#", "numa_maps", CPS_VF_NUMA_MAPS, CPS_VSYS_NONE,            \
+	  CPS_VFILE_NODES)                                                                   \
 	/* the caller's cgroup's CPU files (v2, v1, v1 noprefix): whose they are  \
 	 * is the family's business */                                                     \
 	X(a, "/sys/fs/cgroup/**", "cpuset.cpus", CPS_VF_CGROUP, CPS_VSYS_NONE, 0)          \
@@ -71,6 +74,15 @@
 	X(a, "/sys/fs/cgroup/**", "cpuset.effective_cpus", CPS_VF_CGROUP, CPS_VSYS_NONE, 0) \
 	X(a, "/sys/fs/cgroup/**", "cpus", CPS_VF_CGROUP, CPS_VSYS_NONE, 0)                 \
 	X(a, "/sys/fs/cgroup/**", "effective_cpus", CPS_VF_CGROUP, CPS_VSYS_NONE, 0)       \
+	/* and its node lists, when the set has nodes */                                  \
+	X(a, "/sys/fs/cgroup/**", "cpuset.mems", CPS_VF_CGROUP, CPS_VSYS_NONE, CPS_VFILE_NODES) \
+	X(a, "/sys/fs/cgroup/**", "cpuset.mems.effective", CPS_VF_CGROUP, CPS_VSYS_NONE,    \
+	  CPS_VFILE_NODES)                                                                   \
+	X(a, "/sys/fs/cgroup/**", "cpuset.effective_mems", CPS_VF_CGROUP, CPS_VSYS_NONE,    \
+	  CPS_VFILE_NODES)                                                                   \
+	X(a, "/sys/fs/cgroup/**", "mems", CPS_VF_CGROUP, CPS_VSYS_NONE, CPS_VFILE_NODES)    \
+	X(a, "/sys/fs/cgroup/**", "effective_mems", CPS_VF_CGROUP, CPS_VSYS_NONE,           \
+	  CPS_VFILE_NODES)                                                                   \
 	/* the CPU directory */                                                            \
 	X(a, "/sys/devices/system", "cpu", CPS_VF_CPUDIR, CPS_VSYS_DIR, 0)                 \
 	X(a, CPS_VFILE_CPU, "online", CPS_VF_CPUDIR, CPS_VSYS_RANGE, 0)                    \

@@ -17,9 +17,10 @@ enum cps_vfamily {
 	CPS_VF_STAT,     /* /proc/stat */
 	CPS_VF_STATUS,   /* /proc/<pid>/status and the task forms */
 	CPS_VF_PIDSTAT,  /* /proc/<pid>/stat and the task forms (field 39) */
-	CPS_VF_CGROUP,   /* the caller's cgroup CPU files */
+	CPS_VF_CGROUP,   /* the caller's cgroup CPU and node list files */
 	CPS_VF_CPUDIR,   /* /sys/devices/system/cpu[/...], /sys/bus/cpu/devices[/...] */
 	CPS_VF_NODE,     /* /sys/devices/system/node[/...] */
+	CPS_VF_NUMA_MAPS, /* /proc/<pid>/numa_maps and the task form */
 };
 
 /* The family of canon: its row's in the list of virtual files

@@ -86,7 +86,12 @@ START_TEST(test_family)
 		{ "/sys/devices/system/node/node0/cpulist", CPS_VF_NODE },
 		{ "/sys/devices/system/nodes", CPS_VF_NONE },
 		{ "/sys/fs/cgroup/user.slice/cpuset.cpus.effective", CPS_VF_CGROUP },
-		{ "/sys/fs/cgroup/cpuset.mems", CPS_VF_NONE },
+		{ "/sys/fs/cgroup/cpuset.mems", CPS_VF_CGROUP },
+		{ "/sys/fs/cgroup/a/cpuset.mems.effective", CPS_VF_CGROUP },
+		{ "/sys/fs/cgroup/cpuset.memsx", CPS_VF_NONE },
+		{ "/proc/123/numa_maps", CPS_VF_NUMA_MAPS },
+		{ "/proc/self/task/7/numa_maps", CPS_VF_NUMA_MAPS },
+		{ "/proc/numa_maps", CPS_VF_NONE },
 		{ "/etc/passwd", CPS_VF_NONE },
 		{ "/", CPS_VF_NONE },
 		{ "sys/devices/system/cpu", CPS_VF_NONE },
@@ -799,7 +804,7 @@ START_TEST(test_table_names_only)
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
 		ck_assert_msg(!cps_path_view_name(none[i], strlen(none[i])), "%s: a view's name?",
 			      none[i]);
-	ck_assert(cps_path_rel_quick_pass("uevent") && cps_path_rel_quick_pass("null"));
+	ck_assert(cps_path_rel_quick_pass("uevent") && cps_path_rel_quick_pass("zero"));
 	ck_assert(cps_path_view_name("enabled", 7) && cps_path_view_name("nohz_full", 9));
 	ck_assert(cps_path_view_name("meminfo", 7) && cps_path_view_name("distance", 8));
 	ck_assert(cps_path_view_name("has_normal_memory", 17));

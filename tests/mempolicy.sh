@@ -49,6 +49,87 @@ env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_TEST_ROOT="$T" CPUSETSHIM_T
 	grep Mems_allowed_list /proc/self/status >"$T/troot.status"
 expect_eq "status under the test root: the set's nodes {1,3} the kernel allows, renumbered" \
 	"$(cut -f2 "$T/troot.status")" "$want"
+# numa_maps by the set's nodes {1,3}: another process's, read outside and
+# under the shim; each N<node>= and the policy's nodes renumbered (this
+# machine's nodes outside {1,3} read as 2 + their number), in order
+sleep 30 &
+sp=$!
+at_exit "kill $sp 2>/dev/null"
+outside cat "/proc/$sp/numa_maps" >"$T/nm.real" 2>&1
+env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_TEST_ROOT="$T" CPUSETSHIM_TEST_MEMS=1,3 \
+	cat "/proc/$sp/numa_maps" >"$T/nm.view" 2>&1
+"$PYTHON3" - "$T/nm.real" >"$T/nm.want" <<'PY'
+import re, sys
+mems = [1, 3]
+def v(p):
+    return mems.index(p) if p in mems else len(mems) + p
+def nodes(text):
+    out = set()
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        out.update(v(n) for n in range(int(a), int(b or a) + 1))
+    out = sorted(out)
+    runs, i = [], 0
+    while i < len(out):
+        j = i
+        while j + 1 < len(out) and out[j + 1] == out[j] + 1:
+            j += 1
+        runs.append(str(out[i]) if i == j else "%d-%d" % (out[i], out[j]))
+        i = j + 1
+    return ",".join(runs)
+for line in open(sys.argv[1]).read().splitlines():
+    m = re.match(r"(\S+ )((?:prefer \(many\)|weighted interleave|\S+?))(?:(=\S*?)?:(\S+))?( .*|)$", line)
+    addr, mode, flags, nl, rest = m.groups()
+    pol = mode + (flags or "") + (":" + nodes(nl) if nl else "")
+    fields = rest.split(" ")[1:]
+    ns = sorted((v(int(f[1:f.index("=")])), f[f.index("="):]) for f in fields
+                if re.match(r"N\d+=", f))
+    out, done = [], False
+    for f in fields:
+        if re.match(r"N\d+=", f):
+            if not done:
+                out += ["N%d%s" % x for x in ns]
+                done = True
+        else:
+            out.append(f)
+    print(addr + pol + "".join(" " + f for f in out))
+PY
+# what other processes change between two reads: how many map a page
+# (mapmax=) and which pages are active (active=)
+steady() { sed 's/ mapmax=[0-9]*//; s/ active=[0-9]*//' "$@"; }
+expect_eq "numa_maps of another process by the set's nodes {1,3}, its own lines" \
+	"$(wc -l <"$T/nm.view")" "$(wc -l <"$T/nm.real")"
+expect_eq "numa_maps: N<node>= and the policy's nodes renumbered, in order" \
+	"$(steady "$T/nm.view")" "$(steady "$T/nm.want")"
+expect_eq "numa_maps: this machine's node 0, outside {1,3}, reads as 2" \
+	"$(grep -c ' N2=' "$T/nm.view")" "$(grep -c ' N0=' "$T/nm.real")"
+expect_eq "numa_maps without nodes of the set's own: the file as it is" \
+	"$(env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_TEST_ROOT="$T" cat "/proc/$sp/numa_maps" 2>&1 | steady)" \
+	"$(steady "$T/nm.real")"
+expect_eq "numa_maps with CPUSETSHIM_VIEW_NUMA_MAPS=0: the file as it is" \
+	"$(env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_TEST_ROOT="$T" CPUSETSHIM_TEST_MEMS=1,3 \
+		CPUSETSHIM_VIEW_NUMA_MAPS=0 cat "/proc/$sp/numa_maps" 2>&1 | steady)" "$(steady "$T/nm.real")"
+kill $sp 2>/dev/null
+
+# the captured cgroup's node lists (v1 cpuset.mems, 0-3) by the set's
+# nodes {1,3}: 0-1; without nodes of its own: as captured
+mkdir -p "$T/cg/proc/self" "$T/cg/sys/fs/cgroup/cpuset/job"
+printf '4:cpuset:/job\n' >"$T/cg/proc/self/cgroup"
+printf '30 20 0:26 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n' >"$T/cg/proc/self/mountinfo"
+printf '0-3\n' >"$T/cg/sys/fs/cgroup/cpuset/job/cpuset.mems"
+printf '0-3\n' >"$T/cg/sys/fs/cgroup/cpuset/job/cpuset.effective_mems"
+printf '2\n' >"$T/cg/sys/fs/cgroup/cpuset/cpuset.mems"
+for f in cpuset.mems cpuset.effective_mems; do
+	expect_eq "the cgroup's $f by the set's nodes {1,3}" \
+		"$(env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_TEST_ROOT="$T/cg" CPUSETSHIM_TEST_MEMS=1,3 \
+			cat "$T/cg/sys/fs/cgroup/cpuset/job/$f" 2>&1)" "0-1"
+	expect_eq "the cgroup's $f without nodes of the set's own: as it is" \
+		"$(env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_TEST_ROOT="$T/cg" \
+			cat "$T/cg/sys/fs/cgroup/cpuset/job/$f" 2>&1)" "0-3"
+done
+expect_eq "another cgroup's cpuset.mems: not the caller's, as it is" \
+	"$(env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_TEST_ROOT="$T/cg" CPUSETSHIM_TEST_MEMS=1,3 \
+		cat "$T/cg/sys/fs/cgroup/cpuset/cpuset.mems" 2>&1)" "2"
 expect_eq "this kernel: a node the set lacks is refused" "$(sed -n 6p "$T/shim")" "-1 22"
 expect_eq "this kernel: moving a page to it too (ENODEV)" "$(sed -n 11p "$T/shim")" "-1 19 12345"
 expect_eq "this kernel: an unreadable mask is EFAULT, no crash" "$(sed -n 14p "$T/shim")" "-1 14"

@@ -353,6 +353,15 @@ if [ "$mode" = shim ]; then
 	note "after 32 MiB more: pages on node $nl: +$don, elsewhere: +$doff"
 	expect_eq "the member's next 32 MiB, after the shim saw the change, on node $nl (8,192 pages or more; under 256 elsewhere)" \
 		"$([ "$don" -ge 8192 ] && [ "$doff" -lt 256 ] && echo yes)" yes
+	# its numa_maps through the shim, read by a process of its set: the
+	# set's node $nl is node 0 there, holding what node $nl holds outside
+	outside=$(pages_count "$pid" "$nl")
+	view=$(with_san "$CPUSET_RUN" --set memres -- $PY -c 'import sys; sys.stdout.write(open(sys.argv[1]).read())' \
+		"/proc/$pid/numa_maps" 2>&1 |
+		awk '/anon=/ { for (i = 1; i <= NF; i++) if ($i ~ /^N0=/) n += substr($i, 4) } END { print n + 0 }')
+	note "numa_maps in the set: N0 anonymous pages $view; outside: node $nl ${outside%% *}"
+	expect_eq "numa_maps through the shim: the set's node $nl is N0, with its pages (within 64)" \
+		"$(d=$((view - ${outside%% *})); [ "${outside%% *}" -ge 16384 ] && [ "${d#-}" -le 64 ] && echo yes)" yes
 	touch "$T/res.stop"
 	wait $mpid
 	# against migratepages(8) doing the same move

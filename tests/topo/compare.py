@@ -390,6 +390,58 @@ def cmd_hwloc(root, cpus, got_path):
         fail("hwloc topology of %s in %s" % (root, ",".join(map(str, cpus))), want, have)
 
 
+NODESETS = ("nodeset", "complete_nodeset", "allowed_nodeset")
+
+
+def renumber_nodes(xml_text, nodes):
+    """The XML with each NUMA node numbered by its rank in nodes (the
+    set's memory nodes, virtual node v the v-th), in its os_index and in
+    every nodeset: what a discovery of the set's view shows."""
+    rank = {p: v for v, p in enumerate(nodes)}
+    root = ET.fromstring(xml_text)
+    for o in root.iter("object"):
+        if o.get("type") == "NUMANode":
+            o.set("os_index", str(rank[int(o.get("os_index"))]))
+        for k in NODESETS:
+            v = o.get(k)
+            if v is None or v.startswith("0xf...f"):
+                continue
+            o.set(k, hwloc_bitmap(sorted(rank[b] for b in parse_bitmap(v))))
+    # the distance matrices between nodes name them by number
+    for d in root.iter("distances2"):
+        if d.get("type") != "NUMANode" or d.get("indexing") != "os":
+            continue
+        for i in d.iter("indexes"):
+            nums = i.text.split()
+            i.text = "".join(str(rank[int(x)]) + " " for x in nums)
+            i.set("length", str(len(i.text)))
+    return ET.tostring(root, encoding="unicode")
+
+
+def cmd_hwloc_nodes(root, cpus, nodes, got_path):
+    """lstopo in a set of CPUs cpus and memory nodes nodes against hwloc's
+    own restriction of the machine to those CPUs, then to those nodes,
+    its nodes renumbered by their ranks. Both sides without hwloc's
+    grouping by distances (HWLOC_GROUPING=0): a discovery groups a few
+    nodes by their distances where the whole machine's did not."""
+    env = dict(os.environ, HWLOC_FSROOT=root, HWLOC_GROUPING="0")
+    env.pop("LD_PRELOAD", None)
+    by_cpus = subprocess.run(
+        ["lstopo-no-graphics", "--restrict", hwloc_bitmap(cpus), "--of", "xml", "-"],
+        env=env, capture_output=True, text=True, check=True).stdout
+    ref = subprocess.run(
+        ["lstopo-no-graphics", "-i", "-", "--if", "xml", "--restrict",
+         "nodeset=" + hwloc_bitmap(nodes), "--of", "xml", "-"],
+        input=by_cpus, env=env, capture_output=True, text=True, check=True).stdout
+    with open(got_path) as f:
+        got = f.read()
+    want, known = norm_hwloc(renumber_nodes(ref, nodes), {p: v for v, p in enumerate(cpus)})
+    have, _ = norm_hwloc(got, {v: v for v in range(len(cpus))}, known)
+    if want != have:
+        fail("hwloc topology of %s in %s, nodes %s" % (
+            root, ",".join(map(str, cpus)), ",".join(map(str, nodes))), want, have)
+
+
 # ---- lscpu -p / -e ----
 
 def renumber_rows(header, rows, cpus, keep=()):
@@ -1005,6 +1057,9 @@ def main():
                                  cpulist(sys.argv[5]))
     if len(sys.argv) == 6 and sys.argv[1] == "numactl":
         return cmd_numactl(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4], cpulist(sys.argv[5]))
+    if len(sys.argv) == 6 and sys.argv[1] == "hwloc-nodes":
+        return cmd_hwloc_nodes(sys.argv[2], cpulist(sys.argv[3]), cpulist(sys.argv[4]),
+                               sys.argv[5])
     if len(sys.argv) == 6 and sys.argv[1] == "lscpu":
         return cmd_lscpu(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4], sys.argv[5])
     if len(sys.argv) != 5 or sys.argv[1] not in ("hwloc", "lscpu", "numactl"):
