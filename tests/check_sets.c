@@ -608,12 +608,24 @@ START_TEST(check_each_invariant)
 	ck_says(&t, want);
 	ck_says(&t, "the header counts 0 members but there are 1");
 	fresh(&t);
-	shm_proc_at(&t, free_slot)->pid = getpid();
-	shm_proc_at(&t, free_slot)->set = 999;
+	/* a record the index cannot reach: a free slot off the pid's own
+	 * probe path (where the look-up would find it, the index being the
+	 * slots themselves) */
+	uint32_t lost = free_slot;
+	for (;;) {
+		shm_proc_at(&t, lost)->pid = getpid();
+		if (shm_proc_find(&t, getpid()) != (long)lost)
+			break;
+		shm_proc_at(&t, lost)->pid = 0;
+		do
+			lost++;
+		while (shm_proc_at(&t, lost)->pid);
+	}
+	shm_proc_at(&t, lost)->set = 999;
 	snprintf(want, sizeof(want), "member %d is in a missing set 999", (int)getpid());
 	ck_says(&t, want);
 	snprintf(want, sizeof(want), "member %d in slot %u cannot be found by its pid",
-		 (int)getpid(), free_slot);
+		 (int)getpid(), lost);
 	ck_says(&t, want);
 	fresh(&t);
 	shm_proc_at(&t, free_slot)->pid = getpid();
