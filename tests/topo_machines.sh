@@ -67,13 +67,13 @@ for F in "$CPS_FIXTURES"/*/; do
 		# nodes numbered from 0, the machine's restricted to them
 		N=$($CMP set-nodes "$T/numactl" "$S" "$all")
 		if [ -n "$N" ]; then
-			env CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" $(san_env) \
+			env $(san_env) CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" \
 				CPUSETSHIM_TEST_ROOT="$F" CPUSETSHIM_TEST_CPUS="$S" numactl --hardware > "$T/got" 2>&1
 			check "$what, nodes {$N}: numactl --hardware" $CMP numactl-nodes "$T/numactl" "$S" "$T/got" "$all"
 			# hwloc's restriction to the CPUs, then to the nodes
 			# (nodeset=), its nodes numbered by their ranks; no
 			# groups by distances on either side (compare.py)
-			env CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" $(san_env) \
+			env $(san_env) CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" \
 				CPUSETSHIM_TEST_ROOT="$F" CPUSETSHIM_TEST_CPUS="$S" HWLOC_FSROOT="$F" HWLOC_GROUPING=0 \
 				lstopo-no-graphics --of xml - > "$T/got.xml" 2>"$T/err"
 			check "$what, nodes {$N}: lstopo" $CMP hwloc-nodes "$F" "$S" "$N" "$T/got.xml"

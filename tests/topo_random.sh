@@ -208,7 +208,7 @@ for mseed in $seeds; do
 		# the set with the nodes of its CPUs as its memory nodes
 		N=$($CMP set-nodes "$T/numactl" "$S" "$all")
 		if [ -n "$N" ]; then
-			env CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" $(san_env) \
+			env $(san_env) CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" \
 				CPUSETSHIM_TEST_ROOT="$M" CPUSETSHIM_TEST_CPUS="$S" numactl --hardware > "$T/got" 2>&1
 			$CMP numactl-nodes "$T/numactl" "$S" "$T/got" "$all" > "$T/out" 2>&1
 			verdict numactl "$what, nodes {$N}: numactl --hardware" $?
