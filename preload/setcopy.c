@@ -107,24 +107,25 @@ bool shim_refresh(bool patient)
 }
 
 
+static inline __attribute__((always_inline)) void read_cpus(void *arg)
+{
+	struct shim_cpus *v = arg;
+	v->n = shim_setcopy.s.n;
+	v->nw = shim_setcopy.s.nw <= CPS_MAX_WORDS ? shim_setcopy.s.nw : CPS_MAX_WORDS;
+	memcpy(v->cpus, shim_setcopy.s.cpus, v->nw * 8);
+}
+
+static inline __attribute__((always_inline)) void read_mems(void *arg)
+{
+	struct shim_cpus *v = arg;
+	v->n = shim_setcopy.s.nmems;
+	v->nw = shim_setcopy.s.nw <= CPS_MAX_WORDS ? shim_setcopy.s.nw : CPS_MAX_WORDS;
+	memcpy(v->cpus, shim_setcopy.s.mems, v->nw * 8);
+}
+
 bool shim_cpus_now(struct shim_cpus *v)
 {
-	if (!shim_ready())
-		return false;
-	uint32_t ls;
-	for (int i = 0; i < 1000; i++) {
-		int rb = setcopy_read_begin(&ls);
-		if (rb < 0)
-			return false;
-		if (rb == 0)
-			continue;
-		v->n = shim_setcopy.s.n;
-		v->nw = shim_setcopy.s.nw <= CPS_MAX_WORDS ? shim_setcopy.s.nw : CPS_MAX_WORDS;
-		memcpy(v->cpus, shim_setcopy.s.cpus, v->nw * 8);
-		if (setcopy_read_valid(ls))
-			return v->n > 0;
-	}
-	return false;
+	return shim_ready() && setcopy_read(read_cpus, v) && v->n > 0;
 }
 
 /* shim_to_physical(phys, buf, size, cpus, virt): the virtual mask in buf (vw
@@ -148,6 +149,83 @@ static size_t kernel_read_size(size_t size)
 	return size < k ? size : k;
 }
 
+/* A virtual mask (virt, hw words) folded onto the set's ranks, then
+ * its physical CPUs: phys (nw words), got CPUs of the set's n, read at
+ * the table's sequence at */
+struct setcopy_fold {
+	uint64_t *phys;
+	const uint64_t *virt;
+	size_t hw;
+	uint64_t *ranks;
+	uint32_t n, nw;
+	uint64_t at;
+	unsigned got;
+};
+
+static inline __attribute__((always_inline)) void read_fold(void *arg)
+{
+	struct setcopy_fold *c = arg;
+	uint32_t n = shim_setcopy.s.n, nw = shim_setcopy.s.nw;
+	uint64_t at = shim_setcopy.s.seq;
+	if (n > CPS_MAX_CPUS)
+		n = CPS_MAX_CPUS;
+	if (nw > CPS_MAX_WORDS)
+		nw = CPS_MAX_WORDS;
+	size_t rw = CPS_WORDS_FOR(n), filled = 0;
+	unsigned got = 0;
+	/* all of 0..n-1 asked for: the whole set */
+	bool all = n > 0 && rw <= c->hw;
+	for (size_t j = 0; all && j < rw; j++)
+		all = (c->virt[j] & fill_word(j, n)) == fill_word(j, n);
+	if (all) {
+		got = n;
+	} else if (n) {
+		/* fold the virtual CPUs onto ranks 0..n-1 (wrapping, or not) */
+		for (size_t j = 0; j < c->hw && got < n; j++) {
+			uint64_t w = c->virt[j];
+			while (w && got < n) {
+				size_t v = j * 64 + (unsigned)__builtin_ctzll(w);
+				w &= w - 1;
+				if (v >= n) {
+					if (!shim_wrap)
+						goto folded;
+					v %= n;
+				}
+				while (filled <= v / 64) {
+					c->ranks[filled++] = 0;
+					NOT_A_STRING_OP(filled);
+				}
+				uint64_t bit = (uint64_t)1 << (v % 64);
+				if (!(c->ranks[v / 64] & bit)) {
+					c->ranks[v / 64] |= bit;
+					got++;
+				}
+			}
+		}
+	}
+folded:
+	for (size_t j = 0; j < nw; j++) {
+		c->phys[j] = got == n ? shim_setcopy.s.cpus[j] : 0;
+		NOT_A_STRING_OP(j);
+	}
+	if (got && got < n) {
+		for (size_t j = 0; j < filled; j++) {
+			uint64_t w = c->ranks[j];
+			while (w) {
+				unsigned r = (unsigned)(j * 64) + (unsigned)__builtin_ctzll(w);
+				unsigned cpu = shim_setcopy.pcpu[r < shim_setcopy.cap ? r : 0];
+				w &= w - 1;
+				if (cpu < nw * 64)
+					c->phys[cpu / 64] |= (uint64_t)1 << (cpu % 64);
+			}
+		}
+	}
+	c->n = n;
+	c->nw = nw;
+	c->at = at;
+	c->got = got;
+}
+
 long setcopy_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t *virt,
 			     size_t *vw, uint32_t *nwp, uint64_t *sseq)
 {
@@ -166,77 +244,12 @@ long setcopy_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t 
 	}
 	*vw = hw;
 	uint64_t ranks[CPS_MAX_WORDS];
-	uint32_t ls;
-	for (int i = 0; i < 1000; i++) {
-		int rb = setcopy_read_begin(&ls);
-		if (rb < 0)
-			return -1;
-		if (rb == 0)
-			continue;
-		uint32_t n = shim_setcopy.s.n, nw = shim_setcopy.s.nw;
-		uint64_t at = shim_setcopy.s.seq;
-		if (n > CPS_MAX_CPUS)
-			n = CPS_MAX_CPUS;
-		if (nw > CPS_MAX_WORDS)
-			nw = CPS_MAX_WORDS;
-		size_t rw = CPS_WORDS_FOR(n), filled = 0;
-		unsigned got = 0;
-		/* all of 0..n-1 asked for: the whole set */
-		bool all = n > 0 && rw <= hw;
-		for (size_t j = 0; all && j < rw; j++)
-			all = (virt[j] & fill_word(j, n)) == fill_word(j, n);
-		if (all) {
-			got = n;
-		} else if (n) {
-			/* fold the virtual CPUs onto ranks 0..n-1 (wrapping, or not) */
-			for (size_t j = 0; j < hw && got < n; j++) {
-				uint64_t w = virt[j];
-				while (w && got < n) {
-					size_t v = j * 64 + (unsigned)__builtin_ctzll(w);
-					w &= w - 1;
-					if (v >= n) {
-						if (!shim_wrap)
-							goto folded;
-						v %= n;
-					}
-					while (filled <= v / 64) {
-						ranks[filled++] = 0;
-						NOT_A_STRING_OP(filled);
-					}
-					uint64_t bit = (uint64_t)1 << (v % 64);
-					if (!(ranks[v / 64] & bit)) {
-						ranks[v / 64] |= bit;
-						got++;
-					}
-				}
-			}
-		}
-	folded:
-		for (size_t j = 0; j < nw; j++) {
-			phys[j] = got == n ? shim_setcopy.s.cpus[j] : 0;
-			NOT_A_STRING_OP(j);
-		}
-		if (got && got < n) {
-			for (size_t j = 0; j < filled; j++) {
-				uint64_t w = ranks[j];
-				while (w) {
-					unsigned r = (unsigned)(j * 64) + (unsigned)__builtin_ctzll(w);
-					unsigned cpu = shim_setcopy.pcpu[r < shim_setcopy.cap ? r : 0];
-					w &= w - 1;
-					if (cpu < nw * 64)
-						phys[cpu / 64] |= (uint64_t)1 << (cpu % 64);
-				}
-			}
-		}
-		if (!setcopy_read_valid(ls))
-			continue;
-		if (n == 0)
-			return -1;
-		*sseq = at;
-		*nwp = nw;
-		return got;
-	}
-	return -1;
+	struct setcopy_fold c = { phys, virt, hw, ranks, 0, 0, 0, 0 };
+	if (!setcopy_read(read_fold, &c) || c.n == 0)
+		return -1;
+	*sseq = c.at;
+	*nwp = c.nw;
+	return c.got;
 }
 
 /* The set of another process: its record, else its thread group is ours,
@@ -272,20 +285,7 @@ bool shim_nodes_of(pid_t pid, struct shim_cpus *v)
 	if (pid < 0 || !shim_ready())
 		return false;
 	if (pid == 0 || pid == shim_self_pid || cps_thread_alive(shim_self_pid, pid)) {
-		uint32_t ls;
-		for (int i = 0; i < 1000; i++) {
-			int rb = setcopy_read_begin(&ls);
-			if (rb < 0)
-				return false;
-			if (rb == 0)
-				continue;
-			v->n = shim_setcopy.s.nmems;
-			v->nw = shim_setcopy.s.nw <= CPS_MAX_WORDS ? shim_setcopy.s.nw : CPS_MAX_WORDS;
-			memcpy(v->cpus, shim_setcopy.s.mems, v->nw * 8);
-			if (setcopy_read_valid(ls))
-				return v->n > 0;
-		}
-		return false;
+		return setcopy_read(read_mems, v) && v->n > 0;
 	}
 	pid_t tgid = cps_proc_tgid(pid);
 	if (tgid > 0)

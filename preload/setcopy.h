@@ -52,24 +52,16 @@ static inline bool setcopy_fresh(void)
 }
 
 /* The one read section of the set copy (a process-local sequence lock):
- *
- *	uint32_t ls;
- *	for (int i = 0; i < 1000; i++) {
- *		int rb = setcopy_read_begin(&ls);
- *		if (rb < 0)
- *			pass through;
- *		if (rb == 0)
- *			continue;
- *		copy what is needed (it may be torn: bound every index);
- *		if (setcopy_read_valid(ls))
- *			use the copy and return;
- *	}
- *	pass through (a refresh that never ends);
+ * setcopy_read(read, arg) runs read(arg), which copies what it needs
+ * from shim_setcopy into arg (the copy may be torn: it bounds every
+ * index), until one run saw no refresh; true then, false to pass
+ * through (no copy to read, or a refresh that never ends).
  *
  * setcopy_read_begin refreshes a stale copy first: -1 when there is no
- * copy to read, 0 while a refresh is in progress, else 1. The loop stays
- * in each reader so that the compiler keeps its count off the path of a
- * first read that succeeds. */
+ * copy to read, 0 while a refresh is in progress, else 1. Both are
+ * always inlined, read too (each is a static inline function of its
+ * caller's), so each caller compiles to the loop it wrote by hand
+ * before, the count off the path of a first read that succeeds. */
 static inline int setcopy_read_begin(uint32_t *ls)
 {
 	if (!setcopy_fresh() && !shim_refresh(false))
@@ -85,11 +77,8 @@ static inline bool setcopy_read_valid(uint32_t ls)
 	return __atomic_load_n(&shim_setcopy.lseq, __ATOMIC_RELAXED) == ls;
 }
 
-/* The count alone: the sysconf path. */
-static inline bool shim_count(unsigned *n)
+static inline __attribute__((always_inline)) bool setcopy_read(void (*read)(void *), void *arg)
 {
-	if (!shim_ready())
-		return false;
 	uint32_t ls;
 	for (int i = 0; i < 1000; i++) {
 		int rb = setcopy_read_begin(&ls);
@@ -97,46 +86,53 @@ static inline bool shim_count(unsigned *n)
 			return false;
 		if (rb == 0)
 			continue;
-		unsigned v = shim_setcopy.s.n;
-		if (setcopy_read_valid(ls)) {
-			*n = v;
-			return v > 0;
-		}
+		read(arg);
+		if (setcopy_read_valid(ls))
+			return true;
 	}
 	return false;
+}
+
+static inline __attribute__((always_inline)) void read_count(void *n)
+{
+	*(unsigned *)n = shim_setcopy.s.n;
+}
+
+/* The count alone: the sysconf path. */
+static inline bool shim_count(unsigned *n)
+{
+	unsigned v;
+	if (!shim_ready() || !setcopy_read(read_count, &v))
+		return false;
+	*n = v;
+	return v > 0;
 }
 
 /* The possible CPUs' count: n, or with CPUSETSHIM_WIDE_POSSIBLE=1 the
  * highest physical CPU of the set plus one if that is more
  * (cps_view_width): the CONF path. */
-static inline bool shim_count_possible(unsigned *w)
+static inline __attribute__((always_inline)) void read_count_possible(void *w)
 {
-	if (!shim_ready())
-		return false;
-	uint32_t ls;
-	for (int i = 0; i < 1000; i++) {
-		int rb = setcopy_read_begin(&ls);
-		if (rb < 0)
-			return false;
-		if (rb == 0)
-			continue;
-		unsigned n = shim_setcopy.s.n, nw = shim_setcopy.s.nw, v = n;
-		for (unsigned k = nw < CPS_MAX_WORDS ? nw : CPS_MAX_WORDS;
-		     cps_view_wide_possible && k-- > 0;) {
-			uint64_t word = shim_setcopy.s.cpus[k];
-			if (word) {
-				unsigned last = k * 64 + 63 - (unsigned)__builtin_clzll(word);
-				if (last >= n)
-					v = last + 1;
-				break;
-			}
-		}
-		if (setcopy_read_valid(ls)) {
-			*w = v;
-			return v > 0;
+	unsigned n = shim_setcopy.s.n, nw = shim_setcopy.s.nw, v = n;
+	for (unsigned k = nw < CPS_MAX_WORDS ? nw : CPS_MAX_WORDS; cps_view_wide_possible && k-- > 0;) {
+		uint64_t word = shim_setcopy.s.cpus[k];
+		if (word) {
+			unsigned last = k * 64 + 63 - (unsigned)__builtin_clzll(word);
+			if (last >= n)
+				v = last + 1;
+			break;
 		}
 	}
-	return false;
+	*(unsigned *)w = v;
+}
+
+static inline bool shim_count_possible(unsigned *w)
+{
+	unsigned v;
+	if (!shim_ready() || !setcopy_read(read_count_possible, &v))
+		return false;
+	*w = v;
+	return v > 0;
 }
 
 /* ---- hot paths: straight from the set copy ----
@@ -148,51 +144,50 @@ static inline bool shim_count_possible(unsigned *w)
  * concurrent refresh until the sequence is checked: every index is bounded
  * first. False (or -1): the caller passes through, as for !shim_cpus_now(). */
 
+/* a CPU number in, its virtual number and the set's size out */
+struct setcopy_cpu {
+	unsigned cpu, v;
+	uint32_t n;
+};
+
+static inline __attribute__((always_inline)) void read_vcpu(void *arg)
+{
+	struct setcopy_cpu *c = arg;
+	uint32_t n = shim_setcopy.s.n, nw = shim_setcopy.s.nw;
+	c->v = 0;
+	if (c->cpu < nw * 64 && c->cpu < shim_setcopy.cap)
+		c->v = shim_setcopy.vcpu[c->cpu];
+	else if (n)
+		c->v = c->cpu % n;
+	c->n = n;
+}
+
 /* virt_cpu(cpu, cpus), once shim_ready() said yes */
 static inline bool setcopy_vcpu(unsigned cpu, unsigned *out)
 {
-	uint32_t ls;
-	for (int i = 0; i < 1000; i++) {
-		int rb = setcopy_read_begin(&ls);
-		if (rb < 0)
-			return false;
-		if (rb == 0)
-			continue;
-		uint32_t n = shim_setcopy.s.n, nw = shim_setcopy.s.nw;
-		unsigned v = 0;
-		if (cpu < nw * 64 && cpu < shim_setcopy.cap)
-			v = shim_setcopy.vcpu[cpu];
-		else if (n)
-			v = cpu % n;
-		if (setcopy_read_valid(ls)) {
-			if (n == 0)
-				return false;
-			*out = v;
-			return true;
-		}
-	}
-	return false;
+	struct setcopy_cpu c = { .cpu = cpu };
+	if (!setcopy_read(read_vcpu, &c) || c.n == 0)
+		return false;
+	*out = c.v;
+	return true;
 }
 
 /* The physical CPU of virtual CPU v (v < n), once shim_ready() said yes:
  * the inverse of setcopy_vcpu */
+static inline __attribute__((always_inline)) void read_pcpu(void *arg)
+{
+	struct setcopy_cpu *c = arg; /* v in, cpu out; n: found */
+	c->n = c->v < shim_setcopy.s.n && c->v < shim_setcopy.cap && shim_setcopy.pcpu;
+	c->cpu = c->n ? shim_setcopy.pcpu[c->v] : 0;
+}
+
 static inline bool setcopy_pcpu(unsigned v, unsigned *out)
 {
-	uint32_t ls;
-	for (int i = 0; i < 1000; i++) {
-		int rb = setcopy_read_begin(&ls);
-		if (rb < 0)
-			return false;
-		if (rb == 0)
-			continue;
-		bool ok = v < shim_setcopy.s.n && v < shim_setcopy.cap && shim_setcopy.pcpu;
-		unsigned p = ok ? shim_setcopy.pcpu[v] : 0;
-		if (setcopy_read_valid(ls)) {
-			*out = p;
-			return ok;
-		}
-	}
-	return false;
+	struct setcopy_cpu c = { .v = v };
+	if (!setcopy_read(read_pcpu, &c))
+		return false;
+	*out = c.cpu;
+	return c.n;
 }
 
 /* Word loops the compiler must not turn into string instructions: with
@@ -222,6 +217,55 @@ static inline uint64_t fill_word(size_t j, unsigned n)
 	return 0;
 }
 
+/* A physical mask (b, bw words, valid bytes the kernel wrote) ranked
+ * among the set's CPUs: the virtual words virt[0..filled), got CPUs of
+ * the set's n (vw words) */
+struct setcopy_rank {
+	const unsigned char *b;
+	size_t bw, valid;
+	uint64_t *virt;
+	uint32_t n;
+	size_t vw, filled;
+	unsigned got;
+};
+
+static inline __attribute__((always_inline)) void read_ranks(void *arg)
+{
+	struct setcopy_rank *c = arg;
+	uint32_t n = shim_setcopy.s.n, top = shim_setcopy.top;
+	if (n > CPS_MAX_CPUS)
+		n = CPS_MAX_CPUS;
+	if (top > CPS_MAX_WORDS)
+		top = CPS_MAX_WORDS;
+	size_t vw = CPS_WORDS_FOR(n), m = c->bw < top ? c->bw : top;
+	size_t filled = 0; /* virt[0..filled) are set: ranks only grow */
+	unsigned got = 0;
+	for (size_t j = 0; j < m; j++) {
+		uint64_t set = shim_setcopy.s.cpus[j];
+		uint64_t w = j < c->valid / 8 ? get_word(c->b, j) & set : 0;
+		unsigned r = shim_setcopy.base[j];
+		/* the CPUs of w, ranked among the set's */
+		while (w && r < vw * 64) {
+			uint64_t low = set & -set;
+			if (w & low) {
+				while (filled <= r / 64) {
+					c->virt[filled++] = 0;
+					NOT_A_STRING_OP(filled);
+				}
+				c->virt[r / 64] |= (uint64_t)1 << (r % 64);
+				w &= ~low;
+				got++;
+			}
+			set &= set - 1;
+			r++;
+		}
+	}
+	c->n = n;
+	c->vw = vw;
+	c->filled = filled;
+	c->got = got;
+}
+
 /* shim_to_virtual(buf, size, cpus): the caller's physical mask becomes its
  * virtual image, in place. */
 static inline __attribute__((always_inline)) bool setcopy_to_virtual(void *buf, size_t size,
@@ -239,67 +283,34 @@ static inline __attribute__((always_inline)) bool setcopy_to_virtual(void *buf, 
 	unsigned char *b = buf;
 	size_t bw = size / 8;
 	uint64_t virt[CPS_MAX_WORDS];
-	uint32_t ls;
-	for (int i = 0; i < 1000; i++) {
-		int rb = setcopy_read_begin(&ls);
-		if (rb < 0)
-			return false;
-		if (rb == 0)
-			continue;
-		uint32_t n = shim_setcopy.s.n, top = shim_setcopy.top;
-		if (n > CPS_MAX_CPUS)
-			n = CPS_MAX_CPUS;
-		if (top > CPS_MAX_WORDS)
-			top = CPS_MAX_WORDS;
-		size_t vw = CPS_WORDS_FOR(n), m = bw < top ? bw : top;
-		size_t filled = 0; /* virt[0..filled) are set: ranks only grow */
-		unsigned got = 0;
-		for (size_t j = 0; j < m; j++) {
-			uint64_t set = shim_setcopy.s.cpus[j];
-			uint64_t w = j < valid / 8 ? get_word(b, j) & set : 0;
-			unsigned r = shim_setcopy.base[j];
-			/* the CPUs of w, ranked among the set's */
-			while (w && r < vw * 64) {
-				uint64_t low = set & -set;
-				if (w & low) {
-					while (filled <= r / 64) {
-						virt[filled++] = 0;
-						NOT_A_STRING_OP(filled);
-					}
-					virt[r / 64] |= (uint64_t)1 << (r % 64);
-					w &= ~low;
-					got++;
-				}
-				set &= set - 1;
-				r++;
-			}
-		}
-		if (!setcopy_read_valid(ls))
-			continue;
-		if (n == 0)
-			return false;
-		if (got == 0) { /* runs outside its set (never confined): show the set */
-			for (filled = 0; filled < vw && filled < bw; filled++)
-				virt[filled] = fill_word(filled, n);
-		}
-		for (size_t j = 0; j < filled && j < bw; j++)
-			put_word(b, j, virt[j]);
-		/* the rest is zero: within the kernel's mask it mostly is
-		 * already (physical CPUs beyond the set's last word are rare),
-		 * and reading costs less there; beyond it (libc's memset) in
-		 * 16-byte stores */
-		size_t kw = valid / 8 < bw ? valid / 8 : bw, j = filled;
-		for (; j < kw; j++)
-			if (get_word(b, j))
-				put_word(b, j, 0);
-		typedef uint64_t zero2 __attribute__((vector_size(16), aligned(1), may_alias));
-		for (; j + 2 <= bw; j += 2)
-			*(zero2 *)(void *)(b + j * 8) = (zero2){ 0, 0 };
-		if (j < bw)
-			put_word(b, j, 0);
-		return true;
+	struct setcopy_rank r = { b, bw, valid, virt, 0, 0, 0, 0 };
+	if (!setcopy_read(read_ranks, &r))
+		return false;
+	uint32_t n = r.n;
+	size_t vw = r.vw, filled = r.filled;
+	unsigned got = r.got;
+	if (n == 0)
+		return false;
+	if (got == 0) { /* runs outside its set (never confined): show the set */
+		for (filled = 0; filled < vw && filled < bw; filled++)
+			virt[filled] = fill_word(filled, n);
 	}
-	return false;
+	for (size_t j = 0; j < filled && j < bw; j++)
+		put_word(b, j, virt[j]);
+	/* the rest is zero: within the kernel's mask it mostly is
+	 * already (physical CPUs beyond the set's last word are rare),
+	 * and reading costs less there; beyond it (libc's memset) in
+	 * 16-byte stores */
+	size_t kw = valid / 8 < bw ? valid / 8 : bw, j = filled;
+	for (; j < kw; j++)
+		if (get_word(b, j))
+			put_word(b, j, 0);
+	typedef uint64_t zero2 __attribute__((vector_size(16), aligned(1), may_alias));
+	for (; j + 2 <= bw; j += 2)
+		*(zero2 *)(void *)(b + j * 8) = (zero2){ 0, 0 };
+	if (j < bw)
+		put_word(b, j, 0);
+	return true;
 }
 
 long setcopy_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t *virt,
