@@ -62,10 +62,6 @@ known_failure() {
 	case "$1 $2" in
 	"lscpu same-path")
 		echo "kept list views are found by set and path: a changed file (CPU hotplug, SMT switched off) is not read again" ;;
-	"lscpu "*big-little*)
-		# lscpu numbers cores per CPU type (CPU part); compare.py
-		# renumbers the whole machine's across types
-		echo "big.LITTLE arm64: lscpu's core ids per CPU type, renumbered across types by the comparison" ;;
 	"hwloc-calc "*s390*smt*)
 		# s390's sysfs lists each thread's caches as its own: in a
 		# set holding one thread of a core, that core and its caches

@@ -444,11 +444,46 @@ def cmd_hwloc_nodes(root, cpus, nodes, got_path):
 
 # ---- lscpu -p / -e ----
 
-def renumber_rows(header, rows, cpus, keep=()):
+# the columns lscpu numbers per CPU type (its topology maps are the
+# type's: a machine of two kinds of core numbers each kind's from 0)
+TYPE_COLUMNS = ("CORE", "SOCKET", "BOOK", "DRAWER", "CLUSTER")
+# the /proc/cpuinfo fields that tell lscpu one CPU type from another
+TYPE_FIELDS = ("vendor_id", "cpu family", "model", "model name", "stepping",
+               "CPU implementer", "CPU architecture", "CPU variant", "CPU part",
+               "CPU revision", "cpu", "revision")
+
+
+def cpu_types(root):
+    """{CPU: its type} from root's /proc/cpuinfo, where each CPU has a
+    block of its own (x86, arm64, POWER); {} otherwise (s390's one header:
+    one type)."""
+    try:
+        with open(os.path.join(root or "/", "proc/cpuinfo")) as f:
+            text = f.read()
+    except OSError:
+        return {}
+    types, cpu, fields = {}, None, {}
+    for line in text.splitlines() + [""]:
+        key, colon, value = line.partition(":")
+        key = key.strip()
+        if not line.strip():
+            if cpu is not None:
+                types[cpu] = tuple(fields.get(k) for k in TYPE_FIELDS)
+            cpu, fields = None, {}
+        elif key == "processor" and value.strip().isdigit():
+            cpu = int(value)
+        elif colon:
+            fields[key] = value.strip()
+    return types
+
+
+def renumber_rows(header, rows, cpus, keep=(), types=None):
     """rows: lists of column strings, the first the CPU. Keeps the set's
     rows, CPU -> virtual, and each made-up id column renumbered in order
-    of first appearance (lscpu numbers its ids that way); NODE and the
-    ONLINE/MHz columns kept."""
+    of first appearance (lscpu numbers its ids that way), the topology
+    columns among the CPUs of each type (types: {CPU: type}); NODE and
+    the ONLINE/MHz columns kept."""
+    types = types or {}
     rank = {p: v for v, p in enumerate(cpus)}
     kept = [r for r in rows if int(r[0]) in rank]
     if len(kept) != len(cpus):
@@ -457,21 +492,24 @@ def renumber_rows(header, rows, cpus, keep=()):
     # without some cache level): pad to renumber, cut back after
     widths = [len(r) for r in kept]
     out = [[str(rank[int(r[0])])] + r[1:] + [""] * (len(header) - len(r)) for r in kept]
+    kinds = [types.get(int(r[0])) for r in kept]
     for col, name in enumerate(header):
-        if col == 0 or name in keep or name.upper() not in (
-                "CORE", "SOCKET", "BOOK", "DRAWER", "CLUSTER", "L1D", "L1I", "L2", "L3", "CACHE"):
+        if col == 0 or name in keep or name.upper() not in TYPE_COLUMNS + (
+                "L1D", "L1I", "L2", "L3", "CACHE"):
             continue
+        per_type = name.upper() in TYPE_COLUMNS
         seen = {}
-        for r in out:
+        for r, kind in zip(out, kinds):
             parts = r[col].split(":")
             new = []
             for i, p in enumerate(parts):
                 if p in ("", "-"):
                     new.append(p)
                     continue
-                key = (i, p)
+                scope = (i, kind if per_type else None)
+                key = (scope, p)
                 if key not in seen:
-                    seen[key] = str(len([k for k in seen if k[0] == i]))
+                    seen[key] = str(len([k for k in seen if k[0] == scope]))
                 new.append(seen[key])
             r[col] = ":".join(new)
     return [r[:w] for r, w in zip(out, widths)]
@@ -541,14 +579,16 @@ def cmd_lscpu(full_path, cpus, got_path, root=None):
         comments = [l for l in full if l.startswith("#")]
         header = comments[-1][2:].split(",")
         rows = [l.split(",") for l in full if not l.startswith("#")]
-        out = renumber_rows(header, rows, cpus, CACHE_NAMES if has_cache_ids(root) else ())
+        out = renumber_rows(header, rows, cpus, CACHE_NAMES if has_cache_ids(root) else (),
+                            cpu_types(root))
         want = [l + "\n" for l in comments] + [",".join(r) + "\n" for r in out]
     else:
         header = full[0].split()
         cache_col = [i for i, h in enumerate(header) if ":" in h]
         rows = [l.split() for l in full[1:]]
         names = ["CACHE" if i in cache_col else h for i, h in enumerate(header)]
-        out = renumber_rows(names, rows, cpus, ("CACHE",) if has_cache_ids(root) else ())
+        out = renumber_rows(names, rows, cpus, ("CACHE",) if has_cache_ids(root) else (),
+                            cpu_types(root))
         # lscpu -e pads its columns; compare the cells, not the spacing
         want = [" ".join(header) + "\n"] + [" ".join(r) + "\n" for r in out]
         got = [" ".join(l.split()) + "\n" for l in got]
