@@ -21,9 +21,10 @@
 #include "preload/view.h"
 #include "src/kept_views.h"
 
-/* How long a kept cpuinfo view serves before it is made again from the
- * real file: its "cpu MHz" lines change on real hardware. */
-#define KEEP_CPUINFO_NS 1000000000ull
+/* How long a kept view made from a real file serves before it is made
+ * again from it: cpuinfo's "cpu MHz" lines change on real hardware, and a
+ * CPU taken offline or SMT switched off changes the topology files. */
+#define KEEP_VIEW_NS 1000000000ull
 
 static struct {
 	int state; /* 0: not tried yet, 1: the directory is usable, -1: not */
@@ -125,9 +126,9 @@ int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *nam
 		if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
 			made = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull +
 			       (uint64_t)sb.st_mtim.tv_nsec;
-		if (made && made <= now + KEEP_CPUINFO_NS && now < made + KEEP_CPUINFO_NS) {
+		if (made && made <= now + KEEP_VIEW_NS && now < made + KEEP_VIEW_NS) {
 			__atomic_store_n(&kept.ci_key, key, __ATOMIC_RELAXED);
-			__atomic_store_n(&kept.ci_until, made + KEEP_CPUINFO_NS, __ATOMIC_RELAXED);
+			__atomic_store_n(&kept.ci_until, made + KEEP_VIEW_NS, __ATOMIC_RELAXED);
 			return fd;
 		}
 		close(fd);
@@ -159,11 +160,47 @@ int shim_kept_store(enum vkind k, const char *name, uint64_t key, const char *da
 	}
 	if (k == V_CPUINFO) {
 		__atomic_store_n(&kept.ci_key, key, __ATOMIC_RELAXED);
-		__atomic_store_n(&kept.ci_until, now_ns() + KEEP_CPUINFO_NS, __ATOMIC_RELAXED);
+		__atomic_store_n(&kept.ci_until, now_ns() + KEEP_VIEW_NS, __ATOMIC_RELAXED);
 	}
 	return shim_real.open(name, kept_oflags(flags));
 }
 
+
+/* The times until which this process found kept /sys views recent: a
+ * direct-mapped cache of (the name's hash, until) words, 32 bits each
+ * (until in ms, compared across its wrap), one atomic word per entry. */
+#define RECENT_SLOTS 256
+static uint64_t recent[RECENT_SLOTS];
+
+static uint32_t name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h | 1; /* never 0: an empty slot */
+}
+
+int shim_kept_open_recent(const char *name, int flags)
+{
+	uint32_t h = name_hash(name);
+	uint64_t *slot = &recent[h % RECENT_SLOTS], now = now_ns();
+	uint64_t e = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	bool known = (uint32_t)(e >> 32) == h && (int32_t)((uint32_t)e - (uint32_t)(now / 1000000)) > 0;
+	int fd = shim_real.open(name, kept_oflags(flags));
+	if (fd < 0 || known)
+		return fd;
+	struct stat sb;
+	uint64_t made = 0;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		made = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull + (uint64_t)sb.st_mtim.tv_nsec;
+	if (made && made <= now + KEEP_VIEW_NS && now < made + KEEP_VIEW_NS) {
+		uint32_t until = (uint32_t)((made + KEEP_VIEW_NS) / 1000000);
+		__atomic_store_n(slot, (uint64_t)h << 32 | until, __ATOMIC_RELAXED);
+		return fd;
+	}
+	close(fd);
+	return -1;
+}
 
 int shim_kept_content(const char *tag, const char *data, size_t len, int flags)
 {

@@ -129,6 +129,12 @@ bool shim_view_own_file(const char *path, int fd, char *real, size_t len);
  * does. */
 int shim_kept_store(enum vkind k, const char *name, uint64_t key, const char *data, size_t len,
 		    int flags);
+/* A kept view made from a real file (a /sys list or mask), opened if it
+ * was made within the last second, so that a changed real file (a CPU
+ * offline, SMT switched off) is read again within a second; -1 (errno
+ * of its own) if it is missing or older: the caller makes it again.
+ * Each process checks a name's time (one fstat) once in that second. */
+int shim_kept_open_recent(const char *name, int flags);
 /* A kept view named by what it holds (<tag>-<hash>-<length>): for a view
  * that is made fresh at each open but takes few different contents (a
  * cgroup's CPU list), so that delivering it is one open of a file that

@@ -499,9 +499,7 @@ int shim_sys_open(const char *canon, int flags, int mode)
 	}
 	int saved = errno, fd = -1;
 	bool have_name = kept_name(canon, &v, &in, name, sizeof(name));
-	/* no O_NOFOLLOW (see preload/kept_views.c, kept_oflags) */
-	if (have_name && (fd = shim_real.open(name, O_RDONLY | O_NOCTTY |
-							  (flags & (O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)))) >= 0) {
+	if (have_name && (fd = shim_kept_open_recent(name, flags)) >= 0) {
 		errno = saved;
 		return fd;
 	}
