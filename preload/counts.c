@@ -1,6 +1,8 @@
 /* The counts and where a thread runs: sysconf, get_nprocs(_conf),
  * sched_getcpu and getcpu, answered from the set copy. The online count
- * (_SC_NPROCESSORS_ONLN, get_nprocs) is the set's n; so is the possible
+ * (_SC_NPROCESSORS_ONLN, get_nprocs) is the set's CPUs the kernel has
+ * online (its online list read at most once a second: the set's n while
+ * all are); the possible count is the set's n
  * count (_SC_NPROCESSORS_CONF, get_nprocs_conf), or with
  * CPUSETSHIM_WIDE_POSSIBLE=1 as wide as the set's highest physical CPU, so
  * that an array it sizes holds a CPU number read from the rseq area,
@@ -10,13 +12,90 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <sys/sysinfo.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "preload/setcopy.h"
 #include "preload/shim.h"
+#include "preload/view.h"
+#include "src/cpulist.h"
+
+/* ---- the set's online CPUs ---- */
+
+/* The online count found last: until (ms of CLOCK_MONOTONIC_COARSE,
+ * compared across its wrap) << 32 | count << 12 | the set copy's sequence
+ * (its low 12 bits) it was counted for; one atomic word. */
+static uint64_t online_known;
+static pthread_mutex_t online_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint32_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
+}
+
+/* The kernel's online CPUs into m (CPS_MAX_WORDS words); false if its
+ * list cannot be read. */
+static bool kernel_online(uint64_t *m)
+{
+	char b[4096];
+	ssize_t len = 0, r;
+	int fd = shim_real.open ? shim_real.open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return false;
+	while (len < (ssize_t)sizeof(b) - 1 && (r = read(fd, b + len, sizeof(b) - 1 - (size_t)len)) > 0)
+		len += r;
+	close(fd);
+	while (len > 0 && (b[len - 1] == '\n' || b[len - 1] == '\0'))
+		len--;
+	b[len] = 0;
+	struct cps_parse_error err;
+	return len > 0 && cps_cpulist_parse(b, m, CPS_MAX_WORDS, &err) == 0;
+}
+
+/* The set's n CPUs, less those the kernel has offline, counted again
+ * when a second has passed or the set changed. Under a test root (a
+ * captured machine's files) the set's n. */
+unsigned shim_online_count(unsigned n)
+{
+	uint32_t seq = (uint32_t)__atomic_load_n(&shim_setcopy.s.seq, __ATOMIC_RELAXED) & 0xfff;
+	uint32_t now = now_ms();
+	uint64_t e = __atomic_load_n(&online_known, __ATOMIC_RELAXED);
+	if (CPS_LIKELY(e && (int32_t)((uint32_t)(e >> 32) - now) > 0 && (e & 0xfff) == seq))
+		return (unsigned)(e >> 12) & 0xfffff;
+	if (shim_test_root() || pthread_mutex_trylock(&online_lock) != 0)
+		return n; /* (another thread is counting: the set's n this once) */
+	SHIM_KEEP_ERRNO;
+	struct shim_cpus v;
+	uint64_t on[CPS_MAX_WORDS] = { 0 };
+	unsigned c = n;
+	if (shim_cpus_now(&v) && kernel_online(on)) {
+		unsigned k = 0;
+		for (size_t j = 0; j < v.nw; j++)
+			k += (unsigned)__builtin_popcountll(v.cpus[j] & on[j]);
+		if (k > 0 && k <= n)
+			c = k; /* (none online: the list is not this machine's) */
+	}
+	__atomic_store_n(&online_known, (uint64_t)(now + 1000u) << 32 | (uint64_t)(c & 0xfffff) << 12 | seq,
+			 __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&online_lock);
+	return c;
+}
+
+/* The online count: false to pass through. */
+static bool count_online(unsigned *n)
+{
+	if (!shim_count(n))
+		return false;
+	*n = shim_online_count(*n);
+	return true;
+}
 
 /* ---- sysconf and friends ---- */
 
@@ -38,7 +117,7 @@ __attribute__((noinline)) static long sysconf_slow(int name)
 		return shim_real.sysconf ? shim_real.sysconf(name) : fallback_sysconf(name);
 	}
 	unsigned n;
-	if (name == _SC_NPROCESSORS_ONLN ? shim_count(&n) : shim_count_possible(&n))
+	if (name == _SC_NPROCESSORS_ONLN ? count_online(&n) : shim_count_possible(&n))
 		return n;
 	return shim_real.sysconf ? shim_real.sysconf(name) : fallback_sysconf(name);
 }
@@ -75,7 +154,7 @@ EXPORT long __sysconf(int name)
 EXPORT int get_nprocs(void)
 {
 	unsigned n;
-	if (shim_count(&n))
+	if (count_online(&n))
 		return (int)n;
 	return shim_real.get_nprocs ? shim_real.get_nprocs() : 1;
 }

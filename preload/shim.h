@@ -166,6 +166,10 @@ struct shim_cpus {
 };
 /* The caller's set now; false when the shim is passing through. */
 bool shim_cpus_now(struct shim_cpus *v);
+/* Of the set's n CPUs, how many the kernel has online (its online list
+ * read again at most once a second, or when the set changed); n under a
+ * test root or when the list cannot be read (preload/counts.c). */
+unsigned shim_online_count(unsigned n);
 /* The set of another process: its record, else its thread group is ours,
  * else its ancestry (pid 0 or our own: shim_cpus_now). */
 bool shim_cpus_of(pid_t pid, struct shim_cpus *v);

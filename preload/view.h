@@ -23,6 +23,8 @@ enum vkind {
 	V_CGROUP,  /* the CPU files of the caller's cpuset cgroup */
 	V_POSSIBLE, /* /sys/devices/system/cpu/possible: 0..w-1 (cps_view_width) */
 	V_NUMA_MAPS, /* /proc/<pid>/numa_maps, the task form: nodes by the set's */
+	V_ONLINE, /* /sys/devices/system/cpu/online: the set's CPUs online (V_RANGE
+		   * while all are) */
 };
 
 /* $name is "0". */

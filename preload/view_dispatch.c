@@ -187,8 +187,10 @@ enum vkind shim_view_classify(const char *c)
 		/* any process's, by the caller's nodes, as its stat by its CPUs */
 		return view_off(OFF_NUMA_MAPS) || !cap_digits(c, &m, 'p') ? V_NONE : V_NUMA_MAPS;
 	case CPS_VF_CPUDIR:
-		return row->kind == CPS_VSYS_RANGE ? V_RANGE
-		       : row->kind == CPS_VSYS_POSSIBLE ? V_POSSIBLE : V_NONE;
+		return row->kind == CPS_VSYS_RANGE	? V_RANGE
+		       : row->kind == CPS_VSYS_ONLINE	? V_ONLINE
+		       : row->kind == CPS_VSYS_POSSIBLE ? V_POSSIBLE
+							: V_NONE;
 	default:
 		return V_NONE;
 	}
@@ -318,6 +320,7 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 		break;
 	case V_RANGE: r = cps_view_cpurange(out, &s); break;
 	case V_POSSIBLE: r = cps_view_possible(out, &s); break;
+	case V_ONLINE: r = cps_view_cpumask_file(out, CPS_VSYS_ONLINE, in, inlen, &s); break;
 	case V_PIDSTAT: r = cps_view_pidstat(out, in, inlen, &s); break;
 	case V_CGROUP:
 		r = node_view(real, true) ? cgroup_mems(out, in, inlen, &s)

@@ -127,6 +127,29 @@ static bool pidstat_is_real(const struct shim_cpus *v)
 	return p > 0 && (unsigned)p <= v->n && cps_mask_last(v->cpus, v->nw) == (int)v->n - 1;
 }
 
+/* A view of kind k made now (out) delivered: a content-named kept file
+ * (the cgroup's lists, online with CPUs offline), else the pool, else a
+ * file of its own. */
+static int deliver_made(enum vkind k, const char *real, pid_t tid, const struct cps_buf *out,
+			int flags, int *how, struct stat *id, bool *have_id)
+{
+	int fd;
+	if ((k == V_CGROUP || k == V_ONLINE) &&
+	    (fd = shim_kept_content(k == V_CGROUP ? "cg" : "on", out->p, out->len, flags)) >= 0) {
+		*how = SHIM_VIEW_KEPT; /* going back to the start opens it again */
+		return fd;
+	}
+	bool kept_kind = k == V_RANGE || k == V_POSSIBLE || k == V_CPUINFO;
+	*how = kept_kind ? SHIM_VIEW_KEPT : SHIM_VIEW_MADE;
+	if (!kept_kind && !shim_view_no_pool &&
+	    (fd = shim_pool_deliver(k, real, k == V_STATUS_THREAD ? (tid ? tid : shim_gettid()) : 0,
+				    out->p, out->len, flags, id)) >= 0) {
+		*have_id = true;
+		return fd;
+	}
+	return make_fd(out->p, out->len, flags, kept_kind);
+}
+
 int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, int *how,
 			struct stat *id, bool *have_id)
 {
@@ -146,6 +169,9 @@ int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, in
 		return shim_real.open(real, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME)));
 	}
 	*how = SHIM_VIEW_KEPT;
+	/* online while all the set's CPUs are: the range of n, kept */
+	if (k == V_ONLINE && shim_online_count(v.n) == v.n)
+		k = V_RANGE;
 	if (k == V_RANGE || k == V_POSSIBLE || k == V_CPUINFO) {
 		fd = shim_kept_open(k, &v, flags, name, sizeof(name), &key, &store);
 		if (fd >= 0)
@@ -156,20 +182,8 @@ int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, in
 	int r = shim_view_build(k, real, tid, &v, &out);
 	if (r == 0 && store)
 		fd = shim_kept_store(k, name, key, out.p, out.len, flags);
-	if (r == 0 && fd < 0 && k == V_CGROUP &&
-	    (fd = shim_kept_content("cg", out.p, out.len, flags)) >= 0)
-		*how = SHIM_VIEW_KEPT; /* going back to the start opens it again */
-	if (r == 0 && fd < 0) {
-		bool kept_kind = k == V_RANGE || k == V_POSSIBLE || k == V_CPUINFO;
-		*how = kept_kind ? SHIM_VIEW_KEPT : SHIM_VIEW_MADE;
-		if (!kept_kind && !shim_view_no_pool &&
-		    (fd = shim_pool_deliver(k, real, k == V_STATUS_THREAD ?
-							  (tid ? tid : shim_gettid()) : 0,
-							  out.p, out.len, flags, id)) >= 0)
-			*have_id = true;
-		else
-			fd = make_fd(out.p, out.len, flags, kept_kind);
-	}
+	if (r == 0 && fd < 0)
+		fd = deliver_made(k, real, tid, &out, flags, how, id, have_id);
 	cps_buf_free(&out);
 	if (fd < 0)
 		shim_debug("view of %s failed; passing the real file through", real);

@@ -473,7 +473,8 @@ int shim_sys_open(const char *canon, int flags, int mode)
 	}
 	/* the ranges are kept views of their own (range-N, shared by every
 	 * set of n CPUs, or of w possible CPUs): view_dispatch.c's */
-	if ((k == CPS_VSYS_RANGE || k == CPS_VSYS_POSSIBLE) && !shim_test_root() && (flags & O_ACCMODE) == O_RDONLY &&
+	if ((k == CPS_VSYS_RANGE || k == CPS_VSYS_POSSIBLE || k == CPS_VSYS_ONLINE) && !shim_test_root() &&
+	    (flags & O_ACCMODE) == O_RDONLY &&
 	    !(flags & (O_DIRECTORY | O_PATH)))
 		return -1;
 	bool content = k >= CPS_VSYS_MASK;

@@ -85,7 +85,7 @@
 	  CPS_VFILE_NODES)                                                                   \
 	/* the CPU directory */                                                            \
 	X(a, "/sys/devices/system", "cpu", CPS_VF_CPUDIR, CPS_VSYS_DIR, 0)                 \
-	X(a, CPS_VFILE_CPU, "online", CPS_VF_CPUDIR, CPS_VSYS_RANGE, 0)                    \
+	X(a, CPS_VFILE_CPU, "online", CPS_VF_CPUDIR, CPS_VSYS_ONLINE, 0)                   \
 	X(a, CPS_VFILE_CPU, "present", CPS_VF_CPUDIR, CPS_VSYS_RANGE, 0)                   \
 	X(a, CPS_VFILE_CPU, "possible", CPS_VF_CPUDIR, CPS_VSYS_POSSIBLE, 0)               \
 	X(a, CPS_VFILE_CPU, "kernel_max", CPS_VF_CPUDIR, CPS_VSYS_KERNEL_MAX, 0)           \

@@ -29,11 +29,12 @@ enum cps_vsys_kind {
 	CPS_VSYS_MASK,      /* phys holds a hex CPU mask ("ff,ffffffff") */
 	CPS_VSYS_LIST,      /* phys holds a CPU list ("0-3,8") */
 	CPS_VSYS_SPACELIST, /* phys holds CPUs separated by spaces (cpufreq) */
-	CPS_VSYS_RANGE,     /* online, present: "0-(n-1)" */
+	CPS_VSYS_RANGE,     /* present: "0-(n-1)" */
 	CPS_VSYS_KERNEL_MAX,/* kernel_max: w-1 (cps_view_width) */
 	CPS_VSYS_HAS_CPU,   /* node/has_cpu: nodes holding CPUs of the set */
 	CPS_VSYS_POSSIBLE,  /* possible: "0-(w-1)" (cps_view_width) */
 	CPS_VSYS_OFFLINE,   /* offline: a CPU list, and virtual CPUs n..w-1 */
+	CPS_VSYS_ONLINE,    /* online: a CPU list, the set's CPUs online */
 	CPS_VSYS_NODELIST,  /* node/{online,possible,has_*}: the set's nodes */
 	CPS_VSYS_DISTANCE,  /* nodeV/distance: the row's columns of the set */
 	CPS_VSYS_NODEINFO,  /* nodeV/meminfo: "Node P" lines as "Node V" */

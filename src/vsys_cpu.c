@@ -229,6 +229,7 @@ int cps_view_cpumask_file(struct cps_buf *out, int kind, const char *real, size_
 		break;
 	case CPS_VSYS_LIST:
 	case CPS_VSYS_OFFLINE:
+	case CPS_VSYS_ONLINE:
 		/* an empty list is a line of its own (offline, isolated) */
 		if (!strcmp(t, "\n") || !*t)
 			r = 0;

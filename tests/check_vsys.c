@@ -146,7 +146,7 @@ START_TEST(test_resolve)
 		  "/sys/devices/system/cpu/cpu5/cache/index3/id" },
 		{ "/sys/devices/system/cpu/cpu0/cpufreq/related_cpus", CPS_VSYS_SPACELIST,
 		  "/sys/devices/system/cpu/cpu5/cpufreq/related_cpus" },
-		{ "/sys/devices/system/cpu/online", CPS_VSYS_RANGE, "/sys/devices/system/cpu/online" },
+		{ "/sys/devices/system/cpu/online", CPS_VSYS_ONLINE, "/sys/devices/system/cpu/online" },
 		{ "/sys/devices/system/cpu/possible", CPS_VSYS_POSSIBLE,
 		  "/sys/devices/system/cpu/possible" },
 		{ "/sys/devices/system/cpu/present", CPS_VSYS_RANGE, "/sys/devices/system/cpu/present" },
@@ -278,6 +278,10 @@ START_TEST(test_lists)
 		/* the kernel pads it to nr_cpu_ids columns (8 here) */
 		{ CPS_VSYS_LIST, "4,6,8,10", "  (null)\n", "\n" },
 		{ CPS_VSYS_LIST, "1,3,200", "200,3\n", "1-2\n" },
+		/* online: the set's CPUs the kernel has online, renumbered */
+		{ CPS_VSYS_ONLINE, "1,3,5", "0-3,5\n", "0-2\n" },
+		{ CPS_VSYS_ONLINE, "1,3,5", "0-1,4-5\n", "0,2\n" },
+		{ CPS_VSYS_ONLINE, "4-7", "0-5\n", "0-1\n" },
 		{ CPS_VSYS_LIST, "0-3", "0-3:2\n", "0,2\n" },
 		{ CPS_VSYS_SPACELIST, "2-3", "0 1 2 3 \n", "0 1 \n" },
 		{ CPS_VSYS_SPACELIST, "2-3", "0 1\n", "\n" },

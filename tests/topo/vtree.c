@@ -117,6 +117,7 @@ static void file(const char *vpath)
 	case CPS_VSYS_LIST:
 	case CPS_VSYS_SPACELIST:
 	case CPS_VSYS_OFFLINE:
+	case CPS_VSYS_ONLINE:
 		r = cps_view_cpumask_file(&out, k, real, len, &snap);
 		break;
 	case CPS_VSYS_RANGE:
