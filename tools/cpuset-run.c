@@ -16,6 +16,7 @@
 #include "base/util.h"
 #include "src/allowance.h"
 #include "src/cpulist.h"
+#include "src/ldpreload.h"
 #include "src/mask.h"
 #include "src/sets.h"
 #include "src/supervise.h"
@@ -102,44 +103,11 @@ static int find_shim(char *out, size_t len)
 static int set_preload(const char *shim)
 {
 	const char *old = getenv("LD_PRELOAD");
-	if (!old || !*old)
-		return setenv("LD_PRELOAD", shim, 1);
-	size_t sl = strlen(shim), ol = strlen(old);
-	char *buf = malloc(sl + ol + 2);
+	size_t len = strlen(shim) + (old ? strlen(old) : 0) + 2;
+	char *buf = malloc(len);
 	if (!buf)
 		return -1;
-	size_t n = 0;
-	const char *p = old;
-	/* A sanitizer runtime must stay first in the list: keep it there. */
-	size_t fl = strcspn(old, ": ");
-	if (fl && (memmem(old, fl, "libasan.so", 10) || memmem(old, fl, "libtsan.so", 10))) {
-		memcpy(buf, old, fl);
-		n = fl;
-		buf[n++] = ':';
-		p = old + fl;
-		if (*p)
-			p++;
-	}
-	memcpy(buf + n, shim, sl);
-	n += sl;
-	/* entries are separated by spaces or colons */
-	while (*p) {
-		size_t l = strcspn(p, ": ");
-		bool is_shim = l > 0 && ((l == sl && !memcmp(p, shim, l)) ||
-					 (l >= 17 && !memcmp(p + l - 17, "libcpusetshim.so", 16) &&
-					  p[l - 17] == '/') ||
-					 (l >= 16 && !memcmp(p + l - 16, "libcpusetshim.so", 16)));
-		if (l && !is_shim) {
-			buf[n++] = ':';
-			memcpy(buf + n, p, l);
-			n += l;
-		}
-		p += l;
-		if (*p)
-			p++;
-	}
-	buf[n] = 0;
-	int r = setenv("LD_PRELOAD", buf, 1);
+	int r = cps_preload_build(buf, len, old, shim) < 0 ? -1 : setenv("LD_PRELOAD", buf, 1);
 	free(buf);
 	return r;
 }
