@@ -252,6 +252,30 @@ static int cmd_init(int argc, char **argv)
 
 /* ---- create / destroy / alloc / attach / free ---- */
 
+/* create's CPUs into m: those given (cpus), or else what is free in the
+ * parent pid for a set of these flags. CLI_OK or an exit code. */
+static int create_cpus(struct cps_ctx *c, const char *cpus, uint32_t pid, unsigned flags,
+		       uint64_t *m)
+{
+	size_t mw = c->t.mask_words;
+	int r;
+	if (cpus)
+		return cli_cpus_own(cpus, m, mw);
+	/* the 2003 CPUSETS proposal's "same processors as the parent": what is free */
+	if ((r = cps_getfreecpus(c, pid, flags, m)) < 0)
+		return cli_refused(r, c->why, "create");
+	if (cps_mask_empty(m, mw)) {
+		struct cps_setinfo ps;
+		const char *why;
+		if (cps_set_get(c, pid ? pid : cps_current(c), &ps) == 0 &&
+		    (why = cps_nesting_refusal(ps.flags, flags)) != NULL)
+			return cli_refused(EINVAL, why, "create");
+		return cli_refused(EBUSY, "the parent has no free CPU for such a set",
+				   "create");
+	}
+	return CLI_OK;
+}
+
 static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -284,23 +308,8 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 	uint32_t pid = 0, id;
 	if (parent && (r = cli_set(c, parent, &pid)))
 		return r;
-	if (cpus) {
-		if ((r = cli_cpus_own(cpus, m, mw)))
-			return r;
-	} else {
-		/* the 2003 CPUSETS proposal's "same processors as the parent": what is free */
-		if ((r = cps_getfreecpus(c, pid, flags, m)) < 0)
-			return cli_refused(r, c->why, "create");
-		if (cps_mask_empty(m, mw)) {
-			struct cps_setinfo ps;
-			const char *why;
-			if (cps_set_get(c, pid ? pid : cps_current(c), &ps) == 0 &&
-			    (why = cps_nesting_refusal(ps.flags, flags)) != NULL)
-				return cli_refused(EINVAL, why, "create");
-			return cli_refused(EBUSY, "the parent has no free CPU for such a set",
-					   "create");
-		}
-	}
+	if ((r = create_cpus(c, cpus, pid, flags, m)))
+		return r;
 	r = cps_create_mems(c, pid, flags, name, m, mems ? &how : NULL, &id);
 	if (r < 0) {
 		if (r == -EINVAL && name && !c->why)
