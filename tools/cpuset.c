@@ -718,6 +718,80 @@ static int cmd_sweep(struct cps_ctx *c, int argc, char **argv)
 	return CLI_OK;
 }
 
+/* The global options found after the command taken out of cargv (up to
+ * a "--"): the number of arguments left, or -1 for a bad --table-owner. */
+static int global_after(int cargc, char **cargv)
+{
+	int k = 1;
+	for (int i = 1; i < cargc; i++) {
+		if (!strcmp(cargv[i], "--")) {
+			while (i < cargc)
+				cargv[k++] = cargv[i++];
+			break;
+		}
+		if (!strcmp(cargv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(cargv[i], "--override")) {
+			override = true;
+		} else if (!strcmp(cargv[i], "--physical")) {
+			cli_physical = true;
+		} else if (!strcmp(cargv[i], "--table") && i + 1 < cargc) {
+			table = cargv[++i];
+		} else if (!strncmp(cargv[i], "--table=", 8)) {
+			table = cargv[i] + 8;
+		} else if (!strcmp(cargv[i], "--table-owner") && i + 1 < cargc) {
+			if (cli_table_owner(cargv[++i]))
+				return -1;
+		} else if (!strncmp(cargv[i], "--table-owner=", 14)) {
+			if (cli_table_owner(cargv[i] + 14))
+				return -1;
+		} else {
+			cargv[k++] = cargv[i];
+		}
+	}
+	cargv[k] = NULL;
+	return k;
+}
+
+/* The command cmd (other than init) run on the table: its exit code, or
+ * -1 if there is no such command. */
+static int run_command(const char *cmd, int cargc, char **cargv)
+{
+	static const struct {
+		const char *name;
+		int how;
+		int (*fn)(struct cps_ctx *, int, char **);
+	} cmds[] = {
+		{ "create", CPS_OPEN_CREATE, cmd_create }, { "destroy", CPS_OPEN_CREATE, cmd_destroy },
+		{ "alloc", CPS_OPEN_CREATE, cmd_alloc },   { "attach", CPS_OPEN_CREATE, cmd_attach },
+		{ "free", CPS_OPEN_CREATE, cmd_free },     { "list", CPS_OPEN_CREATE, cmd_list },
+		{ "show", CPS_OPEN_CREATE, cmd_show },     { "which", CPS_OPEN_CREATE, cmd_which },
+		{ "sweep", CPS_OPEN_WRITE, cmd_sweep },    { "repair", CPS_OPEN_WRITE, cmd_repair },
+	};
+	for (size_t i = 0; i < CPS_ARRAY_SIZE(cmds); i++) {
+		if (strcmp(cmd, cmds[i].name))
+			continue;
+		struct cps_ctx c;
+		int r = cli_open(&c, table, cmds[i].how);
+		if (r)
+			return r;
+		/* the caller's own numbers: for the commands that take or
+		 * show CPUs (repair reports what it finds, not what a look-up
+		 * of the caller's set would have repaired first) */
+		if (cmds[i].fn != cmd_repair && cmds[i].fn != cmd_sweep &&
+		    (r = cli_own_set(&c)) < 0) {
+			r = cli_refused(r, c.why, "%s: looking up the caller's own set", cmd);
+			cps_close(&c);
+			return r;
+		}
+		r = cmds[i].fn(&c, cargc, cargv);
+		cps_close(&c);
+		fflush(stdout);
+		return r;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -753,71 +827,15 @@ int main(int argc, char **argv)
 	char **cargv = argv + optind;
 	optind = 1; /* each command parses its own options */
 	/* the global options are also taken after the command */
-	int k = 1;
-	for (int i = 1; i < cargc; i++) {
-		if (!strcmp(cargv[i], "--")) {
-			while (i < cargc)
-				cargv[k++] = cargv[i++];
-			break;
-		}
-		if (!strcmp(cargv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(cargv[i], "--override")) {
-			override = true;
-		} else if (!strcmp(cargv[i], "--physical")) {
-			cli_physical = true;
-		} else if (!strcmp(cargv[i], "--table") && i + 1 < cargc) {
-			table = cargv[++i];
-		} else if (!strncmp(cargv[i], "--table=", 8)) {
-			table = cargv[i] + 8;
-		} else if (!strcmp(cargv[i], "--table-owner") && i + 1 < cargc) {
-			if (cli_table_owner(cargv[++i]))
-				return CLI_USAGE;
-		} else if (!strncmp(cargv[i], "--table-owner=", 14)) {
-			if (cli_table_owner(cargv[i] + 14))
-				return CLI_USAGE;
-		} else {
-			cargv[k++] = cargv[i];
-		}
-	}
-	cargc = k;
-	cargv[k] = NULL;
+	if ((cargc = global_after(cargc, cargv)) < 0)
+		return CLI_USAGE;
 	if (override && cps_allowance_override(true) < 0)
 		return cli_refused(-EPERM, "only root may go beyond the kernel's allowance",
 				   "--override");
 	if (!strcmp(cmd, "init"))
 		return cmd_init(cargc, cargv);
-	static const struct {
-		const char *name;
-		int how;
-		int (*fn)(struct cps_ctx *, int, char **);
-	} cmds[] = {
-		{ "create", CPS_OPEN_CREATE, cmd_create }, { "destroy", CPS_OPEN_CREATE, cmd_destroy },
-		{ "alloc", CPS_OPEN_CREATE, cmd_alloc },   { "attach", CPS_OPEN_CREATE, cmd_attach },
-		{ "free", CPS_OPEN_CREATE, cmd_free },     { "list", CPS_OPEN_CREATE, cmd_list },
-		{ "show", CPS_OPEN_CREATE, cmd_show },     { "which", CPS_OPEN_CREATE, cmd_which },
-		{ "sweep", CPS_OPEN_WRITE, cmd_sweep },    { "repair", CPS_OPEN_WRITE, cmd_repair },
-	};
-	for (size_t i = 0; i < CPS_ARRAY_SIZE(cmds); i++) {
-		if (strcmp(cmd, cmds[i].name))
-			continue;
-		struct cps_ctx c;
-		int r = cli_open(&c, table, cmds[i].how);
-		if (r)
-			return r;
-		/* the caller's own numbers: for the commands that take or
-		 * show CPUs (repair reports what it finds, not what a look-up
-		 * of the caller's set would have repaired first) */
-		if (cmds[i].fn != cmd_repair && cmds[i].fn != cmd_sweep &&
-		    (r = cli_own_set(&c)) < 0) {
-			r = cli_refused(r, c.why, "%s: looking up the caller's own set", cmd);
-			cps_close(&c);
-			return r;
-		}
-		r = cmds[i].fn(&c, cargc, cargv);
-		cps_close(&c);
-		fflush(stdout);
+	int r = run_command(cmd, cargc, cargv);
+	if (r >= 0)
 		return r;
-	}
 	return bad_usage("unknown command '%s'", cmd);
 }
