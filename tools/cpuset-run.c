@@ -209,7 +209,7 @@ static int take_option(int ch, struct run_opts *o)
 
 /* The command line into o, optind left at the program: -1 to go on, else
  * the exit code. */
-static int parse_options(int argc, char **argv, struct run_opts *o)
+static int parse_args(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option opts[] = {
 		{ "table", required_argument, 0, 'T' }, { "set", required_argument, 0, 's' },
@@ -380,7 +380,7 @@ int main(int argc, char **argv)
 	const char *why;
 	int r;
 	cli_init(argv[0]);
-	if ((r = parse_options(argc, argv, &o)) >= 0)
+	if ((r = parse_args(argc, argv, &o)) >= 0)
 		return r;
 	sv_set_say(run_say);
 	choose_supervision(&o, argv[optind], &why);
