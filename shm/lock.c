@@ -147,6 +147,83 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* One attempt at the lock, its type checked first (another type: not
+ * robust, not shared, error-checking... would change what locking does:
+ * never lock a mutex that is not ours). Returns 0 or EOWNERDEAD (taken),
+ * EBUSY or EDEADLK (held: *holder names who holds it, as the lock word
+ * read before the attempt says), or -errno with t->why set. */
+static int lock_try(struct shm_table *t, pid_t *holder)
+{
+	if (shm_lock_state(t, holder) == SHM_LOCK_DAMAGED) {
+		snprintf(t->why, sizeof(t->why),
+			 "the table is damaged (its lock's type word was overwritten); make "
+			 "it again with 'cpuset init --force'");
+		return -EUCLEAN;
+	}
+	int r = pthread_mutex_trylock(&t->h->lock);
+	if (r == 0 || r == EOWNERDEAD)
+		return r;
+	if (r == ENOTRECOVERABLE) {
+		snprintf(t->why, sizeof(t->why),
+			 "the table is damaged (its lock was left unrecoverable); make it "
+			 "again with 'cpuset init --force'");
+		return -EUCLEAN;
+	}
+	if (r != EBUSY && r != EDEADLK)
+		return -r;
+	return r;
+}
+
+/* Whether to stop waiting for holder after waited ms: -EBUSY with t->why
+ * and t->holder set, or 0 to go on. A stopped holder (job control, a
+ * debugger) will not let go while it stays stopped: no use waiting for
+ * it. */
+static int lock_give_up(struct shm_table *t, pid_t holder, int64_t waited)
+{
+	bool stopped = false;
+	if (waited >= 100 || t->lock_wait_ms == 0) {
+		char c = proc_state(holder);
+		stopped = c == 'T' || c == 't';
+	}
+	if (waited < (int64_t)t->lock_wait_ms && !stopped)
+		return 0;
+	char label[64];
+	t->holder = holder;
+	if (t->lock_wait_ms == 0) {
+		snprintf(t->why, sizeof(t->why), "the table's lock is held by pid %d", (int)holder);
+		return -EBUSY;
+	}
+	proc_label(holder, label, sizeof(label));
+	if (stopped)
+		snprintf(t->why, sizeof(t->why),
+			 "the table's lock is held by pid %d (%s): a writer stopped "
+			 "inside, which must be resumed or killed; nothing was changed",
+			 (int)holder, label);
+	else
+		snprintf(t->why, sizeof(t->why),
+			 "the table's lock is held by pid %d (%s), alive but not letting "
+			 "it go for %u s: a writer stuck, or a forged lock word (then "
+			 "'cpuset init --force'); nothing was changed",
+			 (int)holder, label, (t->lock_wait_ms + 999) / 1000);
+	return -EBUSY;
+}
+
+/* Wait for the lock at most 50 ms of what is left of the bound (in
+ * slices, so that a holder that dies is noticed): pthread_mutex_timedlock's
+ * answer. */
+static int lock_wait_slice(struct shm_table *t, int64_t waited)
+{
+	int64_t slice = (int64_t)t->lock_wait_ms - waited;
+	if (slice > 50)
+		slice = 50;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += (long)slice * 1000000;
+	ts.tv_sec += ts.tv_nsec / 1000000000;
+	ts.tv_nsec %= 1000000000;
+	return pthread_mutex_timedlock(&t->h->lock, &ts);
+}
+
 /* Take the lock, waiting at most t->lock_wait_ms for one holder that
  * makes no progress: 0 or EOWNERDEAD, else -errno with t->why set. The
  * bound is for a writer stuck inside (or a forged lock word), not for a
@@ -157,30 +234,13 @@ static int64_t mono_ms(void)
  * launching. */
 static int lock_bounded(struct shm_table *t)
 {
-	pthread_mutex_t *m = &t->h->lock;
 	int64_t start = mono_ms(), first = start;
 	pid_t holder = 0, seen_holder = 0;
 	uint64_t seen_seq = __atomic_load_n(&t->h->seq, __ATOMIC_ACQUIRE);
 	for (int takeovers = 0;;) {
-		/* another type (not robust, not shared, error-checking...) would
-		 * change what locking does: never lock a mutex that is not ours */
-		if (shm_lock_state(t, &holder) == SHM_LOCK_DAMAGED) {
-			snprintf(t->why, sizeof(t->why),
-				 "the table is damaged (its lock's type word was overwritten); make "
-				 "it again with 'cpuset init --force'");
-			return -EUCLEAN;
-		}
-		int r = pthread_mutex_trylock(m);
-		if (r == 0 || r == EOWNERDEAD)
+		int r = lock_try(t, &holder);
+		if (r == 0 || r == EOWNERDEAD || r < 0)
 			return r;
-		if (r == ENOTRECOVERABLE) {
-			snprintf(t->why, sizeof(t->why),
-				 "the table is damaged (its lock was left unrecoverable); make it "
-				 "again with 'cpuset init --force'");
-			return -EUCLEAN;
-		}
-		if (r != EBUSY && r != EDEADLK)
-			return -r;
 		int st = shm_lock_state(t, &holder);
 		/* the word naming this very thread: another handle of ours is
 		 * inside (a nested write), or the word is forged. Never taken
@@ -206,45 +266,9 @@ static int lock_bounded(struct shm_table *t)
 			start = mono_ms();
 		}
 		int64_t waited = mono_ms() - start;
-		/* a stopped holder (job control, a debugger) will not let go
-		 * while it stays stopped: no use waiting for it */
-		bool stopped = false;
-		if (waited >= 100 || t->lock_wait_ms == 0) {
-			char c = proc_state(holder);
-			stopped = c == 'T' || c == 't';
-		}
-		if (waited >= (int64_t)t->lock_wait_ms || stopped) {
-			char label[64];
-			t->holder = holder;
-			if (t->lock_wait_ms == 0) {
-				snprintf(t->why, sizeof(t->why),
-					 "the table's lock is held by pid %d", (int)holder);
-				return -EBUSY;
-			}
-			proc_label(holder, label, sizeof(label));
-			if (stopped)
-				snprintf(t->why, sizeof(t->why),
-					 "the table's lock is held by pid %d (%s): a writer stopped "
-					 "inside, which must be resumed or killed; nothing was changed",
-					 (int)holder, label);
-			else
-				snprintf(t->why, sizeof(t->why),
-					 "the table's lock is held by pid %d (%s), alive but not letting "
-					 "it go for %u s: a writer stuck, or a forged lock word (then "
-					 "'cpuset init --force'); nothing was changed",
-					 (int)holder, label, (t->lock_wait_ms + 999) / 1000);
-			return -EBUSY;
-		}
-		/* wait in slices, so that a holder that dies is noticed */
-		int64_t slice = (int64_t)t->lock_wait_ms - waited;
-		if (slice > 50)
-			slice = 50;
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += (long)slice * 1000000;
-		ts.tv_sec += ts.tv_nsec / 1000000000;
-		ts.tv_nsec %= 1000000000;
-		r = pthread_mutex_timedlock(m, &ts);
+		if ((r = lock_give_up(t, holder, waited)) < 0)
+			return r;
+		r = lock_wait_slice(t, waited);
 		if (r == 0 || r == EOWNERDEAD)
 			return r;
 	}

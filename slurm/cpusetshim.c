@@ -49,6 +49,7 @@
 #include "src/allowance.h"
 #include "src/cpulist.h"
 #include "src/kept_views.h"
+#include "src/ldpreload.h"
 #include "src/mask.h"
 #include "src/nodes.h"
 #include "src/sets.h"
@@ -354,34 +355,10 @@ static bool table_still_ours(const struct step *s, uint32_t id)
 static int set_preload(spank_t sp)
 {
 	char old[4096], buf[8192];
-	size_t n = 0, sl = strlen(shim_path);
 	if (spank_getenv(sp, "LD_PRELOAD", old, sizeof(old)) != ESPANK_SUCCESS)
 		old[0] = 0;
-	const char *p = old;
-	size_t fl = strcspn(old, ": ");
-	if (fl && (memmem(old, fl, "libasan.so", 10) || memmem(old, fl, "libtsan.so", 10))) {
-		memcpy(buf, old, fl);
-		n = fl;
-		buf[n++] = ':';
-		p = old + fl + (old[fl] != 0);
-	}
-	if (n + sl + 1 > sizeof(buf))
+	if (cps_preload_build(buf, sizeof(buf), old, shim_path) < 0)
 		return -1;
-	memcpy(buf + n, shim_path, sl);
-	n += sl;
-	while (*p) {
-		size_t l = strcspn(p, ": ");
-		bool shim = l >= 16 && !memcmp(p + l - 16, "libcpusetshim.so", 16);
-		if (l && !shim) {
-			if (n + l + 2 > sizeof(buf))
-				return -1;
-			buf[n++] = ':';
-			memcpy(buf + n, p, l);
-			n += l;
-		}
-		p += l + (p[l] != 0);
-	}
-	buf[n] = 0;
 	return spank_setenv(sp, "LD_PRELOAD", buf, 1) == ESPANK_SUCCESS ? 0 : -1;
 }
 
@@ -397,7 +374,7 @@ static void strip_env(spank_t sp)
 		return;
 	for (const char *p = old; *p;) {
 		size_t l = strcspn(p, ": ");
-		if (l && !(l >= 16 && !memcmp(p + l - 16, "libcpusetshim.so", 16))) {
+		if (l && !cps_preload_is_shim(p, l, NULL)) {
 			if (n)
 				buf[n++] = ':';
 			memcpy(buf + n, p, l);

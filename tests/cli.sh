@@ -101,16 +101,16 @@ expect_status "alloc bad usage" 2 "$CPUSET" alloc s
 # a migration runs at nice -10 where the kernel allows it (root), else at
 # the caller's own priority, and moves the members all the same
 sleep 600 &
-s2=$!
-at_exit 'kill $s2 2>/dev/null'
-"$CPUSET" attach l $s2
+s3=$!
+at_exit 'kill $s3 2>/dev/null'
+"$CPUSET" attach l $s3
 strace -f -e trace=setpriority -o "$T/prio" "$CPUSET" alloc l 1 >/dev/null 2>&1
 if [ "$(id -u)" = 0 ]; then
 	expect_match "alloc as root: the migration at nice -10" "$(cat "$T/prio")" "setpriority\(PRIO_PROCESS, 0, -10\) += 0"
 else
 	expect_match "alloc as a user: asks, is refused, goes on" "$(cat "$T/prio")" "setpriority\(PRIO_PROCESS, 0, -10\) += -1 EACCES"
 fi
-expect_eq "and the member is moved" "$(taskset -cp $s2 | sed 's/.*: //')" 1
+expect_eq "and the member is moved" "$(taskset -cp $s3 | sed 's/.*: //')" 1
 expect_status "free" 0 "$CPUSET" free
 expect_eq "free non-strict" "$(cat "$T/out")" "1"
 expect_status "free strict" 0 "$CPUSET" free --strict

@@ -222,7 +222,7 @@ done
 
 # each cpuset command's option table (in cmd_NAME) against its lines of
 # --help's Commands (from "  NAME" to the next command)
-opts "$SRC/tools/cpuset.c" >"$T/opts"
+{ opts "$SRC/tools/cpuset.c"; opts "$SRC/tools/cpuset-init.c"; } >"$T/opts"
 m=
 while read -r fn o; do
 	case $fn in cmd_*) ;; *) continue ;; esac

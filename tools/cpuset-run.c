@@ -16,6 +16,7 @@
 #include "base/util.h"
 #include "src/allowance.h"
 #include "src/cpulist.h"
+#include "src/ldpreload.h"
 #include "src/mask.h"
 #include "src/sets.h"
 #include "src/supervise.h"
@@ -102,44 +103,11 @@ static int find_shim(char *out, size_t len)
 static int set_preload(const char *shim)
 {
 	const char *old = getenv("LD_PRELOAD");
-	if (!old || !*old)
-		return setenv("LD_PRELOAD", shim, 1);
-	size_t sl = strlen(shim), ol = strlen(old);
-	char *buf = malloc(sl + ol + 2);
+	size_t len = strlen(shim) + (old ? strlen(old) : 0) + 2;
+	char *buf = malloc(len);
 	if (!buf)
 		return -1;
-	size_t n = 0;
-	const char *p = old;
-	/* A sanitizer runtime must stay first in the list: keep it there. */
-	size_t fl = strcspn(old, ": ");
-	if (fl && (memmem(old, fl, "libasan.so", 10) || memmem(old, fl, "libtsan.so", 10))) {
-		memcpy(buf, old, fl);
-		n = fl;
-		buf[n++] = ':';
-		p = old + fl;
-		if (*p)
-			p++;
-	}
-	memcpy(buf + n, shim, sl);
-	n += sl;
-	/* entries are separated by spaces or colons */
-	while (*p) {
-		size_t l = strcspn(p, ": ");
-		bool is_shim = l > 0 && ((l == sl && !memcmp(p, shim, l)) ||
-					 (l >= 17 && !memcmp(p + l - 17, "libcpusetshim.so", 16) &&
-					  p[l - 17] == '/') ||
-					 (l >= 16 && !memcmp(p + l - 16, "libcpusetshim.so", 16)));
-		if (l && !is_shim) {
-			buf[n++] = ':';
-			memcpy(buf + n, p, l);
-			n += l;
-		}
-		p += l;
-		if (*p)
-			p++;
-	}
-	buf[n] = 0;
-	int r = setenv("LD_PRELOAD", buf, 1);
+	int r = cps_preload_build(buf, len, old, shim) < 0 ? -1 : setenv("LD_PRELOAD", buf, 1);
 	free(buf);
 	return r;
 }
@@ -193,7 +161,55 @@ static int enforced(struct cps_ctx *c, uint32_t id)
 	return RUN_REFUSED;
 }
 
-int main(int argc, char **argv)
+/* cpuset-run's options. */
+struct run_opts {
+	const char *table, *set, *cpus, *name;
+	bool strict;
+	enum sv_mode sv;
+};
+
+/* One option of the command line into o: -1 to go on, else the exit code
+ * (0 after --help or --version). */
+static int take_option(int ch, struct run_opts *o)
+{
+	switch (ch) {
+	case 'T': o->table = optarg; break;
+	case 'O':
+		if (cli_table_owner(optarg))
+			return RUN_FAIL;
+		break;
+	case 's': o->set = optarg; break;
+	case 'c': o->cpus = optarg; break;
+	case 'S': o->strict = true; break;
+	case 'n': o->name = optarg; break;
+	case 'P': cli_physical = true; break;
+	case 'X':
+		if (cps_allowance_override(true) < 0) {
+			cli_err("--override: only root may go beyond the kernel's allowance");
+			return RUN_REFUSED;
+		}
+		break;
+	case 'U':
+		if (!optarg || !strcmp(optarg, "files"))
+			o->sv = SV_FILES;
+		else if (!strcmp(optarg, "calls"))
+			o->sv = SV_CALLS;
+		else {
+			cli_err("--supervise: '%s' is neither 'files' nor 'calls'", optarg);
+			return RUN_FAIL;
+		}
+		break;
+	case 'u': o->sv = SV_OFF; break;
+	case 'h': usage(stdout); return 0;
+	case 'V': printf("cpuset-run (cpusetshim) %s\n", PACKAGE_VERSION); return 0;
+	default: fprintf(stderr, "Try 'cpuset-run --help'.\n"); return RUN_FAIL;
+	}
+	return -1;
+}
+
+/* The command line into o, optind left at the program: -1 to go on, else
+ * the exit code. */
+static int parse_args(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option opts[] = {
 		{ "table", required_argument, 0, 'T' }, { "set", required_argument, 0, 's' },
@@ -204,167 +220,189 @@ int main(int argc, char **argv)
 		{ "supervise", optional_argument, 0, 'U' }, { "no-supervise", no_argument, 0, 'u' },
 		{ 0, 0, 0, 0 }
 	};
-	const char *table = NULL, *set = NULL, *cpus = NULL, *name = NULL;
-	bool strict = false;
-	enum sv_mode sv = SV_AUTO;
 	int ch, r;
-	cli_init(argv[0]);
-	while ((ch = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'T': table = optarg; break;
-		case 'O':
-			if (cli_table_owner(optarg))
-				return RUN_FAIL;
-			break;
-		case 's': set = optarg; break;
-		case 'c': cpus = optarg; break;
-		case 'S': strict = true; break;
-		case 'n': name = optarg; break;
-		case 'P': cli_physical = true; break;
-		case 'X':
-			if (cps_allowance_override(true) < 0) {
-				cli_err("--override: only root may go beyond the kernel's allowance");
-				return RUN_REFUSED;
-			}
-			break;
-		case 'U':
-			if (!optarg || !strcmp(optarg, "files"))
-				sv = SV_FILES;
-			else if (!strcmp(optarg, "calls"))
-				sv = SV_CALLS;
-			else {
-				cli_err("--supervise: '%s' is neither 'files' nor 'calls'", optarg);
-				return RUN_FAIL;
-			}
-			break;
-		case 'u': sv = SV_OFF; break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("cpuset-run (cpusetshim) %s\n", PACKAGE_VERSION); return 0;
-		default: fprintf(stderr, "Try 'cpuset-run --help'.\n"); return RUN_FAIL;
-		}
-	}
+	while ((ch = getopt_long(argc, argv, "+hV", opts, NULL)) != -1)
+		if ((r = take_option(ch, o)) >= 0)
+			return r;
 	if (optind >= argc) {
 		cli_err("no program to run");
 		fprintf(stderr, "Try 'cpuset-run --help'.\n");
 		return RUN_FAIL;
 	}
-	if (set && cpus) {
+	if (o->set && o->cpus) {
 		cli_err("--set and --cpus exclude each other");
 		return RUN_FAIL;
 	}
-	if ((strict || name || cli_physical) && !cpus) {
+	if ((o->strict || o->name || cli_physical) && !o->cpus) {
 		cli_err("--strict, --name and --physical go with --cpus");
 		return RUN_FAIL;
 	}
-	const char *why = NULL;
-	sv_set_say(run_say);
-	if (sv != SV_OFF && sv_under_supervisor()) {
-		/* the supervisor above answers for this program too, by the
-		 * set it is in */
-		if (sv != SV_AUTO && getenv("CPUSETSHIM_DEBUG") &&
-		    !strcmp(getenv("CPUSETSHIM_DEBUG"), "1"))
+	return -1;
+}
+
+/* Whether CPUSETSHIM_DEBUG is "1". */
+static bool debug_1(void)
+{
+	const char *d = getenv("CPUSETSHIM_DEBUG");
+	return d && !strcmp(d, "1");
+}
+
+/* o->sv settled for the program prog: off under an outer supervisor,
+ * which answers for this program too by the set it is in; the automatic
+ * choice by the program's kind (*why: the reason to supervise, or NULL). */
+static void choose_supervision(struct run_opts *o, const char *prog, const char **why)
+{
+	*why = NULL;
+	if (o->sv != SV_OFF && sv_under_supervisor()) {
+		if (o->sv != SV_AUTO && debug_1())
 			cli_err("--supervise: already supervised by an outer cpuset-run, which "
 				"answers in this set");
-		sv = SV_OFF;
+		o->sv = SV_OFF;
 	}
-	if (sv == SV_AUTO) {
-		why = sv_prog_kind(argv[optind], NULL);
-		sv = why ? SV_FILES : SV_OFF;
+	if (o->sv == SV_AUTO) {
+		*why = sv_prog_kind(prog, NULL);
+		o->sv = *why ? SV_FILES : SV_OFF;
 	}
+}
+
+/* cli_refused's answer as cpuset-run's exit code. */
+static int run_code(int e)
+{
+	return e == CLI_REFUSED ? RUN_REFUSED : RUN_FAIL;
+}
+
+/* A new AUTOCLEAN set of o->cpus, made and attached in one transaction
+ * (killed at any point, no set is left without its member): 0 with *id,
+ * else the exit code. */
+static int new_set(struct cps_ctx *c, const struct run_opts *o, uint32_t *id)
+{
+	uint64_t m[CPS_MAX_WORDS];
+	int r;
+	if ((r = cli_own_set(c)) < 0) {
+		cli_refused(r, c->why, "looking up the caller's own set");
+		return RUN_FAIL;
+	}
+	if (cli_cpus_own(o->cpus, m, c->t.mask_words) != 0)
+		return RUN_FAIL;
+	r = cps_create_attach(c, 0, CPS_AUTOCLEAN | (o->strict ? CPS_STRICT : 0), o->name, m, 0,
+			      id);
+	if (r < 0 && !*id)
+		return run_code(cli_refused(r, c->why, "new set of CPUs %s", o->cpus));
+	/* the kernel refusing to move us is said by enforced() below */
+	if (r < 0 && !c->unmoved)
+		return run_code(cli_refused(r, c->why, "attach to set %u", *id));
+	return 0;
+}
+
+/* The set the program runs in, *id: --set's (moved to, the root too),
+ * a new one of --cpus, or with neither the caller's, where it stays,
+ * mask and all. 0, or the exit code. */
+static int enter_set(struct cps_ctx *c, const struct run_opts *o, uint32_t *id)
+{
+	int r;
+	*id = 0;
+	if (o->set) {
+		if ((r = cli_set(c, o->set, id)) != 0)
+			return run_code(r);
+	} else if (o->cpus) {
+		if ((r = new_set(c, o, id)) != 0)
+			return r;
+	} else {
+		*id = cps_current(c);
+		return 0;
+	}
+	if (o->set && (r = cps_attach(c, *id, 0)) < 0 && !c->unmoved)
+		return run_code(cli_refused(r, c->why, "attach to set %u", *id));
+	if ((r = enforced(c, *id)) != 0)
+		return r;
+	/* the set's nodes as the program's policy from its first page */
+	uint64_t bound[CPS_MAX_WORDS];
+	char blist[4096];
+	if ((r = cps_bind_self_mems(c, *id, bound)) < 0 && getenv("CPUSETSHIM_DEBUG"))
+		cli_err("cannot bind to the set's nodes: %s", strerror(-r));
+	/* the shim takes that binding for its own, not the program's */
+	if (r == 1 && cps_cpulist_format(blist, sizeof(blist), bound, c->t.mask_words) < sizeof(blist))
+		setenv("CPUSETSHIM_MEMS_BOUND", blist, 1);
+	return 0;
+}
+
+/* The program run under the supervisor, which answers for the whole tree:
+ * a shim loaded below it stands aside (CPUSETSHIM_SUPERVISED). Its exit
+ * code, or its death by the same signal. */
+static int run_supervised(struct cps_ctx *c, const struct run_opts *o, uint32_t id,
+			  const char *ids, const char *why, char **prog)
+{
+	if (unsetenv("CPUSETSHIM_SET") < 0 || setenv("CPUSETSHIM_RUN_SET", ids, 1) < 0 ||
+	    setenv("CPUSETSHIM_TABLE", c->t.name, 1) < 0 ||
+	    setenv("CPUSETSHIM_SUPERVISED", o->sv == SV_FILES ? "files" : "calls", 1) < 0) {
+		cli_err("cannot set the environment: %s", strerror(errno));
+		return RUN_FAIL;
+	}
+	if (why && debug_1())
+		cli_err("%s: %s: supervised", prog[0], why);
+	int sig = 0;
+	int r = sv_run(c, id, o->sv, prog, &sig);
+	if (o->cpus)
+		cps_leave(c);
+	cps_close(c);
+	if (sig) {
+		/* die as the program did, as the exec in place would */
+		fflush(NULL);
+		sv_exit_as(r, sig);
+	}
+	return r;
+}
+
+/* The program run in place with the shim preloaded: only its failure to
+ * start returns, as the exit code. */
+static int exec_preloaded(struct cps_ctx *c, const struct run_opts *o, const char *shim,
+			  const char *ids, char **prog)
+{
+	if (set_preload(shim) < 0 || unsetenv("CPUSETSHIM_SET") < 0 ||
+	    setenv("CPUSETSHIM_RUN_SET", ids, 1) < 0 ||
+	    setenv("CPUSETSHIM_TABLE", c->t.name, 1) < 0) {
+		cli_err("cannot set the environment: %s", strerror(errno));
+		return RUN_FAIL;
+	}
+	execvp(prog[0], prog);
+	int e = errno;
+	cli_err("%s: %s", prog[0], strerror(e));
+	/* leave a set we made, so the autoclean set goes now */
+	if (o->cpus)
+		cps_leave(c);
+	cps_close(c);
+	return e == ENOENT || e == ENOTDIR ? RUN_NOTFOUND : RUN_NOEXEC;
+}
+
+int main(int argc, char **argv)
+{
+	struct run_opts o = { .sv = SV_AUTO };
+	const char *why;
+	int r;
+	cli_init(argv[0]);
+	if ((r = parse_args(argc, argv, &o)) >= 0)
+		return r;
+	sv_set_say(run_say);
+	choose_supervision(&o, argv[optind], &why);
 	char shim[PATH_MAX];
-	if (sv == SV_OFF && find_shim(shim, sizeof(shim)) < 0) {
+	if (o.sv == SV_OFF && find_shim(shim, sizeof(shim)) < 0) {
 		cli_err("cannot find libcpusetshim.so (looked in %s; set CPUSETSHIM_LIB, "
 			"as a build tree's run needs)", CPS_PKGLIBDIR);
 		return RUN_FAIL;
 	}
 	struct cps_ctx c;
-	if ((r = cli_open(&c, table, CPS_OPEN_CREATE)) != 0)
+	if ((r = cli_open(&c, o.table, CPS_OPEN_CREATE)) != 0)
 		return RUN_FAIL;
-	uint32_t id = 0;
-	if (set) {
-		if ((r = cli_set(&c, set, &id)) != 0)
-			return r == CLI_REFUSED ? RUN_REFUSED : RUN_FAIL;
-	} else if (cpus) {
-		uint64_t m[CPS_MAX_WORDS];
-		if ((r = cli_own_set(&c)) < 0) {
-			cli_refused(r, c.why, "looking up the caller's own set");
-			return RUN_FAIL;
-		}
-		if (cli_cpus_own(cpus, m, c.t.mask_words) != 0)
-			return RUN_FAIL;
-		/* made and attached in one transaction: killed at any point,
-		 * no set is left without its member */
-		r = cps_create_attach(&c, 0, CPS_AUTOCLEAN | (strict ? CPS_STRICT : 0), name, m, 0,
-				      &id);
-		if (r < 0 && !id)
-			return cli_refused(r, c.why, "new set of CPUs %s", cpus) == CLI_REFUSED
-				       ? RUN_REFUSED
-				       : RUN_FAIL;
-		/* the kernel refusing to move us is said by enforced() below */
-		if (r < 0 && !c.unmoved)
-			return cli_refused(r, c.why, "attach to set %u", id) == CLI_REFUSED
-				       ? RUN_REFUSED
-				       : RUN_FAIL;
-	} else {
-		id = cps_current(&c);
-	}
-	/* With --set the program moves (to the root too); with neither it
-	 * stays where the caller is, mask and all. */
-	if (set && (r = cps_attach(&c, id, 0)) < 0 && !c.unmoved)
-		return cli_refused(r, c.why, "attach to set %u", id) == CLI_REFUSED ? RUN_REFUSED
-										     : RUN_FAIL;
-	if ((set || cpus) && (r = enforced(&c, id)) != 0)
+	uint32_t id;
+	if ((r = enter_set(&c, &o, &id)) != 0)
 		return r;
-	/* the set's nodes as the program's policy from its first page */
-	uint64_t bound[CPS_MAX_WORDS];
-	char blist[4096];
-	if ((set || cpus) && (r = cps_bind_self_mems(&c, id, bound)) < 0 && getenv("CPUSETSHIM_DEBUG"))
-		cli_err("cannot bind to the set's nodes: %s", strerror(-r));
-	/* the shim takes that binding for its own, not the program's */
-	if ((set || cpus) && r == 1 &&
-	    cps_cpulist_format(blist, sizeof(blist), bound, c.t.mask_words) < sizeof(blist))
-		setenv("CPUSETSHIM_MEMS_BOUND", blist, 1);
 	char ids[CPS_DEC_MAX];
 	cps_fmt_dec(ids, id);
 	/* CPUSETSHIM_RUN_SET: for descendants that lose their ancestry. Not
 	 * CPUSETSHIM_SET, which makes every process that loads the shim set
 	 * up and confine itself at load, where the program and its children
 	 * already have their set by record or ancestry and the kernel mask. */
-	if (sv != SV_OFF) {
-		/* the supervisor answers for the whole tree: a shim loaded
-		 * below it stands aside (CPUSETSHIM_SUPERVISED) */
-		if (unsetenv("CPUSETSHIM_SET") < 0 || setenv("CPUSETSHIM_RUN_SET", ids, 1) < 0 ||
-		    setenv("CPUSETSHIM_TABLE", c.t.name, 1) < 0 ||
-		    setenv("CPUSETSHIM_SUPERVISED", sv == SV_FILES ? "files" : "calls", 1) < 0) {
-			cli_err("cannot set the environment: %s", strerror(errno));
-			return RUN_FAIL;
-		}
-		if (why && getenv("CPUSETSHIM_DEBUG") && !strcmp(getenv("CPUSETSHIM_DEBUG"), "1"))
-			cli_err("%s: %s: supervised", argv[optind], why);
-		int sig = 0;
-		r = sv_run(&c, id, sv, argv + optind, &sig);
-		if (cpus)
-			cps_leave(&c);
-		cps_close(&c);
-		if (sig) {
-			/* die as the program did, as the exec in place would */
-			fflush(NULL);
-			sv_exit_as(r, sig);
-		}
-		return r;
-	}
-	if (set_preload(shim) < 0 || unsetenv("CPUSETSHIM_SET") < 0 ||
-	    setenv("CPUSETSHIM_RUN_SET", ids, 1) < 0 ||
-	    setenv("CPUSETSHIM_TABLE", c.t.name, 1) < 0) {
-		cli_err("cannot set the environment: %s", strerror(errno));
-		return RUN_FAIL;
-	}
-	execvp(argv[optind], argv + optind);
-	int e = errno;
-	cli_err("%s: %s", argv[optind], strerror(e));
-	/* leave a set we made, so the autoclean set goes now */
-	if (cpus)
-		cps_leave(&c);
-	cps_close(&c);
-	return e == ENOENT || e == ENOTDIR ? RUN_NOTFOUND : RUN_NOEXEC;
+	if (o.sv != SV_OFF)
+		return run_supervised(&c, &o, id, ids, why, argv + optind);
+	return exec_preloaded(&c, &o, shim, ids, argv + optind);
 }

@@ -19,6 +19,7 @@
 #include "src/procfs.h"
 #include "src/sets.h"
 #include "tools/cli.h"
+#include "tools/cpuset.h"
 
 static const char *table;
 static bool json, override;
@@ -86,7 +87,7 @@ static void usage(FILE *f)
 "to move some processes (named in the message).\n");
 }
 
-static int bad_usage(const char *fmt, const char *arg)
+int bad_usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", cli_prog);
 	fprintf(stderr, fmt, arg);
@@ -94,163 +95,31 @@ static int bad_usage(const char *fmt, const char *arg)
 	return CLI_USAGE;
 }
 
-/* ---- init ---- */
+/* ---- create / destroy / alloc / attach / free ---- */
 
-/* One of init's options that sets the table's mode, group, capacities or
- * --force: -1, or an exit status. */
-static int init_option(int ch, struct cps_init_opts *o)
+/* create's CPUs into m: those given (cpus), or else what is free in the
+ * parent pid for a set of these flags. CLI_OK or an exit code. */
+static int create_cpus(struct cps_ctx *c, const char *cpus, uint32_t pid, unsigned flags,
+		       uint64_t *m)
 {
-	static const char *const opt_of[] = { ['s'] = "--max-sets", ['p'] = "--max-procs",
-					      ['t'] = "--max-threads", ['b'] = "--mask-bits" };
-	static const unsigned max_of[] = { ['s'] = SHM_MAX_SETS, ['p'] = SHM_MAX_PROCS,
-					   ['t'] = SHM_MAX_THREADS, ['b'] = SHM_MAX_MASK_BITS };
-	unsigned long v;
-	switch (ch) {
-	case 'm':
-		if (optarg[0] != '0' || cli_octal(optarg, 07777, &v) < 0)
-			return bad_usage("--mode wants an octal mode like 0660, not '%s'", optarg);
-		if (v & 0002)
-			return bad_usage("--mode %s: a table writable by every user lets any user "
-					 "move anyone's processes; share it with a group (--group)",
-					 optarg);
-		o->mode = (mode_t)v;
-		return -1;
-	case 'g': {
-		struct group *g = getgrnam(optarg);
-		if (g)
-			o->gid = g->gr_gid;
-		else if (cli_uint(optarg, 0xfffffffe, &v) == 0)
-			o->gid = (gid_t)v;
-		else
-			return bad_usage("no such group '%s'", optarg);
-		return -1;
-	}
-	case 's': case 'p': case 't': case 'b': {
-		bool digits = *optarg && !optarg[strspn(optarg, "0123456789")];
-		if (!digits)
-			return bad_usage("'%s' is not a number", optarg);
-		if (cli_uint(optarg, ~0ul, &v) < 0 || v > max_of[ch]) {
-			fprintf(stderr, "%s: %s %s is too large (at most %u)\n", cli_prog, opt_of[ch],
-				optarg, max_of[ch]);
-			return CLI_USAGE;
-		}
-		if (ch == 's') o->caps.max_sets = (uint32_t)v;
-		if (ch == 'p') o->caps.max_procs = (uint32_t)v;
-		if (ch == 't') o->caps.max_threads = (uint32_t)v;
-		if (ch == 'b') o->caps.mask_bits = (uint32_t)((v + 63) / 64 * 64);
-		return -1;
-	}
-	case 'f': o->force = true; return -1;
-	default: return CLI_USAGE;
-	}
-}
-
-/* Whether the capacities make a table: 0, or CLI_USAGE said. */
-static int init_layout_ok(const struct cps_init_opts *o)
-{
-	struct shm_header lay;
-	int r = shm_layout(&lay, &o->caps);
-	if (r == 0)
-		return 0;
-	if (r == -EOVERFLOW)
-		cli_err("init: a table of these capacities would take more than %llu MiB; "
-			"ask for fewer threads, members or mask bits",
-			SHM_MAX_TABLE_BYTES >> 20);
-	else
-		cli_err("init: capacities out of range (sets 2-%u, procs 1-%u, threads 1-%u, "
-			"mask bits 64-%u)", SHM_MAX_SETS, SHM_MAX_PROCS, SHM_MAX_THREADS,
-			SHM_MAX_MASK_BITS);
-	return CLI_USAGE;
-}
-
-/* --cpus and --mems of the root set into m and nm (o->caps.mask_bits
- * wide), checked against the machine: 0, or an exit status said. */
-static int init_root(const char *cpus, const char *mems, struct cps_init_opts *o, uint64_t *m,
-		     uint64_t *nm)
-{
-	size_t nw = o->caps.mask_bits / 64;
-	uint64_t off[CPS_MAX_WORDS];
+	size_t mw = c->t.mask_words;
 	int r;
-	if (cpus) {
-		if ((r = cli_cpus(cpus, m, nw)))
-			return r;
-		if (cps_root_cpus_check(m, nw, off) < 0) {
-			cli_err("init: CPUs %s are not online on this machine", cli_cpulist(off, nw));
-			return CLI_USAGE;
-		}
-		if (cps_mask_empty(m, nw)) {
-			cli_err("init: the root set needs at least one CPU");
-			return CLI_USAGE;
-		}
-		o->cpus = m;
+	if (cpus)
+		return cli_cpus_own(cpus, m, mw);
+	/* the 2003 CPUSETS proposal's "same processors as the parent": what is free */
+	if ((r = cps_getfreecpus(c, pid, flags, m)) < 0)
+		return cli_refused(r, c->why, "create");
+	if (cps_mask_empty(m, mw)) {
+		struct cps_setinfo ps;
+		const char *why;
+		if (cps_set_get(c, pid ? pid : cps_current(c), &ps) == 0 &&
+		    (why = cps_nesting_refusal(ps.flags, flags)) != NULL)
+			return cli_refused(EINVAL, why, "create");
+		return cli_refused(EBUSY, "the parent has no free CPU for such a set",
+				   "create");
 	}
-	if (mems) {
-		if ((r = cli_nodes(mems, nm, nw)))
-			return r;
-		if (cps_mask_empty(nm, nw)) {
-			cli_err("init: the root set needs at least one memory node");
-			return CLI_USAGE;
-		}
-		if (cps_root_mems_check(nm, nw, off) < 0) {
-			cli_err("init: nodes %s hold no memory on this machine", cli_cpulist(off, nw));
-			return CLI_USAGE;
-		}
-		o->mems = nm;
-	}
-	return 0;
-}
-
-static int cmd_init(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "cpus", required_argument, 0, 'c' }, { "mode", required_argument, 0, 'm' },
-		{ "group", required_argument, 0, 'g' }, { "max-sets", required_argument, 0, 's' },
-		{ "max-procs", required_argument, 0, 'p' },
-		{ "max-threads", required_argument, 0, 't' },
-		{ "mask-bits", required_argument, 0, 'b' }, { "force", no_argument, 0, 'f' },
-		{ "mems", required_argument, 0, 'M' }, { 0, 0, 0, 0 }
-	};
-	struct cps_init_opts o;
-	const char *cpus = NULL, *mems = NULL;
-	uint64_t m[CPS_MAX_WORDS], nm[CPS_MAX_WORDS];
-	int ch, r;
-	cps_init_opts_default(&o);
-	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		if (ch == 'c')
-			cpus = optarg;
-		else if (ch == 'M')
-			mems = optarg;
-		else if ((r = init_option(ch, &o)) >= 0)
-			return r;
-	}
-	if (optind != argc)
-		return bad_usage("init: unexpected argument '%s'", argv[optind]);
-	if ((r = init_layout_ok(&o)) || (r = init_root(cpus, mems, &o, m, nm)))
-		return r;
-	if ((o.mode & 0066) && o.gid == (gid_t)-1 && (o.mode & 0006) == 0)
-		o.gid = getegid();
-	if (o.mode & 0022)
-		fprintf(stderr,
-			"%s: warning: a shared table is one trust domain: every user who may write "
-			"it can move the processes of every other user of it, and can make tables "
-			"under names the others use. Share it only among users who trust each "
-			"other (cpusetshim(7), SHARED TABLES).\n", cli_prog);
-	struct cps_ctx c;
-	r = cps_init(&c, table, &o);
-	if (r == -EEXIST) {
-		cli_err("init: the table exists already (use --force to replace it)");
-		return CLI_REFUSED;
-	}
-	if (r < 0) {
-		cli_err("init: %s: %s", c.why ? c.why : "cannot make the table", strerror(-r));
-		return CLI_TABLE;
-	}
-	printf("%s\n", c.t.name);
-	cps_close(&c);
 	return CLI_OK;
 }
-
-/* ---- create / destroy / alloc / attach / free ---- */
 
 static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 {
@@ -284,23 +153,8 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 	uint32_t pid = 0, id;
 	if (parent && (r = cli_set(c, parent, &pid)))
 		return r;
-	if (cpus) {
-		if ((r = cli_cpus_own(cpus, m, mw)))
-			return r;
-	} else {
-		/* the 2003 CPUSETS proposal's "same processors as the parent": what is free */
-		if ((r = cps_getfreecpus(c, pid, flags, m)) < 0)
-			return cli_refused(r, c->why, "create");
-		if (cps_mask_empty(m, mw)) {
-			struct cps_setinfo ps;
-			const char *why;
-			if (cps_set_get(c, pid ? pid : cps_current(c), &ps) == 0 &&
-			    (why = cps_nesting_refusal(ps.flags, flags)) != NULL)
-				return cli_refused(EINVAL, why, "create");
-			return cli_refused(EBUSY, "the parent has no free CPU for such a set",
-					   "create");
-		}
-	}
+	if ((r = create_cpus(c, cpus, pid, flags, m)))
+		return r;
 	r = cps_create_mems(c, pid, flags, name, m, mems ? &how : NULL, &id);
 	if (r < 0) {
 		if (r == -EINVAL && name && !c->why)
@@ -709,6 +563,80 @@ static int cmd_sweep(struct cps_ctx *c, int argc, char **argv)
 	return CLI_OK;
 }
 
+/* The global options found after the command taken out of cargv (up to
+ * a "--"): the number of arguments left, or -1 for a bad --table-owner. */
+static int global_after(int cargc, char **cargv)
+{
+	int k = 1;
+	for (int i = 1; i < cargc; i++) {
+		if (!strcmp(cargv[i], "--")) {
+			while (i < cargc)
+				cargv[k++] = cargv[i++];
+			break;
+		}
+		if (!strcmp(cargv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(cargv[i], "--override")) {
+			override = true;
+		} else if (!strcmp(cargv[i], "--physical")) {
+			cli_physical = true;
+		} else if (!strcmp(cargv[i], "--table") && i + 1 < cargc) {
+			table = cargv[++i];
+		} else if (!strncmp(cargv[i], "--table=", 8)) {
+			table = cargv[i] + 8;
+		} else if (!strcmp(cargv[i], "--table-owner") && i + 1 < cargc) {
+			if (cli_table_owner(cargv[++i]))
+				return -1;
+		} else if (!strncmp(cargv[i], "--table-owner=", 14)) {
+			if (cli_table_owner(cargv[i] + 14))
+				return -1;
+		} else {
+			cargv[k++] = cargv[i];
+		}
+	}
+	cargv[k] = NULL;
+	return k;
+}
+
+/* The command cmd (other than init) run on the table: its exit code, or
+ * -1 if there is no such command. */
+static int run_command(const char *cmd, int cargc, char **cargv)
+{
+	static const struct {
+		const char *name;
+		int how;
+		int (*fn)(struct cps_ctx *, int, char **);
+	} cmds[] = {
+		{ "create", CPS_OPEN_CREATE, cmd_create }, { "destroy", CPS_OPEN_CREATE, cmd_destroy },
+		{ "alloc", CPS_OPEN_CREATE, cmd_alloc },   { "attach", CPS_OPEN_CREATE, cmd_attach },
+		{ "free", CPS_OPEN_CREATE, cmd_free },     { "list", CPS_OPEN_CREATE, cmd_list },
+		{ "show", CPS_OPEN_CREATE, cmd_show },     { "which", CPS_OPEN_CREATE, cmd_which },
+		{ "sweep", CPS_OPEN_WRITE, cmd_sweep },    { "repair", CPS_OPEN_WRITE, cmd_repair },
+	};
+	for (size_t i = 0; i < CPS_ARRAY_SIZE(cmds); i++) {
+		if (strcmp(cmd, cmds[i].name))
+			continue;
+		struct cps_ctx c;
+		int r = cli_open(&c, table, cmds[i].how);
+		if (r)
+			return r;
+		/* the caller's own numbers: for the commands that take or
+		 * show CPUs (repair reports what it finds, not what a look-up
+		 * of the caller's set would have repaired first) */
+		if (cmds[i].fn != cmd_repair && cmds[i].fn != cmd_sweep &&
+		    (r = cli_own_set(&c)) < 0) {
+			r = cli_refused(r, c.why, "%s: looking up the caller's own set", cmd);
+			cps_close(&c);
+			return r;
+		}
+		r = cmds[i].fn(&c, cargc, cargv);
+		cps_close(&c);
+		fflush(stdout);
+		return r;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -744,71 +672,15 @@ int main(int argc, char **argv)
 	char **cargv = argv + optind;
 	optind = 1; /* each command parses its own options */
 	/* the global options are also taken after the command */
-	int k = 1;
-	for (int i = 1; i < cargc; i++) {
-		if (!strcmp(cargv[i], "--")) {
-			while (i < cargc)
-				cargv[k++] = cargv[i++];
-			break;
-		}
-		if (!strcmp(cargv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(cargv[i], "--override")) {
-			override = true;
-		} else if (!strcmp(cargv[i], "--physical")) {
-			cli_physical = true;
-		} else if (!strcmp(cargv[i], "--table") && i + 1 < cargc) {
-			table = cargv[++i];
-		} else if (!strncmp(cargv[i], "--table=", 8)) {
-			table = cargv[i] + 8;
-		} else if (!strcmp(cargv[i], "--table-owner") && i + 1 < cargc) {
-			if (cli_table_owner(cargv[++i]))
-				return CLI_USAGE;
-		} else if (!strncmp(cargv[i], "--table-owner=", 14)) {
-			if (cli_table_owner(cargv[i] + 14))
-				return CLI_USAGE;
-		} else {
-			cargv[k++] = cargv[i];
-		}
-	}
-	cargc = k;
-	cargv[k] = NULL;
+	if ((cargc = global_after(cargc, cargv)) < 0)
+		return CLI_USAGE;
 	if (override && cps_allowance_override(true) < 0)
 		return cli_refused(-EPERM, "only root may go beyond the kernel's allowance",
 				   "--override");
 	if (!strcmp(cmd, "init"))
-		return cmd_init(cargc, cargv);
-	static const struct {
-		const char *name;
-		int how;
-		int (*fn)(struct cps_ctx *, int, char **);
-	} cmds[] = {
-		{ "create", CPS_OPEN_CREATE, cmd_create }, { "destroy", CPS_OPEN_CREATE, cmd_destroy },
-		{ "alloc", CPS_OPEN_CREATE, cmd_alloc },   { "attach", CPS_OPEN_CREATE, cmd_attach },
-		{ "free", CPS_OPEN_CREATE, cmd_free },     { "list", CPS_OPEN_CREATE, cmd_list },
-		{ "show", CPS_OPEN_CREATE, cmd_show },     { "which", CPS_OPEN_CREATE, cmd_which },
-		{ "sweep", CPS_OPEN_WRITE, cmd_sweep },    { "repair", CPS_OPEN_WRITE, cmd_repair },
-	};
-	for (size_t i = 0; i < CPS_ARRAY_SIZE(cmds); i++) {
-		if (strcmp(cmd, cmds[i].name))
-			continue;
-		struct cps_ctx c;
-		int r = cli_open(&c, table, cmds[i].how);
-		if (r)
-			return r;
-		/* the caller's own numbers: for the commands that take or
-		 * show CPUs (repair reports what it finds, not what a look-up
-		 * of the caller's set would have repaired first) */
-		if (cmds[i].fn != cmd_repair && cmds[i].fn != cmd_sweep &&
-		    (r = cli_own_set(&c)) < 0) {
-			r = cli_refused(r, c.why, "%s: looking up the caller's own set", cmd);
-			cps_close(&c);
-			return r;
-		}
-		r = cmds[i].fn(&c, cargc, cargv);
-		cps_close(&c);
-		fflush(stdout);
+		return cmd_init(table, cargc, cargv);
+	int r = run_command(cmd, cargc, cargv);
+	if (r >= 0)
 		return r;
-	}
 	return bad_usage("unknown command '%s'", cmd);
 }

@@ -82,6 +82,9 @@ int top_init(struct top_state *s, struct cps_ctx *c, bool members);
  * over the time since the last sample. 0 or a negative errno. */
 int top_sample(struct top_state *s);
 void top_free(struct top_state *s);
+/* The interval's ticks of cpu (user, system, idle, other): false when it
+ * was not there at both samples (tools/top_print.c's too). */
+bool top_cpu_delta(const struct top_state *s, unsigned cpu, uint64_t d[4]);
 void top_print_text(const struct top_state *s, FILE *f, double delay, int max_lines);
 void top_print_json(const struct top_state *s, FILE *f, double delay);
 

@@ -1,0 +1,13 @@
+/* What cpuset's files share (tools/cpuset.c, tools/cpuset-init.c). */
+#ifndef CPS_TOOLS_CPUSET_H
+#define CPS_TOOLS_CPUSET_H
+
+/* A usage error: the message (fmt with arg) and a pointer to --help on
+ * stderr; returns CLI_USAGE. */
+int bad_usage(const char *fmt, const char *arg);
+
+/* cpuset init with its arguments (argv[0] is "init"), on table (NULL: the
+ * default). An exit code. */
+int cmd_init(const char *table, int argc, char **argv);
+
+#endif
