@@ -259,12 +259,9 @@ void cps_find_dead(struct cps_ctx *c, bool full, uint32_t set, struct cps_dead_l
 	find_dead_threads(c, d);
 }
 
-/* Inside the transaction: the members of d whose records are unchanged go,
- * the thread records of the processes that went with them (and of any
- * process no longer on record); full: also records of threads that ended.
- * Then AUTOCLEAN sets never attached and older than the grace period.
- * Returns how many members went. */
-int cps_sweep_apply(struct cps_ctx *c, struct cps_dead_list *d, bool full)
+/* The members of d whose records are unchanged leave their sets; d keeps
+ * only those, sorted. Returns how many went. */
+static int sweep_members(struct cps_ctx *c, struct cps_dead_list *d)
 {
 	struct shm_table *t = &c->t;
 	int removed = 0, e;
@@ -283,7 +280,14 @@ int cps_sweep_apply(struct cps_ctx *c, struct cps_dead_list *d, bool full)
 	d->n = kept;
 	if (d->n > 1)
 		qsort(d->v, d->n, sizeof(*d->v), cmp_dead);
-	/* the thread records found with the dead members, if still theirs */
+	return removed;
+}
+
+/* The thread records found with the dead members, if still theirs, go. */
+static int sweep_found_threads(struct cps_ctx *c, const struct cps_dead_list *d)
+{
+	struct shm_table *t = &c->t;
+	int e;
 	for (size_t k = 0; k < d->tn; k++) {
 		long i = shm_thread_find(t, d->t[k].tid);
 		struct shm_thread *th = i >= 0 ? shm_thread_at(t, (uint32_t)i) : NULL;
@@ -291,11 +295,28 @@ int cps_sweep_apply(struct cps_ctx *c, struct cps_dead_list *d, bool full)
 		    (e = shm_thread_remove(t, (uint32_t)i)) < 0)
 			return e;
 	}
-	/* A full sweep, or a full thread registry: every thread record,
-	 * walked as the members are (from a free slot, up to the count),
-	 * those of processes no longer on record and of ended threads out
-	 * (a thread whose start time differs from its record's ended: its tid
-	 * went to another). */
+	return 0;
+}
+
+/* Whether thread record th is stale: its process no longer on record,
+ * or (full) the thread ended. */
+static bool thread_record_gone(struct shm_table *t, const struct shm_thread *th, bool full)
+{
+	long pi = shm_proc_find(t, th->pid);
+	return pi < 0 ||
+	       shm_proc_at(t, (uint32_t)pi)->start != th->pstart ||
+	       (full && cps_thread_start(th->pid, th->tid) != th->tstart);
+}
+
+/* A full sweep, or a full thread registry: every thread record,
+ * walked as the members are (from a free slot, up to the count),
+ * those of processes no longer on record and of ended threads out
+ * (a thread whose start time differs from its record's ended: its tid
+ * went to another). */
+static int sweep_thread_records(struct cps_ctx *c, bool full)
+{
+	struct shm_table *t = &c->t;
+	int e;
 	uint32_t slots = t->thread_slots, from = 0;
 	bool look = t->h->nthreads > 0 && (full || t->h->nthreads >= t->h->caps.max_threads);
 	while (look && from < slots && shm_thread_at(t, from)->tid != 0)
@@ -309,11 +330,7 @@ int cps_sweep_apply(struct cps_ctx *c, struct cps_dead_list *d, bool full)
 			n++;
 			continue;
 		}
-		long pi = shm_proc_find(t, th->pid);
-		bool gone = pi < 0 ||
-			    shm_proc_at(t, (uint32_t)pi)->start != th->pstart ||
-			    (full && cps_thread_start(th->pid, th->tid) != th->tstart);
-		if (!gone) {
+		if (!thread_record_gone(t, th, full)) {
 			seen++;
 			n++;
 			continue;
@@ -322,7 +339,21 @@ int cps_sweep_apply(struct cps_ctx *c, struct cps_dead_list *d, bool full)
 		if ((e = shm_thread_remove(t, i)) < 0)
 			return e;
 	}
-	if ((e = cps_reap_unattached(c)) < 0)
+	return 0;
+}
+
+/* Inside the transaction: the members of d whose records are unchanged go,
+ * the thread records of the processes that went with them (and of any
+ * process no longer on record); full: also records of threads that ended.
+ * Then AUTOCLEAN sets never attached and older than the grace period.
+ * Returns how many members went. */
+int cps_sweep_apply(struct cps_ctx *c, struct cps_dead_list *d, bool full)
+{
+	int removed = sweep_members(c, d), e;
+	if (removed < 0)
+		return removed;
+	if ((e = sweep_found_threads(c, d)) < 0 || (e = sweep_thread_records(c, full)) < 0 ||
+	    (e = cps_reap_unattached(c)) < 0)
 		return e;
 	return removed;
 }
@@ -445,27 +476,33 @@ int cps_leave(struct cps_ctx *c)
 	return leave(c, c->self);
 }
 
-int cps_attach_flags(struct cps_ctx *c, uint32_t id, pid_t pid, unsigned flags)
+/* Attach's checks of the set: it exists, the caller owns it, it has CPUs;
+ * its description in si. */
+static int attach_check_set(struct cps_ctx *c, uint32_t id, struct cps_setinfo *si)
 {
-	struct cps_setinfo si;
-	struct cps_procinfo pi;
-	if (pid == 0)
-		pid = c->self;
-	int r = cps_set_get(c, id, &si);
+	int r = cps_set_get(c, id, si);
 	if (r < 0) {
 		/* a busy table is not a missing set */
 		c->why = r == -EAGAIN ? "the table stayed busy (a writer inside)" : "no such set";
 		return r == -EAGAIN ? r : -EINVAL;
 	}
-	if (c->uid != 0 && c->uid != si.uid) {
+	if (c->uid != 0 && c->uid != si->uid) {
 		c->why = "not the owner of the set";
 		return -EPERM;
 	}
-	if (cps_mask_empty(si.cpus, MW(c))) {
+	if (cps_mask_empty(si->cpus, MW(c))) {
 		c->why = "the set has no CPUs";
 		return -EINVAL;
 	}
-	if (pid < 0 || cps_proc_info(pid, &pi) < 0) {
+	return 0;
+}
+
+/* Attach's checks of the process: it exists, is a process, the caller may
+ * move it, it is no pid namespace's first unless forced; its facts in pi. */
+static int attach_check_process(struct cps_ctx *c, pid_t pid, unsigned flags,
+				struct cps_procinfo *pi)
+{
+	if (pid < 0 || cps_proc_info(pid, pi) < 0) {
 		c->why = "no such process";
 		return -ESRCH;
 	}
@@ -475,7 +512,7 @@ int cps_attach_flags(struct cps_ctx *c, uint32_t id, pid_t pid, unsigned flags)
 		c->why = "a thread id, not a process id";
 		return -EINVAL;
 	}
-	if (c->uid != 0 && pi.uid != c->uid) {
+	if (c->uid != 0 && pi->uid != c->uid) {
 		c->why = "not allowed to move that process";
 		return -EPERM;
 	}
@@ -489,6 +526,41 @@ int cps_attach_flags(struct cps_ctx *c, uint32_t id, pid_t pid, unsigned flags)
 				    "(--force)";
 		return -EPERM;
 	}
+	return 0;
+}
+
+/* Attach's kernel move: the process, all its threads; its running
+ * descendants that are in no set of their own only when asked (new ones
+ * inherit at fork). */
+static int attach_move_threads(struct cps_ctx *c, uint32_t id, pid_t pid, unsigned flags,
+			       const struct cps_procinfo *pi)
+{
+	if (flags & CPS_ATTACH_DESCENDANTS)
+		return cps_attach_move(c, pid, id, pi,
+				       "registered in the set, but the kernel refused to move the "
+				       "process");
+	int r = cps_migrate_process(c, pid, id);
+	if (r >= 0 && c->unmoved) {
+		c->why = "registered in the set, but the kernel refused to move the process";
+		return -c->unmoved_err;
+	}
+	if (r < 0 && r != -ESRCH) {
+		c->why = "the process is in the set, but moving its threads failed";
+		return r;
+	}
+	return 0;
+}
+
+int cps_attach_flags(struct cps_ctx *c, uint32_t id, pid_t pid, unsigned flags)
+{
+	struct cps_setinfo si;
+	struct cps_procinfo pi;
+	int r;
+	if (pid == 0)
+		pid = c->self;
+	if ((r = attach_check_set(c, id, &si)) < 0 ||
+	    (r = attach_check_process(c, pid, flags, &pi)) < 0)
+		return r;
 	if ((r = cps_foreign_check(c, pid)) < 0)
 		return r;
 	/* The kernel's allowance: a process is never moved onto CPUs the
@@ -504,22 +576,7 @@ int cps_attach_flags(struct cps_ctx *c, uint32_t id, pid_t pid, unsigned flags)
 		if ((r = register_txn(c, pid, id, true, &pi)) < 0)
 			return r;
 	}
-	/* the process, all its threads; its running descendants that are in
-	 * no set of their own only when asked (new ones inherit at fork) */
-	if (flags & CPS_ATTACH_DESCENDANTS)
-		return cps_attach_move(c, pid, id, &pi,
-				       "registered in the set, but the kernel refused to move the "
-				       "process");
-	r = cps_migrate_process(c, pid, id);
-	if (r >= 0 && c->unmoved) {
-		c->why = "registered in the set, but the kernel refused to move the process";
-		return -c->unmoved_err;
-	}
-	if (r < 0 && r != -ESRCH) {
-		c->why = "the process is in the set, but moving its threads failed";
-		return r;
-	}
-	return 0;
+	return attach_move_threads(c, id, pid, flags, &pi);
 }
 
 int cps_attach(struct cps_ctx *c, uint32_t id, pid_t pid)
