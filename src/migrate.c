@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "src/allowance.h"
+#include "src/cgmirror.h"
 #include "src/mask.h"
 #include "src/procfs.h"
 #include "src/rawsys.h"
@@ -259,6 +260,12 @@ static int migrate_threads(struct migration *m, pid_t pid, uint64_t pstart, bool
 			c->unmoved_foreign++;
 			return 0;
 		}
+	}
+	/* into the set's cgroup first: a v1 cpuset's attach resets every
+	 * thread's affinity to the cgroup's CPUs, the moves below set them */
+	if ((r = cps_cgm_place(c, m->set, pid)) < 0) {
+		note_unmoved(c, pid, -r);
+		r = 0;
 	}
 	for (int pass = 0; pass < 100; pass++) {
 		if (m->wait && (r = cps_set_get(c, m->set, &si)) < 0)

@@ -21,6 +21,7 @@
 #include "src/nodes.h"
 #include "src/procfs.h"
 #include "src/rawsys.h"
+#include "src/cgmirror.h"
 #include "src/sets.h"
 #include "src/sets_internal.h"
 
@@ -856,6 +857,8 @@ int cps_destroy(struct cps_ctx *c, uint32_t id)
 	if (r >= 0)
 		r = cps_txn_end(c, destroy_locked(c, id, &d));
 	cps_dead_list_free(&d);
+	if (r == 0)
+		cps_cgm_prune(c); /* its cgroup, and those of sets swept with it */
 	return r;
 }
 
@@ -906,11 +909,19 @@ int cps_alloc_mems(struct cps_ctx *c, uint32_t id, const uint64_t *cpus, const s
 	cps_mask_copy(from, shm_set_mask(&c->t, s, SHM_MASK_MEMS), MW(c));
 	r = alloc_mems_locked(c, s, cpus, mems, changed);
 	cps_mask_copy(to, shm_set_mask(&c->t, s, SHM_MASK_MEMS), MW(c));
+	bool mchanged = !cps_mask_equal(from, to, MW(c));
 	cps_mask_andnot(from, from, to, MW(c));
 	r = cps_txn_end(c, r);
 	bool left = !cps_mask_empty(from, MW(c));
 	c->unmoved = 0;
 	c->unmoved_pages = 0;
+	/* the cgroup mirror's nodes first: the kernel confines (and, v1 with
+	 * memory_migrate or v2, moves) from there */
+	if (r == 0 && mchanged && (r = cps_cgm_mems(c, id)) < 0) {
+		c->why = "the set has its new nodes, but its cgroup's cpuset.mems could not be "
+			 "written";
+		return r;
+	}
 	if (r == 0 && (changed || left) && members &&
 	    (r = cps_migrate_set_mems(c, id, from, to)) < 0)
 		c->why = "the set has its new CPUs, but moving its members' threads failed";

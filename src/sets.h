@@ -22,6 +22,7 @@
 #define CPS_FLAGS_ALL (CPS_STRICT | CPS_AUTOCLEAN)
 
 /* A caller's handle on a table. */
+#define CPS_CGM_PATH 512 /* the cgroup mirror's directory, at most */
 struct cps_ctx {
 	struct shm_table t;
 	uid_t uid;     /* effective uid used for owner checks (test seam) */
@@ -47,6 +48,11 @@ struct cps_ctx {
 	 * table's owner, whose processes alone it moves; else 0 (root's
 	 * own table, or not root). */
 	long foreign_uid;
+	/* The table's cgroup mirror (src/cgmirror.c), looked for at its first
+	 * use: 0 not yet, 1 none, 2 cgm_dir (v2: a cgroup2 hierarchy). */
+	int cgm_state;
+	bool cgm_v2;
+	char cgm_dir[CPS_CGM_PATH];
 };
 
 #define CPS_OPEN_READ 0

@@ -16,6 +16,7 @@
 #include "src/mask.h"
 #include "src/sets.h"
 #include "tools/cli.h"
+#include "src/cgmirror.h"
 #include "tools/cpuset.h"
 
 /* One of init's options that sets the table's mode, group, capacities or
@@ -122,6 +123,8 @@ static int init_root(const char *cpus, const char *mems, struct cps_init_opts *o
 	return 0;
 }
 
+static int cgroup_on(struct cps_ctx *c);
+
 int cmd_init(const char *table, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -130,18 +133,22 @@ int cmd_init(const char *table, int argc, char **argv)
 		{ "max-procs", required_argument, 0, 'p' },
 		{ "max-threads", required_argument, 0, 't' },
 		{ "mask-bits", required_argument, 0, 'b' }, { "force", no_argument, 0, 'f' },
-		{ "mems", required_argument, 0, 'M' }, { 0, 0, 0, 0 }
+		{ "mems", required_argument, 0, 'M' }, { "cgroup", no_argument, 0, 'C' },
+		{ 0, 0, 0, 0 }
 	};
 	struct cps_init_opts o;
 	const char *cpus = NULL, *mems = NULL;
 	uint64_t m[CPS_MAX_WORDS], nm[CPS_MAX_WORDS];
 	int ch, r;
+	bool cgroup = false;
 	cps_init_opts_default(&o);
 	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		if (ch == 'c')
 			cpus = optarg;
 		else if (ch == 'M')
 			mems = optarg;
+		else if (ch == 'C')
+			cgroup = true;
 		else if ((r = init_option(ch, &o)) >= 0)
 			return r;
 	}
@@ -168,6 +175,77 @@ int cmd_init(const char *table, int argc, char **argv)
 		return CLI_TABLE;
 	}
 	printf("%s\n", c.t.name);
+	r = CLI_OK;
+	if (cgroup)
+		r = cgroup_on(&c);
+	else
+		cps_cgm_prune(&c); /* a replaced table's sets are gone */
 	cps_close(&c);
+	return r;
+}
+
+/* The mirror made (or found), every member placed in its set's cgroup. */
+static int cgroup_on(struct cps_ctx *c)
+{
+	char dir[CPS_CGM_PATH];
+	int r = cps_cgm_make(c, dir, sizeof(dir));
+	if (r < 0)
+		return cli_refused(r, c->why, "cgroup on: %s", dir[0] ? dir : "the cgroup mirror");
+	uint32_t ids[4096];
+	long n = cps_set_list(c, ids, CPS_ARRAY_SIZE(ids));
+	int bad = 0, first = 0;
+	for (long i = 0; i < n && i < (long)CPS_ARRAY_SIZE(ids); i++) {
+		struct cps_setinfo si;
+		if (cps_set_get(c, ids[i], &si) < 0 || !si.nmembers)
+			continue;
+		if ((r = cps_migrate_set(c, ids[i])) < 0 || c->unmoved) {
+			bad++;
+			first = first ? first : r < 0 ? -r : c->unmoved_err;
+		}
+	}
+	cps_cgm_prune(c);
+	printf("cgroup: %s\n", dir);
+	if (bad) {
+		fprintf(stderr, "%s: cgroup on: the members of %d set%s were not all placed in "
+			"their cgroups: %s\n", cli_prog, bad, bad == 1 ? "" : "s", strerror(first));
+		return CLI_UNMOVED;
+	}
+	return CLI_OK;
+}
+
+/* The mirror removed: its processes back in the hierarchy's root, then
+ * moved onto their sets' CPUs again (a v1 cpuset's attach set their
+ * affinity to all the root's CPUs). */
+static int cgroup_off(struct cps_ctx *c)
+{
+	char dir[CPS_CGM_PATH];
+	if (!cps_cgm_on(c, dir, sizeof(dir))) {
+		printf("cgroup: none\n");
+		return CLI_OK;
+	}
+	int r = cps_cgm_remove(c);
+	uint32_t ids[4096];
+	long n = cps_set_list(c, ids, CPS_ARRAY_SIZE(ids));
+	for (long i = 0; i < n && i < (long)CPS_ARRAY_SIZE(ids); i++)
+		cps_migrate_set(c, ids[i]);
+	if (r < 0)
+		return cli_refused(r, "a process is still in one of its cgroups", "cgroup off: %s",
+				   dir);
+	printf("cgroup: none\n");
+	return CLI_OK;
+}
+
+int cmd_cgroup(struct cps_ctx *c, int argc, char **argv)
+{
+	char dir[CPS_CGM_PATH];
+	if (argc > 2)
+		return bad_usage("cgroup wants on, off or nothing, not '%s'", argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "on"))
+		return cgroup_on(c);
+	if (argc == 2 && !strcmp(argv[1], "off"))
+		return cgroup_off(c);
+	if (argc == 2 && strcmp(argv[1], "show"))
+		return bad_usage("cgroup wants on, off or nothing, not '%s'", argv[1]);
+	printf("cgroup: %s\n", cps_cgm_on(c, dir, sizeof(dir)) ? dir : "none");
 	return CLI_OK;
 }

@@ -35,9 +35,10 @@ static void usage(FILE *f)
 "\n"
 "Commands:\n"
 "  init [--cpus LIST] [--mems NODES] [--mode MODE] [--group GROUP] [--max-sets N]\n"
-"       [--max-procs N] [--max-threads N] [--mask-bits N] [--force]\n"
+"       [--max-procs N] [--max-threads N] [--mask-bits N] [--force] [--cgroup]\n"
 "                           make the table (any write command makes a\n"
-"                           default one when there is none)\n"
+"                           default one when there is none); --cgroup:\n"
+"                           and its cgroup mirror (cgroup on)\n"
 "  create [--cpus LIST] [--mems NODES|auto] [--strict] [--autoclean]\n"
 "         [--name NAME] [--parent SET]\n"
 "                           make a child set (of the caller's set by default)\n"
@@ -57,6 +58,11 @@ static void usage(FILE *f)
 "  show SET                 one set and its members\n"
 "  which [PID]              the set a process is in (default: the caller)\n"
 "  sweep                    forget dead members now\n"
+"  cgroup [on|off]          the table's cgroup mirror (root): each set a\n"
+"                           cpuset cgroup with its memory nodes, so that\n"
+"                           the kernel confines its members' memory; on\n"
+"                           makes it and places every member, off removes\n"
+"                           it; without an argument, where it is\n"
 "  repair                   roll back what a writer killed mid-write left\n"
 "                           (any write does this too; this changes nothing else)\n"
 "\n"
@@ -612,6 +618,7 @@ static int run_command(const char *cmd, int cargc, char **cargv)
 		{ "free", CPS_OPEN_CREATE, cmd_free },     { "list", CPS_OPEN_CREATE, cmd_list },
 		{ "show", CPS_OPEN_CREATE, cmd_show },     { "which", CPS_OPEN_CREATE, cmd_which },
 		{ "sweep", CPS_OPEN_WRITE, cmd_sweep },    { "repair", CPS_OPEN_WRITE, cmd_repair },
+		{ "cgroup", CPS_OPEN_WRITE, cmd_cgroup },
 	};
 	for (size_t i = 0; i < CPS_ARRAY_SIZE(cmds); i++) {
 		if (strcmp(cmd, cmds[i].name))
@@ -623,7 +630,7 @@ static int run_command(const char *cmd, int cargc, char **cargv)
 		/* the caller's own numbers: for the commands that take or
 		 * show CPUs (repair reports what it finds, not what a look-up
 		 * of the caller's set would have repaired first) */
-		if (cmds[i].fn != cmd_repair && cmds[i].fn != cmd_sweep &&
+		if (cmds[i].fn != cmd_repair && cmds[i].fn != cmd_sweep && cmds[i].fn != cmd_cgroup &&
 		    (r = cli_own_set(&c)) < 0) {
 			r = cli_refused(r, c.why, "%s: looking up the caller's own set", cmd);
 			cps_close(&c);

@@ -10,4 +10,8 @@ int bad_usage(const char *fmt, const char *arg);
  * default). An exit code. */
 int cmd_init(const char *table, int argc, char **argv);
 
+struct cps_ctx;
+/* cpuset cgroup [on|off|show]: the table's cgroup mirror. An exit code. */
+int cmd_cgroup(struct cps_ctx *c, int argc, char **argv);
+
 #endif
