@@ -184,6 +184,20 @@ int cmd_init(const char *table, int argc, char **argv)
 	return r;
 }
 
+/* Where the mirror is (dir), or that there is none (NULL). */
+static void cgroup_print(const char *dir)
+{
+	if (!cpuset_json())
+		printf("cgroup: %s\n", dir ? dir : "none");
+	else if (!dir)
+		printf("{\"cgroup\":null}\n");
+	else {
+		printf("{\"cgroup\":");
+		cli_json_str(stdout, dir);
+		printf("}\n");
+	}
+}
+
 /* The mirror made (or found), every member placed in its set's cgroup. */
 static int cgroup_on(struct cps_ctx *c)
 {
@@ -204,7 +218,7 @@ static int cgroup_on(struct cps_ctx *c)
 		}
 	}
 	cps_cgm_prune(c);
-	printf("cgroup: %s\n", dir);
+	cgroup_print(dir);
 	if (bad) {
 		fprintf(stderr, "%s: cgroup on: the members of %d set%s were not all placed in "
 			"their cgroups: %s\n", cli_prog, bad, bad == 1 ? "" : "s", strerror(first));
@@ -220,7 +234,7 @@ static int cgroup_off(struct cps_ctx *c)
 {
 	char dir[CPS_CGM_PATH];
 	if (!cps_cgm_on(c, dir, sizeof(dir))) {
-		printf("cgroup: none\n");
+		cgroup_print(NULL);
 		return CLI_OK;
 	}
 	int r = cps_cgm_remove(c);
@@ -231,7 +245,7 @@ static int cgroup_off(struct cps_ctx *c)
 	if (r < 0)
 		return cli_refused(r, "a process is still in one of its cgroups", "cgroup off: %s",
 				   dir);
-	printf("cgroup: none\n");
+	cgroup_print(NULL);
 	return CLI_OK;
 }
 
@@ -239,13 +253,13 @@ int cmd_cgroup(struct cps_ctx *c, int argc, char **argv)
 {
 	char dir[CPS_CGM_PATH];
 	if (argc > 2)
-		return bad_usage("cgroup wants on, off or nothing, not '%s'", argv[2]);
+		return bad_usage("cgroup wants on, off, show or nothing, not '%s'", argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "on"))
 		return cgroup_on(c);
 	if (argc == 2 && !strcmp(argv[1], "off"))
 		return cgroup_off(c);
 	if (argc == 2 && strcmp(argv[1], "show"))
-		return bad_usage("cgroup wants on, off or nothing, not '%s'", argv[1]);
-	printf("cgroup: %s\n", cps_cgm_on(c, dir, sizeof(dir)) ? dir : "none");
+		return bad_usage("cgroup wants on, off, show or nothing, not '%s'", argv[1]);
+	cgroup_print(cps_cgm_on(c, dir, sizeof(dir)) ? dir : NULL);
 	return CLI_OK;
 }

@@ -24,6 +24,11 @@
 static const char *table;
 static bool json, override;
 
+bool cpuset_json(void)
+{
+	return json;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,

@@ -2,6 +2,8 @@
 #ifndef CPS_TOOLS_CPUSET_H
 #define CPS_TOOLS_CPUSET_H
 
+#include <stdbool.h>
+
 /* A usage error: the message (fmt with arg) and a pointer to --help on
  * stderr; returns CLI_USAGE. */
 int bad_usage(const char *fmt, const char *arg);
@@ -11,6 +13,8 @@ int bad_usage(const char *fmt, const char *arg);
 int cmd_init(const char *table, int argc, char **argv);
 
 struct cps_ctx;
+/* Whether --json was given. */
+bool cpuset_json(void);
 /* cpuset cgroup [on|off|show]: the table's cgroup mirror. An exit code. */
 int cmd_cgroup(struct cps_ctx *c, int argc, char **argv);
 

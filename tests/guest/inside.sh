@@ -379,5 +379,58 @@ while not os.path.exists('$T/mp.stop'): time.sleep(0.1)
 	expect_eq "{$c0} mems {$nl}, no policy: 32 MiB on node $nl" "${got%% *}" on
 	touch "$T/one.stop"
 	wait $mpid
+	# ---- the cgroup mirror: the kernel confines a set's memory ----
+	# A program that set its own policy without the shim (numactl
+	# --membind of node $n0, physical, no preload) and is then attached to
+	# a set of node $nl: with the table's cgroup mirror its cgroup's
+	# cpuset.mems are {$nl}, and the kernel moves its pages there and
+	# places its next allocation there, its own binding notwithstanding.
+	# numa_maps read outside the shim.
+	"$CPUSET" cgroup on >"$T/cg.out" 2>&1
+	expect_eq "cpuset cgroup on (cgroup2 here)" "$? $(cat "$T/cg.out")" "0 cgroup: /sys/fs/cgroup/$CPUSETSHIM_TABLE"
+	"$CPUSET" create --cpus "$c0" --mems "$nl" --name memcg >/dev/null ||
+		fail "cpuset create --cpus $c0 --mems $nl --name memcg"
+	rm -f "$T/cg.ready" "$T/cg.more" "$T/cg.more.done" "$T/cg.stop"
+	numactl --membind="$n0" $PY -c "
+import os, time
+b = bytearray(32 << 20)
+for i in range(0, len(b), 4096): b[i] = 1
+open('$T/cg.ready', 'w').write(str(os.getpid()))
+while not os.path.exists('$T/cg.stop'):
+	if os.path.exists('$T/cg.more') and not os.path.exists('$T/cg.more.done'):
+		c = bytearray(32 << 20)
+		for i in range(0, len(c), 4096): c[i] = 1
+		open('$T/cg.more.done', 'w').write('1')
+	time.sleep(0.1)
+" &
+	mpid=$!
+	i=0
+	while [ ! -s "$T/cg.ready" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	pid=$(cat "$T/cg.ready" 2>/dev/null)
+	got=$(pages_on "$pid" "$n0")
+	expect_eq "its own --membind=$n0, no shim: 32 MiB on node $n0" "${got%% *}" on
+	"$CPUSET" attach memcg "$pid" >"$T/att.out" 2>&1
+	expect_eq "cpuset attach memcg (mirror on)" "$? $(cat "$T/att.out")" "0 "
+	expect_eq "the process is in the set's cgroup" \
+		"$(sed -n 's/^0:://p' "/proc/$pid/cgroup")" "/$CPUSETSHIM_TABLE/s$("$CPUSET" --json show memcg | $PY -c 'import json,sys; print(json.load(sys.stdin)["set"]["id"])')"
+	expect_eq "its Mems_allowed_list (outside the shim) is node $nl" \
+		"$(sed -n 's/^Mems_allowed_list:[[:space:]]*//p' "/proc/$pid/status")" "$nl"
+	got=$(pages_on "$pid" "$nl")
+	note "attached, mirror on: pages on node $nl: ${got%% *}, elsewhere: ${got##* }"
+	expect_eq "attached, mirror on: its 32 MiB moved to node $nl by the kernel" "${got%% *}" on
+	before=$(pages_count "$pid" "$nl")
+	touch "$T/cg.more"
+	i=0
+	while [ ! -s "$T/cg.more.done" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	after=$(pages_count "$pid" "$nl")
+	don=$(( ${after%% *} - ${before%% *} )); doff=$(( ${after##* } - ${before##* } ))
+	note "its next 32 MiB: pages on node $nl: +$don, elsewhere: +$doff"
+	expect_eq "its next 32 MiB on node $nl despite its own binding (8,192 pages or more; under 256 elsewhere)" \
+		"$([ "$don" -ge 8192 ] && [ "$doff" -lt 256 ] && echo yes)" yes
+	touch "$T/cg.stop"
+	wait $mpid
+	"$CPUSET" destroy memcg >/dev/null 2>&1
+	"$CPUSET" cgroup off >"$T/cg.out" 2>&1
+	expect_eq "cpuset cgroup off" "$? $(cat "$T/cg.out") $([ -d "/sys/fs/cgroup/$CPUSETSHIM_TABLE" ] && echo left)" "0 cgroup: none "
 fi
 finish
