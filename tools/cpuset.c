@@ -63,7 +63,7 @@ static void usage(FILE *f)
 "  show SET                 one set and its members\n"
 "  which [PID]              the set a process is in (default: the caller)\n"
 "  sweep                    forget dead members now\n"
-"  cgroup [on|off]          the table's cgroup mirror (root): each set a\n"
+"  cgroup [on|off|show]     the table's cgroup mirror (root): each set a\n"
 "                           cpuset cgroup with its memory nodes, so that\n"
 "                           the kernel confines its members' memory; on\n"
 "                           makes it and places every member, off removes\n"
