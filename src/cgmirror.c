@@ -74,21 +74,28 @@ static bool cg_is_dir(const char *path)
 	return true;
 }
 
-/* Whether a mount line's fields name a cpuset hierarchy: v1 a cgroup
- * mount whose super options hold the controller, v2 a cgroup2 mount. */
-static bool cpuset_mount(const char *fstype, const char *superopts, bool v2)
+/* Whether a comma-separated option list holds word. */
+static bool has_option(const char *opts, const char *word)
 {
-	if (v2)
-		return !strcmp(fstype, "cgroup2");
-	if (strcmp(fstype, "cgroup"))
-		return false;
-	for (const char *q = superopts; *q;) {
+	size_t wl = strlen(word);
+	for (const char *q = opts; *q;) {
 		size_t l = strcspn(q, ",");
-		if (l == 6 && !strncmp(q, "cpuset", 6))
+		if (l == wl && !strncmp(q, word, wl))
 			return true;
 		q += l + (q[l] != 0);
 	}
 	return false;
+}
+
+/* Whether a mount line's fields name a cpuset hierarchy: v1 a cgroup
+ * mount whose options hold the controller (not noprefix: its files lack
+ * the cpuset. prefix the mirror writes), v2 a cgroup2 mount. */
+static bool cpuset_mount(const char *fstype, const char *opts, bool v2)
+{
+	if (v2)
+		return !strcmp(fstype, "cgroup2");
+	return !strcmp(fstype, "cgroup") && has_option(opts, "cpuset") &&
+	       !has_option(opts, "noprefix");
 }
 
 int cps_cgm_hierarchy(const char *mounts, bool v2, char *dir, size_t len)

@@ -381,13 +381,13 @@ while not os.path.exists('$T/mp.stop'): time.sleep(0.1)
 	wait $mpid
 	# ---- the cgroup mirror: the kernel confines a set's memory ----
 	# A program that set its own policy without the shim (numactl
-	# --membind of node $n0, physical, no preload) and is then attached to
-	# a set of node $nl: with the table's cgroup mirror its cgroup's
+	# --membind of node $n0, physical, no preload), attached to a set of
+	# node $nl: without a mirror its own binding holds; with the table's
+	# cgroup mirror (cgroup on places the set's members) its cgroup's
 	# cpuset.mems are {$nl}, and the kernel moves its pages there and
-	# places its next allocation there, its own binding notwithstanding.
-	# numa_maps read outside the shim.
-	"$CPUSET" cgroup on >"$T/cg.out" 2>&1
-	expect_eq "cpuset cgroup on (cgroup2 here)" "$? $(cat "$T/cg.out")" "0 cgroup: /sys/fs/cgroup/$CPUSETSHIM_TABLE"
+	# places its next allocation there, its own binding notwithstanding; a
+	# change of the set's nodes is the kernel's too. numa_maps and status
+	# read outside the shim.
 	"$CPUSET" create --cpus "$c0" --mems "$nl" --name memcg >/dev/null ||
 		fail "cpuset create --cpus $c0 --mems $nl --name memcg"
 	rm -f "$T/cg.ready" "$T/cg.more" "$T/cg.more.done" "$T/cg.stop"
@@ -407,17 +407,23 @@ while not os.path.exists('$T/cg.stop'):
 	i=0
 	while [ ! -s "$T/cg.ready" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 	pid=$(cat "$T/cg.ready" 2>/dev/null)
+	memsof() { sed -n 's/^Mems_allowed_list:[[:space:]]*//p' "/proc/$1/status"; }
 	got=$(pages_on "$pid" "$n0")
 	expect_eq "its own --membind=$n0, no shim: 32 MiB on node $n0" "${got%% *}" on
 	"$CPUSET" attach memcg "$pid" >"$T/att.out" 2>&1
-	expect_eq "cpuset attach memcg (mirror on)" "$? $(cat "$T/att.out")" "0 "
-	expect_eq "the process is in the set's cgroup" \
+	expect_eq "cpuset attach memcg (no mirror)" "$? $(cat "$T/att.out")" "0 "
+	sleep 1
+	got=$(pages_on "$pid" "$n0")
+	expect_eq "no mirror: its own binding holds, its 32 MiB stay on node $n0" "${got%% *}" on
+	expect_ne "no mirror: its Mems_allowed_list is not the set's node alone" "$(memsof "$pid")" "$nl"
+	"$CPUSET" cgroup on >"$T/cg.out" 2>&1
+	expect_eq "cpuset cgroup on (cgroup2 here)" "$? $(cat "$T/cg.out")" "0 cgroup: /sys/fs/cgroup/$CPUSETSHIM_TABLE"
+	expect_eq "the member is in the set's cgroup" \
 		"$(sed -n 's/^0:://p' "/proc/$pid/cgroup")" "/$CPUSETSHIM_TABLE/s$("$CPUSET" --json show memcg | $PY -c 'import json,sys; print(json.load(sys.stdin)["set"]["id"])')"
-	expect_eq "its Mems_allowed_list (outside the shim) is node $nl" \
-		"$(sed -n 's/^Mems_allowed_list:[[:space:]]*//p' "/proc/$pid/status")" "$nl"
+	expect_eq "its Mems_allowed_list (the kernel's) is node $nl" "$(memsof "$pid")" "$nl"
 	got=$(pages_on "$pid" "$nl")
-	note "attached, mirror on: pages on node $nl: ${got%% *}, elsewhere: ${got##* }"
-	expect_eq "attached, mirror on: its 32 MiB moved to node $nl by the kernel" "${got%% *}" on
+	note "mirror on: pages on node $nl: ${got%% *}, elsewhere: ${got##* }"
+	expect_eq "mirror on: its 32 MiB moved to node $nl by the kernel" "${got%% *}" on
 	before=$(pages_count "$pid" "$nl")
 	touch "$T/cg.more"
 	i=0
@@ -427,6 +433,13 @@ while not os.path.exists('$T/cg.stop'):
 	note "its next 32 MiB: pages on node $nl: +$don, elsewhere: +$doff"
 	expect_eq "its next 32 MiB on node $nl despite its own binding (8,192 pages or more; under 256 elsewhere)" \
 		"$([ "$don" -ge 8192 ] && [ "$doff" -lt 256 ] && echo yes)" yes
+	"$CPUSET" alloc --mems "$n0" memcg >"$T/alloc.out" 2>&1
+	expect_eq "cpuset alloc --mems $n0 memcg (mirror on)" "$? $(cat "$T/alloc.out")" "0 "
+	expect_eq "its Mems_allowed_list follows: node $n0" "$(memsof "$pid")" "$n0"
+	got=$(pages_count "$pid" "$n0")
+	note "after alloc --mems $n0: pages on node $n0: ${got%% *}, elsewhere: ${got##* }"
+	expect_eq "its 64 MiB on node $n0 (16,384 pages or more; under 256 elsewhere)" \
+		"$([ "${got%% *}" -ge 16384 ] && [ "${got##* }" -lt 256 ] && echo yes)" yes
 	touch "$T/cg.stop"
 	wait $mpid
 	"$CPUSET" destroy memcg >/dev/null 2>&1
