@@ -80,9 +80,10 @@ node=$(field root mems | sed 's/[-,].*//')
 check "a set of CPU $last and node $node" "$CPUSET" create --cpus "$last" --mems "$node" --name cga
 ida=$(field cga id)
 expect_eq "no cgroup for it before its first member" "$([ -d "$M/s$ida" ] && echo made)" ""
-"$CPUSET_RUN" --set cga -- sh -c 'echo $$ > "$1"; exec sleep 600' sh "$T/p1" &
+with_san "$CPUSET_RUN" --set cga -- sh -c 'echo $$ > "$1"; exec sleep 600' sh "$T/p1" &
 wait_for "$T/p1"
 p1=$(cat "$T/p1")
+[ -d "/proc/$p1" ] || die "the member of cga did not start"
 expect_eq "a member of cga is in its cgroup" "$(cg_of "$p1")" "${M#$H}/s$ida"
 expect_eq "the set's cgroup holds the set's nodes" "$(cat "$M/s$ida/cpuset.mems")" "$node"
 expect_eq "the member's Mems_allowed_list (the kernel's) is the set's node" "$(mems_list "$p1")" "$node"
@@ -95,15 +96,16 @@ expect_eq "its affinity is the set's CPU (the cgroup's attach undone)" "$(real_c
 check "a set of every CPU" "$CPUSET" create --cpus "$rootcpus" --name cgb
 nb=$("$PYTHON3" -c 'import os; print(len(os.sched_getaffinity(0)))')
 vpin=$((nb - 1))
-"$CPUSET_RUN" --set cgb -- "$PYTHON3" -c '
+with_san "$CPUSET_RUN" --set cgb -- "$PYTHON3" -c '
 import os, sys, time
 os.sched_setaffinity(0, {int(sys.argv[2])})
 open(sys.argv[1], "w").write(str(os.getpid()))
 time.sleep(600)' "$T/p2" "$vpin" &
 wait_for "$T/p2"
 p2=$(cat "$T/p2")
+[ -d "/proc/$p2" ] || die "the member of cgb did not start"
 pinned=$(real_cpus "$p2")
-expect_eq "the pinned member: one CPU" "$(echo "$pinned" | grep -c '^[0-9]*$')" 1
+expect_match "the pinned member: one CPU" "$pinned" '^[0-9]+$'
 idb=$(field cgb id)
 expect_eq "it is in cgb's cgroup" "$(cg_of "$p2")" "${M#$H}/s$idb"
 expect_status "cpuset cgroup off" 0 "$CPUSET" cgroup off
