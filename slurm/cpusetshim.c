@@ -288,7 +288,7 @@ static uint32_t job_of_name(const char *name)
  * swept first, which destroys the task sets they emptied. */
 static void sweep_stale(struct cps_ctx *c, uint32_t keep_job)
 {
-	uint32_t ids[1024];
+	uint32_t *ids = NULL;
 	int r = cps_sweep(c);
 	if (r < 0) {
 		slurm_error(TAG "table %s: cannot sweep: %s", c->t.name, why(c, r));
@@ -296,9 +296,11 @@ static void sweep_stale(struct cps_ctx *c, uint32_t keep_job)
 	}
 	/* children before parents: repeat while something went */
 	for (int round = 0; round < 4; round++) {
-		long n = cps_set_list(c, ids, sizeof(ids) / sizeof(ids[0]));
+		free(ids);
+		ids = NULL;
+		long n = cps_set_ids(c, &ids);
 		bool gone = false;
-		for (long i = 0; i < n && i < (long)(sizeof(ids) / sizeof(ids[0])); i++) {
+		for (long i = 0; i < n; i++) {
 			struct cps_setinfo si;
 			if (cps_set_get(c, ids[i], &si) < 0 || si.nmembers || si.nchildren)
 				continue;
@@ -313,6 +315,7 @@ static void sweep_stale(struct cps_ctx *c, uint32_t keep_job)
 		if (!gone)
 			break;
 	}
+	free(ids);
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
@@ -675,13 +678,13 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
  * many are left (busy). */
 static int step_destroy(struct cps_ctx *c, const struct step *s, bool last)
 {
-	uint32_t ids[1024], pid;
+	uint32_t *ids = NULL, pid;
 	size_t pl = strlen(s->parent);
 	int left = 0;
 	if (cps_find(c, s->parent, &pid) < 0)
 		return 0;
-	long n = cps_set_list(c, ids, sizeof(ids) / sizeof(ids[0]));
-	for (long i = 0; i < n && i < (long)(sizeof(ids) / sizeof(ids[0])); i++) {
+	long n = cps_set_ids(c, &ids);
+	for (long i = 0; i < n; i++) {
 		struct cps_setinfo si;
 		if (cps_set_get(c, ids[i], &si) < 0 || si.parent != pid ||
 		    strncmp(si.name, s->parent, pl) || si.name[pl] != '.')
@@ -693,6 +696,7 @@ static int step_destroy(struct cps_ctx *c, const struct step *s, bool last)
 				slurm_error(TAG "set %s: %s; left for the sweep", si.name, why(c, r));
 		}
 	}
+	free(ids);
 	int r = cps_destroy(c, pid);
 	if (r < 0 && r != -EINVAL) {
 		left++;

@@ -385,12 +385,11 @@ int cps_cgm_prune(struct cps_ctx *c)
 {
 	if (!mirror(c))
 		return 0;
-	size_t max = c->t.set_slots + 1;
-	uint32_t *ids = malloc(max * sizeof(*ids));
-	if (!ids)
-		return -ENOMEM;
-	long n = cps_set_list(c, ids, max);
-	int r = n < 0 ? (int)n : n > (long)max ? -E2BIG : remove_stale(c, ids, n);
+	uint32_t *ids = NULL;
+	long n = cps_set_ids(c, &ids);
+	if (n < 0)
+		return (int)n;
+	int r = remove_stale(c, ids, n);
 	free(ids);
 	return r;
 }

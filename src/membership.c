@@ -115,6 +115,26 @@ long cps_members(struct cps_ctx *c, uint32_t set, struct cps_member *out, size_t
 	return -EAGAIN;
 }
 
+long cps_members_alloc(struct cps_ctx *c, uint32_t set, struct cps_member **out)
+{
+	size_t cap = 64;
+	for (int tries = 0;; tries++) {
+		struct cps_member *v = malloc(cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		long n = cps_members(c, set, v, cap);
+		if (n < 0 || (size_t)n <= cap || tries == 8) {
+			if (n < 0)
+				free(v);
+			else
+				*out = v;
+			return n < 0 ? n : (long)((size_t)n < cap ? (size_t)n : cap);
+		}
+		free(v);
+		cap = (size_t)n + (size_t)n / 2;
+	}
+}
+
 int cps_member_leaves(struct cps_ctx *c, uint32_t set)
 {
 	struct shm_set *s = set_get(c, set);

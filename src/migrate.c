@@ -559,30 +559,6 @@ static long pmap_at(const struct pmap *m, pid_t pid)
 
 static int migrate_set_by_scan(struct cps_ctx *c, uint32_t set, const struct migration *pages);
 
-/* The member records of set: one snapshot, as far as its buffer holds it
- * (cps_members counts every record it met, the buffer may hold fewer: a
- * larger one and another snapshot while the count outgrows it). */
-static long members_snapshot(struct cps_ctx *c, uint32_t set, struct cps_member **out)
-{
-	size_t cap = 64;
-	for (int tries = 0;; tries++) {
-		struct cps_member *v = malloc(cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		long n = cps_members(c, set, v, cap);
-		if (n < 0 || (size_t)n <= cap || tries == 8) {
-			if (n < 0) {
-				free(v);
-				return n;
-			}
-			*out = v;
-			return (size_t)n < cap ? n : (long)cap;
-		}
-		free(v);
-		cap = (size_t)n + (size_t)n / 2;
-	}
-}
-
 int cps_migrate_set(struct cps_ctx *c, uint32_t set)
 {
 	return cps_migrate_set_mems(c, set, NULL, NULL);
@@ -592,7 +568,7 @@ int cps_migrate_set_mems(struct cps_ctx *c, uint32_t set, const uint64_t *from,
 			 const uint64_t *to)
 {
 	struct cps_member *mem = NULL;
-	long n = members_snapshot(c, set, &mem);
+	long n = cps_members_alloc(c, set, &mem);
 	if (n < 0)
 		return (int)n;
 	struct migration m;

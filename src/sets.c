@@ -305,6 +305,21 @@ int cps_set_get(struct cps_ctx *c, uint32_t id, struct cps_setinfo *out)
 	return -EAGAIN;
 }
 
+long cps_set_ids(struct cps_ctx *c, uint32_t **out)
+{
+	/* a table holds at most set_slots sets: one read fills it */
+	uint32_t *v = malloc((c->t.set_slots + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	long n = cps_set_list(c, v, c->t.set_slots + 1);
+	if (n < 0) {
+		free(v);
+		return n;
+	}
+	*out = v;
+	return n < (long)c->t.set_slots + 1 ? n : (long)c->t.set_slots + 1;
+}
+
 long cps_set_list(struct cps_ctx *c, uint32_t *ids, size_t max)
 {
 	for (int tries = 0; tries < 1000; tries++) {

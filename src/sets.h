@@ -170,6 +170,8 @@ struct cps_setinfo {
 int cps_set_get(struct cps_ctx *c, uint32_t id, struct cps_setinfo *out);
 /* Ids of all sets in id order; returns how many there are (may exceed max). */
 long cps_set_list(struct cps_ctx *c, uint32_t *ids, size_t max);
+/* The same into *out (malloc'd, the caller frees it): how many. */
+long cps_set_ids(struct cps_ctx *c, uint32_t **out);
 
 /* Registered members (lock-free read): calls fn for each member record
  * of set (0: every set). Returns how many. */
@@ -180,6 +182,12 @@ struct cps_member {
 	uint64_t start;
 };
 long cps_members(struct cps_ctx *c, uint32_t set, struct cps_member *out, size_t max);
+/* The member records of set in one snapshot, into *out (malloc'd, the
+ * caller frees it): cps_members counts every record it met, the buffer
+ * may hold fewer, so a larger one and another snapshot while the count
+ * outgrows it (eight times at most, then the snapshot cut to the
+ * buffer). Returns how many are in *out. */
+long cps_members_alloc(struct cps_ctx *c, uint32_t set, struct cps_member **out);
 
 /* Remove dead members (and their threads), autoclean what that empties.
  * Runs inside every write; callable alone. Returns how many were removed. */

@@ -205,10 +205,10 @@ static int cgroup_on(struct cps_ctx *c)
 	int r = cps_cgm_make(c, dir, sizeof(dir));
 	if (r < 0)
 		return cli_refused(r, c->why, "cgroup on: %s", dir[0] ? dir : "the cgroup mirror");
-	uint32_t ids[4096];
-	long n = cps_set_list(c, ids, CPS_ARRAY_SIZE(ids));
+	uint32_t *ids = NULL;
+	long n = cps_set_ids(c, &ids);
 	int bad = 0, first = 0;
-	for (long i = 0; i < n && i < (long)CPS_ARRAY_SIZE(ids); i++) {
+	for (long i = 0; i < n; i++) {
 		struct cps_setinfo si;
 		if (cps_set_get(c, ids[i], &si) < 0 || !si.nmembers)
 			continue;
@@ -217,6 +217,7 @@ static int cgroup_on(struct cps_ctx *c)
 			first = first ? first : r < 0 ? -r : c->unmoved_err;
 		}
 	}
+	free(ids);
 	cps_cgm_prune(c);
 	cgroup_print(dir);
 	if (bad) {
@@ -238,10 +239,11 @@ static int cgroup_off(struct cps_ctx *c)
 		return CLI_OK;
 	}
 	int r = cps_cgm_remove(c);
-	uint32_t ids[4096];
-	long n = cps_set_list(c, ids, CPS_ARRAY_SIZE(ids));
-	for (long i = 0; i < n && i < (long)CPS_ARRAY_SIZE(ids); i++)
+	uint32_t *ids = NULL;
+	long n = cps_set_ids(c, &ids);
+	for (long i = 0; i < n; i++)
 		cps_migrate_set(c, ids[i]);
+	free(ids);
 	if (r < 0)
 		return cli_refused(r, "a process is still in one of its cgroups", "cgroup off: %s",
 				   dir);

@@ -362,53 +362,6 @@ static int cmd_free(struct cps_ctx *c, int argc, char **argv)
 
 /* ---- list / show / which ---- */
 
-/* cps_set_list and cps_members fill at most the buffer they are given and
- * return how many there were when they read: more than the buffer holds
- * when sets or members came since it was sized. One snapshot, used only
- * as far as the buffer holds it: a larger buffer and another snapshot
- * while the count outgrows it, and the snapshot cut to the buffer if it
- * keeps doing so. *out is malloc'd; returns the count in it. */
-#define SNAPSHOT_TRIES 8
-static long set_ids(struct cps_ctx *c, uint32_t **out)
-{
-	size_t cap = 64;
-	for (int tries = 0;; tries++) {
-		uint32_t *v = malloc(cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		long n = cps_set_list(c, v, cap);
-		if (n < 0 || (size_t)n <= cap || tries == SNAPSHOT_TRIES) {
-			if (n < 0)
-				free(v);
-			else
-				*out = v;
-			return n < 0 ? n : (long)((size_t)n < cap ? (size_t)n : cap);
-		}
-		free(v);
-		cap = (size_t)n + (size_t)n / 2;
-	}
-}
-
-static long members_of(struct cps_ctx *c, uint32_t id, struct cps_member **out)
-{
-	size_t cap = 64;
-	for (int tries = 0;; tries++) {
-		struct cps_member *v = malloc(cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		long n = cps_members(c, id, v, cap);
-		if (n < 0 || (size_t)n <= cap || tries == SNAPSHOT_TRIES) {
-			if (n < 0)
-				free(v);
-			else
-				*out = v;
-			return n < 0 ? n : (long)((size_t)n < cap ? (size_t)n : cap);
-		}
-		free(v);
-		cap = (size_t)n + (size_t)n / 2;
-	}
-}
-
 static void print_set_json(struct cps_ctx *c, const struct cps_setinfo *s)
 {
 	size_t mw = c->t.mask_words;
@@ -441,7 +394,7 @@ static int cmd_list(struct cps_ctx *c, int argc, char **argv)
 	if (argc != 1)
 		return bad_usage("list: unexpected argument '%s'", argv[1]);
 	uint32_t *ids = NULL;
-	long n = set_ids(c, &ids);
+	long n = cps_set_ids(c, &ids);
 	if (n < 0)
 		return n == -ENOMEM ? CLI_TABLE : cli_refused((int)n, NULL, "list");
 	if (json)
@@ -484,7 +437,7 @@ static int cmd_show(struct cps_ctx *c, int argc, char **argv)
 	if ((r = cps_set_get(c, id, &s)) < 0)
 		return cli_refused(r, "no such set", "show %s", argv[1]);
 	struct cps_member *m = NULL;
-	long n = members_of(c, id, &m);
+	long n = cps_members_alloc(c, id, &m);
 	if (n < 0)
 		return n == -ENOMEM ? CLI_TABLE : cli_refused((int)n, NULL, "show %s", argv[1]);
 	size_t mw = c->t.mask_words;
