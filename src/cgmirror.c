@@ -7,7 +7,9 @@
  * hierarchy (a v1 cgroup mount with the cpuset controller, else the
  * cgroup2 mount where the cpuset controller is available); it exists only
  * when `cpuset init --cgroup` made it, and everything here does nothing
- * when it does not. Set S is T/s<S's id>, made at the first process placed
+ * when it does not (nor for a caller that is not root: it could not use
+ * it, and looks for nothing: its effective uid, as the owner checks
+ * take it). Set S is T/s<S's id>, made at the first process placed
  * in it; its CPUs are the mirror's own (the machine's: CPUs stay the
  * affinity masks' business), its nodes the set's. Every file is read and
  * written with raw system calls (the shim's interposers never see them).
@@ -175,7 +177,8 @@ static bool mirror(struct cps_ctx *c)
 		char root[CPS_CGM_PATH];
 		bool v2 = false;
 		c->cgm_state = 1;
-		if (hierarchy_root(root, sizeof(root) - SHM_TABLE_NAME_MAX - 1, &v2) == 0) {
+		/* only root writes the hierarchy: others look for nothing */
+		if (c->uid == 0 && hierarchy_root(root, sizeof(root) - SHM_TABLE_NAME_MAX - 1, &v2) == 0) {
 			if ((size_t)snprintf(c->cgm_dir, sizeof(c->cgm_dir), "%s/%s", root,
 					     c->t.name) < sizeof(c->cgm_dir) &&
 			    cg_is_dir(c->cgm_dir)) {
