@@ -96,24 +96,19 @@ static int cgroup_mount(bool v2, char *mnt, size_t mlen, char *root, size_t rlen
 	return -ENOENT;
 }
 
-/* A list file of the caller's cpuset cgroup: v2name in a v2 hierarchy
- * (its cgroup's, or the nearest ancestor's that has it), v1name in a v1
- * one, else v1old there. */
-static int cgroup_list(uint64_t *m, size_t nw, char *path, size_t plen, const char *v2name,
-		       const char *v1name, const char *v1old)
+/* The caller's cpuset cgroup from the text of /proc/self/cgroup (buf,
+ * cut in place): its path into cg, and whether it is v2's ("0::PATH").
+ * A v1 line whose controllers hold cpuset wins over the v2 one. */
+static bool cgroup_own(char *buf, char *cg, size_t cglen, bool *v2)
 {
-	char buf[8192], cg[4096] = "", mnt[1024], root[1024], file[6144];
-	bool v2 = false, have = false;
-	int r = read_raw("/proc/self/cgroup", buf, sizeof(buf));
-	if (r < 0)
-		return r;
-	/* hier:controllers:path; a v1 cpuset line wins over the v2 one */
+	bool have = false;
+	/* hier:controllers:path */
 	for (char *line = buf, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = 0;
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (!c2 || strlen(c2 + 1) >= sizeof(cg))
+		if (!c2 || strlen(c2 + 1) >= cglen)
 			continue;
 		*c2 = 0;
 		const char *ctl = c1 + 1;
@@ -126,17 +121,56 @@ static int cgroup_list(uint64_t *m, size_t nw, char *path, size_t plen, const ch
 		}
 		if (cpuset) {
 			strcpy(cg, c2 + 1);
-			v2 = false;
-			have = true;
-			break;
+			*v2 = false;
+			return true;
 		}
 		if (!strcmp(line, "0") && !*ctl) {
 			strcpy(cg, c2 + 1);
-			v2 = true;
+			*v2 = true;
 			have = true;
 		}
 	}
-	if (!have || cgroup_mount(v2, mnt, sizeof(mnt), root, sizeof(root)) < 0)
+	return have;
+}
+
+/* The nearest list file up the tree from dir (the cgroup's directory, cut
+ * in place; mlen: its mount point's length, the top): v2name in v2 (every
+ * cgroup has it where the controller is enabled; the root whenever the
+ * controller is bound to v2), v1name else v1old in v1. file gets its
+ * path. */
+static int cgroup_nearest(char *dir, size_t mlen, bool v2, uint64_t *m, size_t nw,
+			  const char *v2name, const char *v1name, const char *v1old,
+			  char *file, size_t flen)
+{
+	for (;;) {
+		snprintf(file, flen, "%s/%s", dir, v2 ? v2name : v1name);
+		int r = read_list(file, m, nw);
+		if (r == -ENOENT && !v2) {
+			snprintf(file, flen, "%s/%s", dir, v1old);
+			r = read_list(file, m, nw);
+		}
+		if (r != -ENOENT)
+			return r;
+		char *slash = strrchr(dir, '/');
+		if (!slash || (size_t)(slash - dir) < mlen)
+			return -ENOENT;
+		*slash = 0;
+	}
+}
+
+/* A list file of the caller's cpuset cgroup: v2name in a v2 hierarchy
+ * (its cgroup's, or the nearest ancestor's that has it), v1name in a v1
+ * one, else v1old there. */
+static int cgroup_list(uint64_t *m, size_t nw, char *path, size_t plen, const char *v2name,
+		       const char *v1name, const char *v1old)
+{
+	char buf[8192], cg[4096] = "", mnt[1024], root[1024], file[6144];
+	bool v2 = false;
+	int r = read_raw("/proc/self/cgroup", buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	if (!cgroup_own(buf, cg, sizeof(cg), &v2) ||
+	    cgroup_mount(v2, mnt, sizeof(mnt), root, sizeof(root)) < 0)
 		return -ENOENT;
 	/* the cgroup's path below the mount's root */
 	const char *rel = cg;
@@ -145,23 +179,8 @@ static int cgroup_list(uint64_t *m, size_t nw, char *path, size_t plen, const ch
 		rel = cg + rl;
 	char dir[5120];
 	snprintf(dir, sizeof(dir), "%s%s", mnt, strcmp(rel, "/") ? rel : "");
-	/* v2: the nearest cgroup up the tree with the cpuset controller's file
-	 * (every cgroup has it where the controller is enabled; the root has
-	 * it whenever the controller is bound to v2) */
-	for (;;) {
-		snprintf(file, sizeof(file), "%s/%s", dir, v2 ? v2name : v1name);
-		r = read_list(file, m, nw);
-		if (r == -ENOENT && !v2) {
-			snprintf(file, sizeof(file), "%s/%s", dir, v1old);
-			r = read_list(file, m, nw);
-		}
-		if (r != -ENOENT)
-			break;
-		char *slash = strrchr(dir, '/');
-		if (!slash || (size_t)(slash - dir) < strlen(mnt))
-			return -ENOENT;
-		*slash = 0;
-	}
+	r = cgroup_nearest(dir, strlen(mnt), v2, m, nw, v2name, v1name, v1old, file,
+			   sizeof(file));
 	if (r == 0 && path && plen)
 		snprintf(path, plen, "%s", file);
 	return r;
