@@ -689,11 +689,11 @@ static int mems_wanted(struct cps_ctx *c, struct shm_set *s, struct shm_set *p, 
 }
 
 /* The rules for giving s memory nodes, in the order of the CPUs' rules. */
-static int mems_locked(struct cps_ctx *c, struct shm_set *s, unsigned how, const uint64_t *list)
+/* Whether the nodes may be given to s at all: not the root, a known way,
+ * the caller its owner. */
+static int mems_asked_ok(struct cps_ctx *c, const struct shm_set *s, unsigned how,
+			 const uint64_t *list)
 {
-	size_t mw = MW(c);
-	uint64_t m[CPS_MAX_WORDS], fresh[CPS_MAX_WORDS], tmp[CPS_MAX_WORDS];
-	struct shm_set *root = root_of(c), *p;
 	if (s->id == c->t.root_id || s->parent == 0) {
 		c->why = "the root set's nodes are fixed when the table is made";
 		return -EINVAL;
@@ -706,11 +706,15 @@ static int mems_locked(struct cps_ctx *c, struct shm_set *s, unsigned how, const
 		c->why = "not the owner of the set";
 		return -EPERM;
 	}
-	if (!(p = set_get(c, s->parent)))
-		return -EINVAL;
-	int e = mems_wanted(c, s, p, how, list, m);
-	if (e < 0)
-		return e;
+	return 0;
+}
+
+/* The nodes m: not empty, on the machine (the root's), in the parent p. */
+static int mems_inside(struct cps_ctx *c, struct shm_set *p, unsigned how,
+		       const uint64_t *m)
+{
+	size_t mw = MW(c);
+	struct shm_set *root = root_of(c);
 	if (cps_mask_empty(m, mw)) {
 		c->why = how == CPS_MEMS_LIST ? "the node list is empty"
 					      : "the parent has no node free for such a set (strict "
@@ -725,11 +729,22 @@ static int mems_locked(struct cps_ctx *c, struct shm_set *s, unsigned how, const
 		c->why = "a node is not in the parent set";
 		return -EACCES;
 	}
+	return 0;
+}
+
+/* The nodes m against the others: the kernel's allowance for the nodes
+ * added, strict siblings, the children's nodes that would be taken. */
+static int mems_shared_ok(struct cps_ctx *c, struct shm_set *s, struct shm_set *p,
+			  unsigned how, const uint64_t *m)
+{
+	size_t mw = MW(c);
+	uint64_t fresh[CPS_MAX_WORDS], tmp[CPS_MAX_WORDS];
 	const uint64_t *old = shm_set_mask(&c->t, s, SHM_MASK_MEMS);
 	/* the kernel's allowance: no node added outside the caller's
 	 * Mems_allowed or its cgroup's nodes (kept ones may stay) */
 	cps_mask_andnot(fresh, m, old, mw);
-	if ((e = cps_mems_allowance_check(fresh, mw, &c->why)) < 0)
+	int e = cps_mems_allowance_check(fresh, mw, &c->why);
+	if (e < 0)
 		return e;
 	bool owns = (s->flags & CPS_STRICT) && how != CPS_MEMS_PARENT;
 	if (owns) {
@@ -751,6 +766,21 @@ static int mems_locked(struct cps_ctx *c, struct shm_set *s, unsigned how, const
 		c->why = "a node to remove is still held by a child set";
 		return -EBUSY;
 	}
+	return 0;
+}
+
+static int mems_locked(struct cps_ctx *c, struct shm_set *s, unsigned how, const uint64_t *list)
+{
+	uint64_t m[CPS_MAX_WORDS];
+	struct shm_set *p;
+	int e = mems_asked_ok(c, s, how, list);
+	if (e < 0)
+		return e;
+	if (!(p = set_get(c, s->parent)))
+		return -EINVAL;
+	if ((e = mems_wanted(c, s, p, how, list, m)) < 0 || (e = mems_inside(c, p, how, m)) < 0 ||
+	    (e = mems_shared_ok(c, s, p, how, m)) < 0)
+		return e;
 	if ((e = set_write_mask(c, s, SHM_MASK_MEMS, m)) < 0)
 		return e;
 	if (s->mems_own != how && (e = shm_write_u32(&c->t, &s->mems_own, how)) < 0)
