@@ -1,5 +1,6 @@
-/* Between the files of src/ that keep the set rules (sets.c,
- * membership.c, placement.c, migrate.c); not for the tools or the shim. */
+/* Between the files of src/ that keep the set rules (sets.c, rules.c,
+ * txn.c, membership.c, placement.c, migrate.c); not for the tools or the
+ * shim. */
 #ifndef CPS_SETS_INTERNAL_H
 #define CPS_SETS_INTERNAL_H
 
@@ -65,6 +66,14 @@ uint32_t cps_autoclean_clock(void);
  * (inside a transaction). */
 int cps_reap_unattached(struct cps_ctx *c);
 int cps_txn_end(struct cps_ctx *c, int r);
+/* Whether n is a set name: 1-47 letters, digits, '.', '_' or '-', not
+ * all digits. */
+bool cps_name_ok(const char *n);
+/* The id of the set named name (0: none), in a read or write section. */
+uint32_t cps_find_name(struct cps_ctx *c, const char *name);
+
+/* ---- rules.c ---- */
+
 /* Remove s and every ancestor its removal leaves due for autoclean. */
 int cps_remove_set(struct cps_ctx *c, struct shm_set *s);
 
