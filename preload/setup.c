@@ -334,14 +334,8 @@ static bool under_supervisor(void)
 	if (!e || !*e)
 		return false;
 	char b[4096];
-	int fd = cps_sys_open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (cps_sys_slurp("/proc/self/status", b, sizeof(b), true) <= 0)
 		return false;
-	ssize_t n = cps_sys_read(fd, b, sizeof(b) - 1);
-	cps_sys_close(fd);
-	if (n <= 0)
-		return false;
-	b[n] = 0;
 	const char *s = strstr(b, "\nSeccomp:");
 	return s && strtol(s + 9, NULL, 10) == 2;
 }

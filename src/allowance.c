@@ -23,43 +23,12 @@ int cps_kernel_affinity(pid_t tid, uint64_t *m, size_t nw)
 	return r < 0 ? (int)r : 0;
 }
 
-/* A small file read with the raw system calls: the shim makes views of
- * some of these files (sysfs CPU lists, cgroup CPU lists) for open(). */
-static int read_raw(const char *path, char *buf, size_t len)
-{
-	int fd = cps_sys_open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fd;
-	size_t got = 0;
-	ssize_t n = 0;
-	while (got < len - 1 && (n = cps_sys_read(fd, buf + got, len - 1 - got)) > 0)
-		got += (size_t)n;
-	cps_sys_close(fd);
-	if (n < 0 && got == 0)
-		return (int)n;
-	buf[got] = 0;
-	return (int)got;
-}
-
-static int read_list(const char *path, uint64_t *m, size_t nw)
-{
-	char buf[4096];
-	int r = read_raw(path, buf, sizeof(buf));
-	if (r < 0)
-		return r;
-	buf[strcspn(buf, "\n")] = 0;
-	cps_mask_zero(m, nw);
-	if (!buf[0])
-		return 0; /* an empty cgroup list: no CPU */
-	return cps_cpulist_parse(buf, m, nw, NULL) < 0 ? -EINVAL : 0;
-}
-
 /* The mount point and mount root of the cgroup hierarchy: v2 (cgroup2), or
  * the v1 one whose super options name the cpuset controller. */
 static int cgroup_mount(bool v2, char *mnt, size_t mlen, char *root, size_t rlen)
 {
 	static char buf[65536];
-	int n = read_raw("/proc/self/mountinfo", buf, sizeof(buf));
+	int n = cps_sys_slurp("/proc/self/mountinfo", buf, sizeof(buf), false);
 	if (n < 0)
 		return n;
 	for (char *line = buf, *next; line && *line; line = next) {
@@ -144,10 +113,10 @@ static int cgroup_nearest(char *dir, size_t mlen, bool v2, uint64_t *m, size_t n
 {
 	for (;;) {
 		snprintf(file, flen, "%s/%s", dir, v2 ? v2name : v1name);
-		int r = read_list(file, m, nw);
+		int r = cps_list_file(file, m, nw);
 		if (r == -ENOENT && !v2) {
 			snprintf(file, flen, "%s/%s", dir, v1old);
-			r = read_list(file, m, nw);
+			r = cps_list_file(file, m, nw);
 		}
 		if (r != -ENOENT)
 			return r;
@@ -166,7 +135,7 @@ static int cgroup_list(uint64_t *m, size_t nw, char *path, size_t plen, const ch
 {
 	char buf[8192], cg[4096] = "", mnt[1024], root[1024], file[6144];
 	bool v2 = false;
-	int r = read_raw("/proc/self/cgroup", buf, sizeof(buf));
+	int r = cps_sys_slurp("/proc/self/cgroup", buf, sizeof(buf), false);
 	if (r < 0)
 		return r;
 	if (!cgroup_own(buf, cg, sizeof(cg), &v2) ||

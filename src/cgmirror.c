@@ -55,14 +55,9 @@ static int cg_read(const char *dir, const char *file, char *buf, size_t len)
 	char path[CPS_CGM_PATH + 64];
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
 		return -ENAMETOOLONG;
-	int fd = cps_sys_open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fd;
-	ssize_t n = cps_sys_read(fd, buf, len - 1);
-	cps_sys_close(fd);
+	int n = cps_sys_slurp(path, buf, len, false);
 	if (n < 0)
-		return (int)n;
-	buf[n] = 0;
+		return n;
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
 }
@@ -135,15 +130,9 @@ static int hierarchy_root(char *dir, size_t len, bool *v2)
 	char ctl[512], *mounts = malloc(MOUNTS);
 	if (!mounts)
 		return -ENOMEM;
-	int r = -ENOENT, fd = cps_sys_open("/proc/self/mounts", O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-	ssize_t n;
-	while (fd >= 0 && got < MOUNTS - 1 &&
-	       (n = cps_sys_read(fd, mounts + got, MOUNTS - 1 - got)) > 0)
-		got += (size_t)n;
-	if (fd >= 0)
-		cps_sys_close(fd);
-	mounts[got] = 0;
+	int r = -ENOENT;
+	if (cps_sys_slurp("/proc/self/mounts", mounts, MOUNTS, false) < 0)
+		mounts[0] = 0;
 	if (cps_cgm_hierarchy(mounts, false, dir, len) == 0) {
 		*v2 = false;
 		r = 0;
@@ -333,14 +322,8 @@ static void evacuate(const struct cps_ctx *c, const char *dir)
 	for (int round = 0; round < 64; round++) {
 		char path[CPS_CGM_PATH + 300];
 		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-		int fd = cps_sys_open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (cps_sys_slurp(path, pids, sizeof(pids), false) <= 0)
 			return;
-		ssize_t n = cps_sys_read(fd, pids, sizeof(pids) - 1);
-		cps_sys_close(fd);
-		if (n <= 0)
-			return;
-		pids[n] = 0;
 		for (char *p = pids, *e; *p; p = e) {
 			e = p + strcspn(p, "\n");
 			if (*e)

@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "src/cpulist.h"
 #include "src/mask.h"
+#include "src/procfs.h"
 #include "src/nodes.h"
 #include "src/rawsys.h"
 
@@ -35,27 +36,6 @@ void cps_nodes_fake(unsigned nnodes, const uint64_t *node_cpus, const uint64_t *
 	fake_n = nnodes;
 }
 
-static int read_list(const char *path, uint64_t *m, size_t nw)
-{
-	char buf[8192];
-	int fd = cps_sys_open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fd;
-	size_t got = 0;
-	ssize_t n = 0;
-	while (got < sizeof(buf) - 1 && (n = cps_sys_read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
-		got += (size_t)n;
-	cps_sys_close(fd);
-	if (n < 0 && got == 0)
-		return (int)n;
-	buf[got] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	cps_mask_zero(m, nw);
-	/* a number beyond the mask's width is refused by the parser: such a
-	 * node cannot be named in the table either */
-	return !buf[0] || cps_cpulist_parse(buf, m, nw, NULL) == 0 ? 0 : -EINVAL;
-}
-
 int cps_machine_mems(uint64_t *m, size_t nw)
 {
 	cps_mask_zero(m, nw);
@@ -63,9 +43,9 @@ int cps_machine_mems(uint64_t *m, size_t nw)
 		cps_mask_copy(m, fake_mem, nw);
 		return 0;
 	}
-	if (read_list(NODE_DIR "has_memory", m, nw) == 0 && !cps_mask_empty(m, nw))
+	if (cps_list_file(NODE_DIR "has_memory", m, nw) == 0 && !cps_mask_empty(m, nw))
 		return 0;
-	if (read_list(NODE_DIR "online", m, nw) == 0 && !cps_mask_empty(m, nw))
+	if (cps_list_file(NODE_DIR "online", m, nw) == 0 && !cps_mask_empty(m, nw))
 		return 0;
 	cps_mask_zero(m, nw);
 	cps_mask_set(m, nw, 0);
@@ -84,7 +64,7 @@ int cps_cpu_nodes(const uint64_t *cpus, uint64_t *nodes, size_t nw)
 				cps_mask_set(nodes, nw, (unsigned)k);
 		return 0;
 	}
-	if (read_list(NODE_DIR "online", have, nw) < 0 || cps_mask_empty(have, nw)) {
+	if (cps_list_file(NODE_DIR "online", have, nw) < 0 || cps_mask_empty(have, nw)) {
 		if (!cps_mask_empty(cpus, nw))
 			cps_mask_set(nodes, nw, 0);
 		return 0;
@@ -97,7 +77,7 @@ int cps_cpu_nodes(const uint64_t *cpus, uint64_t *nodes, size_t nw)
 		p += sizeof(NODE_DIR "node") - 1;
 		p += cps_fmt_dec(p, k);
 		memcpy(p, "/cpulist", sizeof("/cpulist"));
-		if (read_list(path, nc, nw) == 0 && cps_mask_intersects(nc, cpus, nw))
+		if (cps_list_file(path, nc, nw) == 0 && cps_mask_intersects(nc, cpus, nw))
 			cps_mask_set(nodes, nw, (unsigned)k);
 	}
 	return 0;

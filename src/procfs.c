@@ -14,6 +14,7 @@
 
 #include "base/util.h"
 #include "src/cpulist.h"
+#include "src/mask.h"
 #include "src/procfs.h"
 #include "src/rawsys.h"
 
@@ -45,19 +46,6 @@ static void proc_path(char *buf, pid_t pid, pid_t tid, const char *tail)
 	*put_str(p, tail) = 0;
 }
 
-static int read_small(const char *path, char *buf, size_t len)
-{
-	int fd = cps_sys_open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fd;
-	ssize_t n = cps_sys_read(fd, buf, len - 1);
-	cps_sys_close(fd);
-	if (n < 0)
-		return (int)n;
-	buf[n] = 0;
-	return (int)n;
-}
-
 /* A decimal number at *p (digits only), *p moved past it. */
 static unsigned long long take_dec(const char **p)
 {
@@ -72,7 +60,7 @@ static int stat_at(pid_t pid, pid_t tid, struct cps_procinfo *pi)
 	char path[PROC_PATH_MAX], buf[1024];
 
 	proc_path(path, pid, tid, "/stat");
-	int n = read_small(path, buf, sizeof(buf));
+	int n = cps_sys_slurp(path, buf, sizeof(buf), true);
 	if (n < 0)
 		return n == -ENOENT ? -ESRCH : n;
 	/* comm may hold spaces and parentheses: fields start after the last ')'. */
@@ -172,7 +160,7 @@ pid_t cps_proc_tgid(pid_t tid)
 {
 	char path[PROC_PATH_MAX], buf[2048];
 	proc_path(path, tid, 0, "/status");
-	int n = read_small(path, buf, sizeof(buf));
+	int n = cps_sys_slurp(path, buf, sizeof(buf), true);
 	if (n < 0)
 		return n == -ENOENT ? -ESRCH : n;
 	const char *p = strstr(buf, "\nTgid:");
@@ -191,7 +179,7 @@ static const char *status_line(pid_t pid, const char *key, char *buf, size_t len
 {
 	char path[PROC_PATH_MAX];
 	proc_path(path, pid, 0, "/status");
-	int n = read_small(path, buf, len);
+	int n = cps_sys_slurp(path, buf, len, true);
 	if (n < 0) {
 		*err = n == -ENOENT ? -ESRCH : n;
 		return NULL;
@@ -301,7 +289,7 @@ int cps_proc_each_child(pid_t pid, pid_t tid, int (*fn)(pid_t child, void *arg),
 {
 	char path[PROC_PATH_MAX], buf[4096];
 	proc_path(path, pid, tid, "/children");
-	int n = read_small(path, buf, sizeof(buf));
+	int n = cps_sys_slurp(path, buf, sizeof(buf), true);
 	if (n < 0)
 		return n;
 	for (char *p = buf, *end; *p; p = end) {
@@ -315,14 +303,23 @@ int cps_proc_each_child(pid_t pid, pid_t tid, int (*fn)(pid_t child, void *arg),
 	return 0;
 }
 
-static int cpu_list_file(const char *path, uint64_t *m, size_t nw)
+int cps_list_file(const char *path, uint64_t *m, size_t nw)
 {
-	char buf[4096];
-	int n = read_small(path, buf, sizeof(buf));
+	char buf[8192];
+	int n = cps_sys_slurp(path, buf, sizeof(buf), false);
 	if (n < 0)
 		return n;
-	struct cps_parse_error pe;
-	return n && cps_cpulist_parse(buf, m, nw, &pe) == 0 ? 0 : -EINVAL;
+	buf[strcspn(buf, "\n")] = 0;
+	cps_mask_zero(m, nw);
+	/* a number beyond the mask's width is refused by the parser */
+	return !buf[0] || cps_cpulist_parse(buf, m, nw, NULL) == 0 ? 0 : -EINVAL;
+}
+
+/* A list file of the kernel's that is never empty. */
+static int cpu_list_file(const char *path, uint64_t *m, size_t nw)
+{
+	int r = cps_list_file(path, m, nw);
+	return r == 0 && cps_mask_empty(m, nw) ? -EINVAL : r;
 }
 
 int cps_online_cpus(uint64_t *m, size_t nw)

@@ -57,6 +57,10 @@ int cps_proc_each_child(pid_t pid, pid_t tid, int (*fn)(pid_t child, void *arg),
  * words: 0, or a negative errno (-EINVAL: unreadable as a CPU list or
  * wider than nw words). */
 int cps_online_cpus(uint64_t *m, size_t nw);
+/* A CPU or node list file (sysfs, a cgroup's) into m, nw words: 0 (an
+ * empty list: no bit), -EINVAL (no list, or a number wider than nw
+ * words), or the errno of the read. */
+int cps_list_file(const char *path, uint64_t *m, size_t nw);
 /* The CPUs the kernel has present (/sys/devices/system/cpu/present), the
  * same way. */
 int cps_present_cpus(uint64_t *m, size_t nw);

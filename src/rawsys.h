@@ -12,6 +12,7 @@
 #define CPS_RAWSYS_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -113,6 +114,31 @@ static inline ssize_t cps_sys_read(int fd, void *buf, size_t len)
 static inline void cps_sys_close(int fd)
 {
 	cps_sys3(SYS_close, fd, 0, 0);
+}
+
+/* The one whole-file reader of the raw side: path's contents into buf
+ * (len > 0), NUL-terminated, at most len - 1 bytes. once: a single read,
+ * for the small /proc and /sys files the kernel makes in one go (a
+ * loop's last read, the one that returns 0, is a system call more);
+ * else reads until the end or a full buffer. Returns the bytes read, or a
+ * negative errno (of open, or of the first read). */
+static inline int cps_sys_slurp(const char *path, char *buf, size_t len, bool once)
+{
+	int fd = cps_sys_open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	size_t got = 0;
+	ssize_t n = 0;
+	while (got < len - 1 && (n = cps_sys_read(fd, buf + got, len - 1 - got)) > 0) {
+		got += (size_t)n;
+		if (once)
+			break;
+	}
+	cps_sys_close(fd);
+	buf[got] = 0;
+	if (n < 0 && got == 0)
+		return (int)n;
+	return (int)got;
 }
 
 static inline long cps_sys_getdents64(int fd, void *buf, size_t len)

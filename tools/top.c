@@ -176,16 +176,11 @@ static int read_member(struct top_state *s, struct top_member *m)
 	char path[40];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)m->pid);
 	m->threads = -1;
-	int fd = cps_sys_open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fd;
 	char buf[1024];
-	ssize_t n = cps_sys_read(fd, buf, sizeof(buf) - 1);
-	cps_sys_close(fd);
+	int n = cps_sys_slurp(path, buf, sizeof(buf), true);
 	(void)s;
 	if (n <= 0)
-		return -ESRCH;
-	buf[n] = 0;
+		return n < 0 ? n : -ESRCH;
 	char *open = strchr(buf, '('), *close = strrchr(buf, ')');
 	if (!open || !close || close < open || close[1] != ' ')
 		return -ESRCH;
