@@ -192,64 +192,98 @@ int cps_allowance_override(bool on)
 	return 0;
 }
 
-int cps_allowance_check(const uint64_t *want, size_t nw, const char **why)
+/* What the two checks below differ in: the noun of the message, the
+ * caller's own allowance (its name, how it is read, or the test's), the
+ * cgroup's list. */
+struct allowance_kind {
+	const char *noun, *own_name;
+	int (*own)(uint64_t *m, size_t nw);
+	int (*cgroup)(uint64_t *m, size_t nw, char *path, size_t plen);
+	bool fake, fake_cg;
+	const uint64_t *fake_own, *fake_cgm;
+	bool online_only; /* the kernel keeps offline CPUs out of affinities */
+};
+
+static int own_affinity(uint64_t *m, size_t nw)
 {
-	uint64_t aff[CPS_MAX_WORDS], cg[CPS_MAX_WORDS], out[CPS_MAX_WORDS];
-	char l1[160], l2[160], path[256];
+	return cps_kernel_affinity(0, m, nw);
+}
+
+/* "CPU 3 is" or "CPUs 3-4 are", and the rest, into why_buf. */
+static const char *outside(const struct allowance_kind *k, const uint64_t *out, size_t nw,
+			   const char *whose, const char *path, const uint64_t *list)
+{
+	char l1[160], l2[160];
+	bool many = cps_mask_count(out, nw) > 1;
+	cps_cpulist_format(l1, sizeof(l1), out, nw);
+	cps_cpulist_format(l2, sizeof(l2), list, nw);
+	if (path)
+		snprintf(why_buf, sizeof(why_buf), "%s%s %s %s outside the caller's %s (%s: %s)",
+			 k->noun, many ? "s" : "", l1, many ? "are" : "is", whose, path,
+			 l2[0] ? l2 : "none");
+	else
+		snprintf(why_buf, sizeof(why_buf), "%s%s %s %s outside the caller's %s (%s)",
+			 k->noun, many ? "s" : "", l1, many ? "are" : "is", whose, l2);
+	return why_buf;
+}
+
+/* The caller's own allowance first: one system call, and all a caller
+ * needs when it passes, since the kernel keeps it inside the cgroup's.
+ * The cgroup is read only to give the better reason. */
+static int allowance_check(const struct allowance_kind *k, const uint64_t *want, size_t nw,
+			   const char **why)
+{
+	uint64_t own[CPS_MAX_WORDS], cg[CPS_MAX_WORDS], out[CPS_MAX_WORDS];
+	char path[256];
 	if (nw > CPS_MAX_WORDS)
 		return -EINVAL;
 	if (__atomic_load_n(&override_on, __ATOMIC_RELAXED) && geteuid() == 0)
 		return 0;
-	/* The affinity first: one system call, and all a caller needs when
-	 * it passes, since the kernel keeps the affinity inside the cgroup's
-	 * CPUs. The cgroup is read only to give the better reason. */
 	int r = 0;
-	if (fake_on)
-		cps_mask_copy(aff, fake_aff, nw);
+	if (k->fake)
+		cps_mask_copy(own, k->fake_own, nw);
 	else
-		r = cps_kernel_affinity(0, aff, nw);
+		r = k->own(own, nw);
 	if (r < 0)
 		return r;
-	cps_mask_andnot(out, want, aff, nw);
+	cps_mask_andnot(out, want, own, nw);
 	if (cps_mask_empty(out, nw))
 		return 0;
 	/* The kernel takes an offline CPU out of every affinity: a set
 	 * holding one (taken offline under its members) is not beyond the
 	 * caller for that. Only online CPUs are judged. */
 	uint64_t on[CPS_MAX_WORDS];
-	if (!fake_on && cps_online_cpus(on, nw) == 0) {
+	if (k->online_only && !k->fake && cps_online_cpus(on, nw) == 0) {
 		cps_mask_and(out, out, on, nw);
 		if (cps_mask_empty(out, nw))
 			return 0;
 	}
-	if (fake_on) {
-		r = fake_cg_on ? 0 : -ENOENT;
-		cps_mask_copy(cg, fake_cg, nw);
+	if (k->fake) {
+		r = k->fake_cg ? 0 : -ENOENT;
+		cps_mask_copy(cg, k->fake_cgm, nw);
 		snprintf(path, sizeof(path), "(test)");
 	} else {
-		r = cps_cgroup_cpus(cg, nw, path, sizeof(path));
+		r = k->cgroup(cg, nw, path, sizeof(path));
 	}
+	uint64_t beyond[CPS_MAX_WORDS];
 	if (r == 0) {
-		cps_mask_andnot(out, want, cg, nw);
-		if (!cps_mask_empty(out, nw)) {
-			cps_cpulist_format(l1, sizeof(l1), out, nw);
-			cps_cpulist_format(l2, sizeof(l2), cg, nw);
-			snprintf(why_buf, sizeof(why_buf),
-				 "CPU%s %s %s outside the caller's cgroup cpuset (%s: %s)",
-				 cps_mask_count(out, nw) > 1 ? "s" : "", l1,
-				 cps_mask_count(out, nw) > 1 ? "are" : "is", path, l2[0] ? l2 : "none");
-			*why = why_buf;
+		cps_mask_andnot(beyond, want, cg, nw);
+		if (!cps_mask_empty(beyond, nw)) {
+			*why = outside(k, beyond, nw, "cgroup cpuset", path, cg);
 			return -EACCES;
 		}
 	}
-	cps_mask_andnot(out, want, aff, nw);
-	cps_cpulist_format(l1, sizeof(l1), out, nw);
-	cps_cpulist_format(l2, sizeof(l2), aff, nw);
-	snprintf(why_buf, sizeof(why_buf), "CPU%s %s %s outside the caller's affinity (%s)",
-		 cps_mask_count(out, nw) > 1 ? "s" : "", l1,
-		 cps_mask_count(out, nw) > 1 ? "are" : "is", l2);
-	*why = why_buf;
+	/* named in full: offline ones too */
+	cps_mask_andnot(beyond, want, own, nw);
+	*why = outside(k, beyond, nw, k->own_name, NULL, own);
 	return -EACCES;
+}
+
+int cps_allowance_check(const uint64_t *want, size_t nw, const char **why)
+{
+	const struct allowance_kind k = { "CPU", "affinity", own_affinity, cps_cgroup_cpus,
+					  fake_on, fake_cg_on, fake_aff, fake_cg, true };
+	return allowance_check(&k, want, nw, why);
 }
 
 /* ---- memory nodes ---- */
@@ -297,50 +331,10 @@ int cps_mems_allowed(uint64_t *m, size_t nw)
 
 int cps_mems_allowance_check(const uint64_t *want, size_t nw, const char **why)
 {
-	uint64_t al[CPS_MAX_WORDS], cg[CPS_MAX_WORDS], out[CPS_MAX_WORDS];
-	char l1[160], l2[160], path[256];
-	if (nw > CPS_MAX_WORDS)
-		return -EINVAL;
-	if (__atomic_load_n(&override_on, __ATOMIC_RELAXED) && geteuid() == 0)
-		return 0;
-	int r = 0;
-	if (fake_mems_on)
-		cps_mask_copy(al, fake_mems, nw);
-	else
-		r = cps_kernel_mems_allowed(al, nw);
-	if (r < 0)
-		return r;
-	cps_mask_andnot(out, want, al, nw);
-	if (cps_mask_empty(out, nw))
-		return 0;
-	if (fake_mems_on) {
-		r = fake_mems_cg_on ? 0 : -ENOENT;
-		cps_mask_copy(cg, fake_mems_cg, nw);
-		snprintf(path, sizeof(path), "(test)");
-	} else {
-		r = cps_cgroup_mems(cg, nw, path, sizeof(path));
-	}
-	bool many = cps_mask_count(out, nw) > 1;
-	if (r == 0) {
-		cps_mask_andnot(out, want, cg, nw);
-		if (!cps_mask_empty(out, nw)) {
-			many = cps_mask_count(out, nw) > 1;
-			cps_cpulist_format(l1, sizeof(l1), out, nw);
-			cps_cpulist_format(l2, sizeof(l2), cg, nw);
-			snprintf(why_buf, sizeof(why_buf),
-				 "node%s %s %s outside the caller's cgroup cpuset (%s: %s)",
-				 many ? "s" : "", l1, many ? "are" : "is", path, l2[0] ? l2 : "none");
-			*why = why_buf;
-			return -EACCES;
-		}
-		cps_mask_andnot(out, want, al, nw);
-	}
-	cps_cpulist_format(l1, sizeof(l1), out, nw);
-	cps_cpulist_format(l2, sizeof(l2), al, nw);
-	snprintf(why_buf, sizeof(why_buf), "node%s %s %s outside the caller's Mems_allowed (%s)",
-		 many ? "s" : "", l1, many ? "are" : "is", l2);
-	*why = why_buf;
-	return -EACCES;
+	const struct allowance_kind k = { "node", "Mems_allowed", cps_kernel_mems_allowed,
+					  cps_cgroup_mems, fake_mems_on, fake_mems_cg_on,
+					  fake_mems, fake_mems_cg, false };
+	return allowance_check(&k, want, nw, why);
 }
 
 bool cps_affinity_holds(uint32_t set, const uint64_t *cpus, const uint64_t *k, size_t nw,
