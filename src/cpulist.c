@@ -182,14 +182,21 @@ static int parse_hex(const char *s, size_t start, size_t end, bool grouped, uint
 	return 0;
 }
 
-int cps_cpulist_parse(const char *s, uint64_t *m, size_t nw, struct cps_parse_error *err)
+/* Both parsers' start: m cleared, the text's length in *end; -1 (err
+ * set) for no text. */
+static int parse_start(const char *s, uint64_t *m, size_t nw, struct cps_parse_error *err,
+		       size_t *end)
 {
 	cps_mask_zero(m, nw);
-	if (!s)
-		return fail(err, 0, "empty CPU list");
-	size_t end = text_len(s);
-	if (end == 0)
-		return fail(err, 0, "empty CPU list");
+	*end = s ? text_len(s) : 0;
+	return *end ? 0 : fail(err, 0, "empty CPU list");
+}
+
+int cps_cpulist_parse(const char *s, uint64_t *m, size_t nw, struct cps_parse_error *err)
+{
+	size_t end;
+	if (parse_start(s, m, nw, err, &end) < 0)
+		return -1;
 	if (end >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		return parse_hex(s, 2, end, memchr(s + 2, ',', end - 2) != NULL, m, nw, err);
 	return parse_list(s, end, m, nw, err);
@@ -197,12 +204,9 @@ int cps_cpulist_parse(const char *s, uint64_t *m, size_t nw, struct cps_parse_er
 
 int cps_hexmask_parse(const char *s, uint64_t *m, size_t nw, struct cps_parse_error *err)
 {
-	cps_mask_zero(m, nw);
-	if (!s)
-		return fail(err, 0, "empty CPU list");
-	size_t end = text_len(s);
-	if (end == 0)
-		return fail(err, 0, "empty CPU list");
+	size_t end;
+	if (parse_start(s, m, nw, err, &end) < 0)
+		return -1;
 	return parse_hex(s, 0, end, true, m, nw, err);
 }
 

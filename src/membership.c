@@ -65,24 +65,22 @@ uint32_t cps_which_locked(struct cps_ctx *c, pid_t pid)
 	return c->t.root_id;
 }
 
+static long which_body(struct cps_ctx *c, void *arg)
+{
+	return cps_which_locked(c, *(pid_t *)arg);
+}
+
 int cps_which(struct cps_ctx *c, pid_t pid, uint32_t *id)
 {
 	if (pid == 0)
 		pid = c->self;
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return -ESRCH;
-	for (int tries = 0; tries < 100; tries++) {
-		uint64_t seq;
-		int rb = read_begin(c, &seq);
-		if (rb < 0)
-			return rb;
-		uint32_t s = cps_which_locked(c, pid);
-		if (!shm_read_retry(&c->t, seq)) {
-			*id = s;
-			return 0;
-		}
-	}
-	return -EAGAIN;
+	long s = read_section(c, 100, which_body, &pid, NULL);
+	if (s < 0)
+		return (int)s;
+	*id = (uint32_t)s;
+	return 0;
 }
 
 uint32_t cps_current(struct cps_ctx *c)
@@ -92,27 +90,31 @@ uint32_t cps_current(struct cps_ctx *c)
 	return id;
 }
 
+struct members_arg {
+	uint32_t set;
+	struct cps_member *out;
+	size_t max;
+};
+
+static long members_body(struct cps_ctx *c, void *arg)
+{
+	const struct members_arg *a = arg;
+	size_t n = 0;
+	for (uint32_t i = 0; i < c->t.proc_slots; i++) {
+		const struct shm_proc *p = shm_proc_at(&c->t, i);
+		if (p->pid <= 0 || (a->set && p->set != a->set))
+			continue;
+		if (n < a->max)
+			a->out[n] = (struct cps_member){ p->pid, p->ppid, p->set, p->uid, p->start };
+		n++;
+	}
+	return (long)n;
+}
+
 long cps_members(struct cps_ctx *c, uint32_t set, struct cps_member *out, size_t max)
 {
-	for (int tries = 0; tries < 1000; tries++) {
-		uint64_t seq;
-		int rb = read_begin(c, &seq);
-		if (rb < 0)
-			return rb;
-		size_t n = 0;
-		for (uint32_t i = 0; i < c->t.proc_slots; i++) {
-			const struct shm_proc *p = shm_proc_at(&c->t, i);
-			if (p->pid <= 0 || (set && p->set != set))
-				continue;
-			if (n < max)
-				out[n] = (struct cps_member){ p->pid, p->ppid, p->set, p->uid,
-							      p->start };
-			n++;
-		}
-		if (!shm_read_retry(&c->t, seq))
-			return (long)n;
-	}
-	return -EAGAIN;
+	struct members_arg a = { set, out, max };
+	return read_section(c, 1000, members_body, &a, NULL);
 }
 
 long cps_members_alloc(struct cps_ctx *c, uint32_t set, struct cps_member **out)

@@ -268,40 +268,45 @@ static int set_get_committed(struct cps_ctx *c, uint32_t id, struct cps_setinfo 
 	return 0;
 }
 
+struct set_get_arg {
+	uint32_t id;
+	struct cps_setinfo *out;
+};
+
+static long set_get_body(struct cps_ctx *c, void *arg)
+{
+	const struct set_get_arg *a = arg;
+	size_t mw = MW(c) < CPS_MAX_WORDS ? MW(c) : CPS_MAX_WORDS;
+	struct cps_setinfo *out = a->out;
+	struct shm_set *s = set_get(c, a->id);
+	if (!s)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->id = s->id;
+	out->parent = s->parent;
+	out->flags = s->flags;
+	out->uid = s->uid;
+	out->nchildren = s->nchildren;
+	out->nmembers = s->nmembers;
+	out->attached = s->attached;
+	memcpy(out->name, s->name, sizeof(out->name));
+	out->name[sizeof(out->name) - 1] = 0;
+	memcpy(out->cpus, shm_set_mask(&c->t, s, SHM_MASK_CPUS), mw * 8);
+	memcpy(out->reserved, shm_set_mask(&c->t, s, SHM_MASK_RESERVED), mw * 8);
+	memcpy(out->sreserved, shm_set_mask(&c->t, s, SHM_MASK_SRESERVED), mw * 8);
+	out->mems_own = s->mems_own;
+	memcpy(out->mems, shm_set_mask(&c->t, s, SHM_MASK_MEMS), mw * 8);
+	memcpy(out->mreserved, shm_set_mask(&c->t, s, SHM_MASK_MRESERVED), mw * 8);
+	memcpy(out->msreserved, shm_set_mask(&c->t, s, SHM_MASK_MSRESERVED), mw * 8);
+	return out->id == a->id ? 0 : -EINVAL;
+}
+
 int cps_set_get(struct cps_ctx *c, uint32_t id, struct cps_setinfo *out)
 {
-	size_t mw = MW(c) < CPS_MAX_WORDS ? MW(c) : CPS_MAX_WORDS;
-	for (int tries = 0; tries < 1000; tries++) {
-		uint64_t seq;
-		if (read_begin(c, &seq) < 0)
-			return set_get_committed(c, id, out);
-		struct shm_set *s = set_get(c, id);
-		if (!s) {
-			if (shm_read_retry(&c->t, seq))
-				continue;
-			return -EINVAL;
-		}
-		memset(out, 0, sizeof(*out));
-		out->id = s->id;
-		out->parent = s->parent;
-		out->flags = s->flags;
-		out->uid = s->uid;
-		out->nchildren = s->nchildren;
-		out->nmembers = s->nmembers;
-		out->attached = s->attached;
-		memcpy(out->name, s->name, sizeof(out->name));
-		out->name[sizeof(out->name) - 1] = 0;
-		memcpy(out->cpus, shm_set_mask(&c->t, s, SHM_MASK_CPUS), mw * 8);
-		memcpy(out->reserved, shm_set_mask(&c->t, s, SHM_MASK_RESERVED), mw * 8);
-		memcpy(out->sreserved, shm_set_mask(&c->t, s, SHM_MASK_SRESERVED), mw * 8);
-		out->mems_own = s->mems_own;
-		memcpy(out->mems, shm_set_mask(&c->t, s, SHM_MASK_MEMS), mw * 8);
-		memcpy(out->mreserved, shm_set_mask(&c->t, s, SHM_MASK_MRESERVED), mw * 8);
-		memcpy(out->msreserved, shm_set_mask(&c->t, s, SHM_MASK_MSRESERVED), mw * 8);
-		if (!shm_read_retry(&c->t, seq))
-			return out->id == id ? 0 : -EINVAL;
-	}
-	return -EAGAIN;
+	struct set_get_arg a = { id, out };
+	bool busy = false;
+	long r = read_section(c, 1000, set_get_body, &a, &busy);
+	return busy ? set_get_committed(c, id, out) : (int)r;
 }
 
 long cps_set_ids(struct cps_ctx *c, uint32_t **out)
@@ -319,35 +324,41 @@ long cps_set_ids(struct cps_ctx *c, uint32_t **out)
 	return n < (long)c->t.set_slots + 1 ? n : (long)c->t.set_slots + 1;
 }
 
+struct set_list_arg {
+	uint32_t *ids;
+	size_t max;
+};
+
+static long set_list_body(struct cps_ctx *c, void *arg)
+{
+	const struct set_list_arg *a = arg;
+	size_t n = 0;
+	for (uint32_t i = 0; i < c->t.set_slots; i++) {
+		uint32_t id = shm_set_at(&c->t, i)->id;
+		if (id && id % c->t.set_slots == i) {
+			if (n < a->max)
+				a->ids[n] = id;
+			n++;
+		}
+	}
+	return (long)n;
+}
+
 long cps_set_list(struct cps_ctx *c, uint32_t *ids, size_t max)
 {
-	for (int tries = 0; tries < 1000; tries++) {
-		uint64_t seq;
-		int rb = read_begin(c, &seq);
-		if (rb < 0)
-			return rb;
-		size_t n = 0;
-		for (uint32_t i = 0; i < c->t.set_slots; i++) {
-			uint32_t id = shm_set_at(&c->t, i)->id;
-			if (id && id % c->t.set_slots == i) {
-				if (n < max)
-					ids[n] = id;
-				n++;
-			}
+	struct set_list_arg a = { ids, max };
+	long n = read_section(c, 1000, set_list_body, &a, NULL);
+	if (n < 0)
+		return n;
+	/* slots are in id % slots order: sort the ids we return */
+	size_t m = (size_t)n < max ? (size_t)n : max;
+	for (size_t i = 1; i < m; i++)
+		for (size_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+			uint32_t x = ids[j];
+			ids[j] = ids[j - 1];
+			ids[j - 1] = x;
 		}
-		if (shm_read_retry(&c->t, seq))
-			continue;
-		/* slots are in id % slots order: sort the ids we return */
-		size_t m = n < max ? n : max;
-		for (size_t i = 1; i < m; i++)
-			for (size_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
-				uint32_t x = ids[j];
-				ids[j] = ids[j - 1];
-				ids[j - 1] = x;
-			}
-		return (long)n;
-	}
-	return -EAGAIN;
+	return n;
 }
 
 bool cps_name_ok(const char *n)
@@ -399,6 +410,11 @@ static int find_name_committed(struct cps_ctx *c, const char *name, uint32_t *id
 	return -ENOENT;
 }
 
+static long find_body(struct cps_ctx *c, void *arg)
+{
+	return cps_find_name(c, arg);
+}
+
 int cps_find(struct cps_ctx *c, const char *what, uint32_t *id)
 {
 	char *end;
@@ -415,18 +431,13 @@ int cps_find(struct cps_ctx *c, const char *what, uint32_t *id)
 		*id = (uint32_t)v;
 		return 0;
 	}
-	for (int tries = 0; tries < 1000; tries++) {
-		uint64_t seq;
-		if (read_begin(c, &seq) < 0)
-			return find_name_committed(c, what, id);
-		uint32_t v = cps_find_name(c, what);
-		if (shm_read_retry(&c->t, seq))
-			continue;
-		if (!v)
-			return -ENOENT;
-		*id = v;
-		return 0;
-	}
-	return -EAGAIN;
+	bool busy = false;
+	long v = read_section(c, 1000, find_body, (void *)what, &busy);
+	if (busy)
+		return find_name_committed(c, what, id);
+	if (v <= 0)
+		return v < 0 ? (int)v : -ENOENT;
+	*id = (uint32_t)v;
+	return 0;
 }
 

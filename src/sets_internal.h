@@ -35,6 +35,30 @@ static inline int read_begin(struct cps_ctx *c, uint64_t *seq)
 	return c->patient ? cps_read_busy(c) : r;
 }
 
+/* body(c, arg) in a lock-free read of the table, again until no writer
+ * moved the table under it, at most tries times: body's value; read_begin's
+ * error when that failed (*begin_failed set, if given: the caller may read
+ * the committed table instead); -EAGAIN when writers kept moving it. Every
+ * lock-free read of src/ goes through here. */
+static inline long read_section(struct cps_ctx *c, int tries,
+				long (*body)(struct cps_ctx *c, void *arg), void *arg,
+				bool *begin_failed)
+{
+	for (int i = 0; i < tries; i++) {
+		uint64_t seq;
+		int rb = read_begin(c, &seq);
+		if (rb < 0) {
+			if (begin_failed)
+				*begin_failed = true;
+			return rb;
+		}
+		long v = body(c, arg);
+		if (!shm_read_retry(&c->t, seq))
+			return v;
+	}
+	return -EAGAIN;
+}
+
 static inline struct shm_set *set_get(struct cps_ctx *c, uint32_t id)
 {
 	return shm_set_by_id(&c->t, id);
