@@ -53,37 +53,6 @@ static struct vdir *vdir_spare[VDIR_SPARES];
 static struct vdir **vdirs; /* VDIR_MAX entries, mapped at the first */
 static pthread_mutex_t vdir_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct {
-	DIR *(*opendir)(const char *);
-	DIR *(*fdopendir)(int);
-	struct dirent *(*readdir)(DIR *);
-	struct dirent64 *(*readdir64)(DIR *);
-	int (*closedir)(DIR *);
-	int (*scandir)(const char *, struct dirent ***, int (*)(const struct dirent *),
-		       int (*)(const struct dirent **, const struct dirent **));
-	int (*scandir64)(const char *, struct dirent64 ***, int (*)(const struct dirent64 *),
-			 int (*)(const struct dirent64 **, const struct dirent64 **));
-	int done;
-} real_dir;
-
-static void resolve(void)
-{
-	if (__atomic_load_n(&real_dir.done, __ATOMIC_ACQUIRE))
-		return;
-	shim_resolving++;
-#define R(f)                                                                          \
-	do {                                                                          \
-		dlerror();                                                            \
-		void *p_ = dlsym(RTLD_NEXT, #f);                                      \
-		*(void **)&real_dir.f = dlerror() ? NULL : p_;                        \
-	} while (0)
-	R(opendir); R(fdopendir); R(readdir); R(readdir64); R(closedir);
-	R(scandir); R(scandir64);
-#undef R
-	shim_resolving--;
-	__atomic_store_n(&real_dir.done, 1, __ATOMIC_RELEASE);
-}
-
 /* t forgotten: kept for the next listing, or freed. Under vdir_lock. */
 static void spare(struct vdir *t)
 {
@@ -203,17 +172,17 @@ EXPORT DIR *opendir(const char *name)
 	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX];
 	struct shim_cpus v;
 
-	resolve();
-	if (!real_dir.opendir) {
+	shim_resolve_all();
+	if (!shim_real.opendir) {
 		errno = ENOSYS;
 		return NULL;
 	}
 	/* only what may name a /sys directory of ours is looked at */
 	if (!may_be_ours(name) || !shim_sys_canon(AT_FDCWD, name, O_DIRECTORY, canon, sizeof(canon)))
-		return real_dir.opendir(name);
+		return shim_real.opendir(name);
 	enum cps_vfamily fam = cps_vpath_family(canon);
 	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_ready() || !shim_sys_cpus(&v))
-		return real_dir.opendir(name);
+		return shim_real.opendir(name);
 	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
 	struct shim_cpus m;
 	shim_sys_nodes(&in, &m);
@@ -224,25 +193,25 @@ EXPORT DIR *opendir(const char *name)
 	}
 	const char *root = shim_test_root(), *at = phys;
 	if (k <= CPS_VSYS_NONE)
-		return real_dir.opendir(name);
+		return shim_real.opendir(name);
 	if (root) {
 		if ((unsigned)snprintf(rp, sizeof(rp), "%s%s", root, phys) >= sizeof(rp))
-			return real_dir.opendir(name);
+			return shim_real.opendir(name);
 		at = rp;
 	}
 	DIR *d;
-	if (!root && k == CPS_VSYS_DIR && real_dir.fdopendir && !cpudir_itself(phys)) {
+	if (!root && k == CPS_VSYS_DIR && shim_real.fdopendir && !cpudir_itself(phys)) {
 		/* opendir's own flags, below the kept descriptor (cpudir.c) */
 		int fd = shim_cpudir_open(phys, O_RDONLY | O_NDELAY | O_DIRECTORY | O_CLOEXEC, 0);
 		if (fd < 0)
 			return NULL;
-		if (!(d = real_dir.fdopendir(fd))) {
+		if (!(d = shim_real.fdopendir(fd))) {
 			SHIM_KEEP_ERRNO;
 			close(fd);
 			return NULL;
 		}
 	} else {
-		d = real_dir.opendir(at);
+		d = shim_real.opendir(at);
 	}
 	if (d && k == CPS_VSYS_DIR) {
 		SHIM_KEEP_ERRNO;
@@ -253,12 +222,12 @@ EXPORT DIR *opendir(const char *name)
 
 EXPORT DIR *fdopendir(int fd)
 {
-	resolve();
-	if (!real_dir.fdopendir) {
+	shim_resolve_all();
+	if (!shim_real.fdopendir) {
 		errno = ENOSYS;
 		return NULL;
 	}
-	DIR *d = real_dir.fdopendir(fd);
+	DIR *d = shim_real.fdopendir(fd);
 	struct vdir **tab = __atomic_load_n(&vdirs, __ATOMIC_ACQUIRE);
 	if (CPS_UNLIKELY(tab != NULL) && d && (unsigned)fd < VDIR_MAX) {
 		struct vdir *t = __atomic_load_n(&tab[fd], __ATOMIC_ACQUIRE);
@@ -290,50 +259,50 @@ static bool show(struct vdir *t, char *name)
 
 EXPORT struct dirent *readdir(DIR *d)
 {
-	if (CPS_UNLIKELY(!real_dir.readdir)) {
-		resolve();
-		if (!real_dir.readdir) {
+	if (CPS_UNLIKELY(!shim_real.readdir)) {
+		shim_resolve_all();
+		if (!shim_real.readdir) {
 			errno = ENOSYS;
 			return NULL;
 		}
 	}
 	struct vdir *t;
 	if (CPS_LIKELY(!__atomic_load_n(&vdirs, __ATOMIC_RELAXED)) || !(t = vdir_of(d)))
-		return real_dir.readdir(d);
+		return shim_real.readdir(d);
 	struct dirent *e;
-	while ((e = real_dir.readdir(d)) && !show(t, e->d_name))
+	while ((e = shim_real.readdir(d)) && !show(t, e->d_name))
 		;
 	return e;
 }
 
 EXPORT struct dirent64 *readdir64(DIR *d)
 {
-	if (CPS_UNLIKELY(!real_dir.readdir64)) {
-		resolve();
-		if (!real_dir.readdir64) {
+	if (CPS_UNLIKELY(!shim_real.readdir64)) {
+		shim_resolve_all();
+		if (!shim_real.readdir64) {
 			errno = ENOSYS;
 			return NULL;
 		}
 	}
 	struct vdir *t;
 	if (CPS_LIKELY(!__atomic_load_n(&vdirs, __ATOMIC_RELAXED)) || !(t = vdir_of(d)))
-		return real_dir.readdir64(d);
+		return shim_real.readdir64(d);
 	struct dirent64 *e;
-	while ((e = real_dir.readdir64(d)) && !show(t, e->d_name))
+	while ((e = shim_real.readdir64(d)) && !show(t, e->d_name))
 		;
 	return e;
 }
 
 EXPORT int closedir(DIR *d)
 {
-	resolve();
-	if (!real_dir.closedir) {
+	shim_resolve_all();
+	if (!shim_real.closedir) {
 		errno = ENOSYS;
 		return -1;
 	}
 	if (CPS_UNLIKELY(__atomic_load_n(&vdirs, __ATOMIC_RELAXED) != NULL) && vdir_of(d))
 		forget(dirfd(d));
-	return real_dir.closedir(d);
+	return shim_real.closedir(d);
 }
 
 /* glibc's scandir lists with its internal opendir and readdir: for our
@@ -343,19 +312,19 @@ EXPORT int closedir(DIR *d)
 			int (*sel)(const struct DIRENT *),                               \
 			int (*cmp)(const struct DIRENT **, const struct DIRENT **))      \
 	{                                                                                \
-		resolve();                                                               \
-		if (!real_dir.NAME) {                                                    \
+		shim_resolve_all();                                                               \
+		if (!shim_real.NAME) {                                                    \
 			errno = ENOSYS;                                                  \
 			return -1;                                                       \
 		}                                                                        \
 		if (!may_be_ours(dir))                                                   \
-			return real_dir.NAME(dir, list, sel, cmp);                       \
+			return shim_real.NAME(dir, list, sel, cmp);                       \
 		DIR *d = opendir(dir);                                                   \
 		if (!d)                                                                  \
 			return -1;                                                       \
 		if (!vdir_of(d)) {                                                       \
 			closedir(d);                                                     \
-			return real_dir.NAME(dir, list, sel, cmp);                       \
+			return shim_real.NAME(dir, list, sel, cmp);                       \
 		}                                                                        \
 		struct DIRENT **v = NULL, *e;                                            \
 		size_t n = 0, cap = 0;                                                   \
@@ -401,8 +370,6 @@ SCANDIR(scandir64, dirent64, readdir64)
 
 /* glibc's glob lists with internal calls too: for a pattern that may
  * name our directories it is asked to list with ours (GLOB_ALTDIRFUNC). */
-static int (*glob_next)(const char *, int, int (*)(const char *, int), glob_t *);
-static int (*glob64_next)(const char *, int, int (*)(const char *, int), glob64_t *);
 
 static void glob_closedir(void *d)
 {
@@ -413,22 +380,17 @@ static void glob_closedir(void *d)
 	EXPORT int NAME(const char *pattern, int flags, int (*errfunc)(const char *, int), \
 			GLOB_T *pglob)                                                   \
 	{                                                                                \
-		if (CPS_UNLIKELY(!NAME##_next)) {                                        \
-			shim_resolving++;                                                \
-			*(void **)&NAME##_next = dlsym(RTLD_NEXT, #NAME);                \
-			shim_resolving--;                                                \
-			if (!NAME##_next)                                                \
-				return GLOB_NOSPACE;                                     \
-		}                                                                        \
+		if (!SHIM_HAVE_REAL(NAME))                                               \
+			return GLOB_NOSPACE;                                             \
 		if ((flags & GLOB_ALTDIRFUNC) || !walk_may_be_ours(pattern) || shim_resolving || \
 		    !shim_ready())                                                       \
-			return NAME##_next(pattern, flags, errfunc, pglob);              \
+			return shim_real.NAME(pattern, flags, errfunc, pglob);              \
 		pglob->gl_closedir = glob_closedir;                                      \
 		pglob->gl_readdir = (void *)READ;                                        \
 		pglob->gl_opendir = (void *(*)(const char *))opendir;                    \
 		pglob->gl_lstat = (void *)l##STAT;                                       \
 		pglob->gl_stat = (void *)STAT;                                           \
-		return NAME##_next(pattern, flags | GLOB_ALTDIRFUNC, errfunc, pglob);    \
+		return shim_real.NAME(pattern, flags | GLOB_ALTDIRFUNC, errfunc, pglob);    \
 	}
 GLOB(glob, glob_t, readdir, stat)
 GLOB(glob64, glob64_t, readdir64, stat64)
@@ -441,7 +403,6 @@ GLOB(glob64, glob64_t, readdir64, stat64)
 #include <ftw.h>
 
 typedef int (*nftw_fn)(const char *, const struct stat *, int, struct FTW *);
-static int (*nftw_next)(const char *, nftw_fn, int, int);
 
 struct walk {
 	nftw_fn fn;
@@ -550,23 +511,18 @@ static int walk_at(struct walk *w, size_t len, int base, int level)
 
 EXPORT int nftw(const char *dir, nftw_fn fn, int nopenfd, int flags)
 {
-	if (CPS_UNLIKELY(!nftw_next)) {
-		shim_resolving++;
-		*(void **)&nftw_next = dlsym(RTLD_NEXT, "nftw");
-		shim_resolving--;
-		if (!nftw_next) {
-			errno = ENOSYS;
-			return -1;
-		}
+	if (!SHIM_HAVE_REAL(nftw)) {
+		errno = ENOSYS;
+		return -1;
 	}
 	if ((flags & FTW_CHDIR) || !walk_may_be_ours(dir) || shim_resolving || !shim_ready())
-		return nftw_next(dir, fn, nopenfd, flags);
+		return shim_real.nftw(dir, fn, nopenfd, flags);
 	struct walk *w = malloc(sizeof(*w));
 	struct stat st;
 	size_t len = strlen(dir);
 	if (!w || len >= sizeof(w->path)) {
 		free(w);
-		return nftw_next(dir, fn, nopenfd, flags);
+		return shim_real.nftw(dir, fn, nopenfd, flags);
 	}
 	/* a trailing slash is kept as given, but not doubled below */
 	while (len > 1 && dir[len - 1] == '/')

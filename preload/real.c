@@ -51,6 +51,9 @@ void shim_resolve_all(void)
 	R(lseek); R(lseek64); R(pread); R(pread64);
 	R(rewind); R(fseek); R(fseeko); R(fseeko64);
 	R(chdir); R(fchdir);
+	R(opendir); R(fdopendir); R(readdir); R(readdir64); R(closedir);
+	R(scandir); R(scandir64); R(glob); R(glob64); R(nftw);
+	R(fstatat); R(statx); R(faccessat); R(access); R(readlinkat);
 #undef R
 #if defined(__x86_64__)
 	__atomic_store_n(&shim_syscall_next, shim_real.syscall, __ATOMIC_RELEASE);

@@ -12,7 +12,10 @@
 #ifndef CPS_PRELOAD_SHIM_H
 #define CPS_PRELOAD_SHIM_H
 
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
+#include <glob.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -20,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -73,6 +77,26 @@ struct shim_real {
 	int (*fseeko64)(FILE *, off64_t, int);
 	int (*chdir)(const char *);
 	int (*fchdir)(int);
+	/* directories (preload/dir.c) */
+	DIR *(*opendir)(const char *);
+	DIR *(*fdopendir)(int);
+	struct dirent *(*readdir)(DIR *);
+	struct dirent64 *(*readdir64)(DIR *);
+	int (*closedir)(DIR *);
+	int (*scandir)(const char *, struct dirent ***, int (*)(const struct dirent *),
+		       int (*)(const struct dirent **, const struct dirent **));
+	int (*scandir64)(const char *, struct dirent64 ***, int (*)(const struct dirent64 *),
+			 int (*)(const struct dirent64 **, const struct dirent64 **));
+	int (*glob)(const char *, int, int (*)(const char *, int), glob_t *);
+	int (*glob64)(const char *, int, int (*)(const char *, int), glob64_t *);
+	int (*nftw)(const char *, int (*)(const char *, const struct stat *, int, struct FTW *),
+		    int, int);
+	/* stat, access and links (preload/stat.c, preload/view_sys.c) */
+	int (*fstatat)(int, const char *, struct stat *, int);
+	int (*statx)(int, const char *, int, unsigned, struct statx *);
+	int (*faccessat)(int, const char *, int, int);
+	int (*access)(const char *, int);
+	ssize_t (*readlinkat)(int, const char *, char *, size_t);
 };
 extern struct shim_real shim_real __attribute__((visibility("hidden")));
 
@@ -84,6 +108,8 @@ extern struct shim_real shim_real __attribute__((visibility("hidden")));
 
 /* Fill shim_real (idempotent; the first call from any wrapper). */
 void shim_resolve_all(void);
+/* Whether shim_real.f is there, resolving first if it is not yet. */
+#define SHIM_HAVE_REAL(f) (CPS_LIKELY(shim_real.f != NULL) || (shim_resolve_all(), shim_real.f != NULL))
 /* Nonzero while the calling thread is inside dlsym or set-up: its own
  * calls pass straight through. */
 extern __thread int shim_resolving;

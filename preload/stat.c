@@ -26,22 +26,15 @@ static inline bool no_view(const char *p)
 }
 #define NO_VIEW(path) no_view(path)
 
-static int (*fstatat_next)(int, const char *, struct stat *, int);
-static int (*statx_next)(int, const char *, int, unsigned, struct statx *);
 
 /* libc's fstatat, also for preload/view_sys.c */
 int shim_real_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	if (CPS_UNLIKELY(!fstatat_next)) {
-		shim_resolving++;
-		*(void **)&fstatat_next = dlsym(RTLD_NEXT, "fstatat");
-		shim_resolving--;
-		if (!fstatat_next) {
-			errno = ENOSYS;
-			return -1;
-		}
+	if (!SHIM_HAVE_REAL(fstatat)) {
+		errno = ENOSYS;
+		return -1;
 	}
-	return fstatat_next(dirfd, path, st, flags);
+	return shim_real.fstatat(dirfd, path, st, flags);
 }
 
 /* The canonical path of a stat-like call's (dirfd, path), or false. */
@@ -76,22 +69,22 @@ __attribute__((noinline)) static int stat_view(int dirfd, const char *path, stru
 #define STAT_FNS(SUFFIX, STRUCT)                                                         \
 	EXPORT int fstatat##SUFFIX(int dirfd, const char *path, struct STRUCT *st, int flags) \
 	{                                                                                \
-		if (NO_VIEW(path) && fstatat_next)                                       \
-			return fstatat_next(dirfd, path, (struct stat *)st, flags);      \
+		if (NO_VIEW(path) && shim_real.fstatat)                                       \
+			return shim_real.fstatat(dirfd, path, (struct stat *)st, flags);      \
 		int r = stat_view(dirfd, path, (struct stat *)st, flags);                \
 		return r != -2 ? r : shim_real_fstatat(dirfd, path, (struct stat *)st, flags); \
 	}                                                                                \
 	EXPORT int stat##SUFFIX(const char *path, struct STRUCT *st)                     \
 	{                                                                                \
-		if (NO_VIEW(path) && fstatat_next)                                       \
-			return fstatat_next(AT_FDCWD, path, (struct stat *)st, 0);       \
+		if (NO_VIEW(path) && shim_real.fstatat)                                       \
+			return shim_real.fstatat(AT_FDCWD, path, (struct stat *)st, 0);       \
 		int r = stat_view(AT_FDCWD, path, (struct stat *)st, 0);                 \
 		return r != -2 ? r : shim_real_fstatat(AT_FDCWD, path, (struct stat *)st, 0); \
 	}                                                                                \
 	EXPORT int lstat##SUFFIX(const char *path, struct STRUCT *st)                    \
 	{                                                                                \
-		if (NO_VIEW(path) && fstatat_next)                                       \
-			return fstatat_next(AT_FDCWD, path, (struct stat *)st,           \
+		if (NO_VIEW(path) && shim_real.fstatat)                                       \
+			return shim_real.fstatat(AT_FDCWD, path, (struct stat *)st,           \
 					    AT_SYMLINK_NOFOLLOW);                        \
 		int r = stat_view(AT_FDCWD, path, (struct stat *)st, AT_SYMLINK_NOFOLLOW); \
 		return r != -2 ? r                                                       \
@@ -106,22 +99,17 @@ EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct s
 {
 	char canon[PATH_MAX], rp[PATH_MAX];
 
-	if (CPS_UNLIKELY(!statx_next)) {
-		shim_resolving++;
-		*(void **)&statx_next = dlsym(RTLD_NEXT, "statx");
-		shim_resolving--;
-		if (!statx_next) {
-			errno = ENOSYS;
-			return -1;
-		}
+	if (!SHIM_HAVE_REAL(statx)) {
+		errno = ENOSYS;
+		return -1;
 	}
 	if (!NO_VIEW(path) && stat_canon(dirfd, path, flags, canon, sizeof(canon)) &&
 	    (cps_vpath_family(canon) == CPS_VF_CPUDIR || cps_vpath_family(canon) == CPS_VF_NODE)) {
 		int saved = errno;
 		if (!shim_view_physical(canon, rp, sizeof(rp)))
-			return errno == ENOENT ? -1 : statx_next(dirfd, path, flags, mask, buf);
+			return errno == ENOENT ? -1 : shim_real.statx(dirfd, path, flags, mask, buf);
 		errno = saved;
-		return statx_next(AT_FDCWD, rp, flags, mask, buf);
+		return shim_real.statx(AT_FDCWD, rp, flags, mask, buf);
 	}
-	return statx_next(dirfd, path, flags, mask, buf);
+	return shim_real.statx(dirfd, path, flags, mask, buf);
 }

@@ -612,20 +612,14 @@ int shim_view_access_hook(const char *canon, int mode)
  * its virtual name, that is physical cpu<p(N)>'s, and cpuN for N >= n
  * does not exist.) */
 
-static int (*faccessat_next)(int, const char *, int, int);
 
 static int real_faccessat(int dirfd, const char *path, int mode, int flags)
 {
-	if (CPS_UNLIKELY(!faccessat_next)) {
-		shim_resolving++;
-		*(void **)&faccessat_next = dlsym(RTLD_NEXT, "faccessat");
-		shim_resolving--;
-		if (!faccessat_next) {
-			errno = ENOSYS;
-			return -1;
-		}
+	if (!SHIM_HAVE_REAL(faccessat)) {
+		errno = ENOSYS;
+		return -1;
 	}
-	return faccessat_next(dirfd, path, mode, flags);
+	return shim_real.faccessat(dirfd, path, mode, flags);
 }
 
 /* The answer of a view for (dirfd, path), or -1: not one of ours. */
@@ -646,31 +640,25 @@ __attribute__((noinline)) static int access_view(int dirfd, const char *path, in
 
 EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
-	if (NO_VIEW(path) && faccessat_next)
-		return faccessat_next(dirfd, path, mode, flags);
+	if (NO_VIEW(path) && shim_real.faccessat)
+		return shim_real.faccessat(dirfd, path, mode, flags);
 	int r = access_view(dirfd, path, mode, flags);
 	if (r != -1)
 		return r == 0 ? 0 : -1;
 	return real_faccessat(dirfd, path, mode, flags);
 }
 
-static int (*access_next)(const char *, int);
 
 EXPORT int access(const char *path, int mode)
 {
-	if (NO_VIEW(path) && access_next)
-		return access_next(path, mode);
+	if (NO_VIEW(path) && shim_real.access)
+		return shim_real.access(path, mode);
 	int r = access_view(AT_FDCWD, path, mode, 0);
 	if (r != -1)
 		return r == 0 ? 0 : -1;
-	if (CPS_UNLIKELY(!access_next)) {
-		shim_resolving++;
-		*(void **)&access_next = dlsym(RTLD_NEXT, "access");
-		shim_resolving--;
-		if (!access_next)
-			return real_faccessat(AT_FDCWD, path, mode, 0);
-	}
-	return access_next(path, mode);
+	if (!SHIM_HAVE_REAL(access))
+		return real_faccessat(AT_FDCWD, path, mode, 0);
+	return shim_real.access(path, mode);
 }
 
 /* ---- readlink and readlinkat ----
@@ -678,20 +666,14 @@ EXPORT int access(const char *path, int mode)
  * their CPU's directory by its virtual name, as the kernel's point at the
  * physical one; cpuN beyond the set does not exist. */
 
-static ssize_t (*readlinkat_next)(int, const char *, char *, size_t);
 
 static ssize_t real_readlinkat(int dirfd, const char *path, char *buf, size_t len)
 {
-	if (CPS_UNLIKELY(!readlinkat_next)) {
-		shim_resolving++;
-		*(void **)&readlinkat_next = dlsym(RTLD_NEXT, "readlinkat");
-		shim_resolving--;
-		if (!readlinkat_next) {
-			errno = ENOSYS;
-			return -1;
-		}
+	if (!SHIM_HAVE_REAL(readlinkat)) {
+		errno = ENOSYS;
+		return -1;
 	}
-	return readlinkat_next(dirfd, path, buf, len);
+	return shim_real.readlinkat(dirfd, path, buf, len);
 }
 
 /* The answer for a link of ours, or -2: not one of ours. */
