@@ -170,7 +170,6 @@ static bool cpudir_itself(const char *phys)
 EXPORT DIR *opendir(const char *name)
 {
 	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX];
-	struct shim_cpus v;
 
 	shim_resolve_all();
 	if (!shim_real.opendir) {
@@ -178,15 +177,10 @@ EXPORT DIR *opendir(const char *name)
 		return NULL;
 	}
 	/* only what may name a /sys directory of ours is looked at */
-	if (!may_be_ours(name) || !shim_sys_canon(AT_FDCWD, name, O_DIRECTORY, canon, sizeof(canon)))
+	if (!shim_sys_lookup(AT_FDCWD, name, O_DIRECTORY, canon, sizeof(canon)))
 		return shim_real.opendir(name);
-	enum cps_vfamily fam = cps_vpath_family(canon);
-	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_ready() || !shim_sys_cpus(&v))
-		return shim_real.opendir(name);
-	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
-	struct shim_cpus m;
-	shim_sys_nodes(&in, &m);
-	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));
+	struct shim_sys_set set;
+	int k = shim_sys_phys(canon, phys, sizeof(phys), &set);
 	if (k == CPS_VSYS_ABSENT) {
 		errno = ENOENT;
 		return NULL;
@@ -215,7 +209,7 @@ EXPORT DIR *opendir(const char *name)
 	}
 	if (d && k == CPS_VSYS_DIR) {
 		SHIM_KEEP_ERRNO;
-		shim_dir_remember(dirfd(d), d, &v, &in);
+		shim_dir_remember(dirfd(d), d, &set.v, &set.in);
 	}
 	return d;
 }

@@ -43,11 +43,8 @@ static bool stat_canon(int dirfd, const char *path, int flags, char *canon, size
 	/* the shim is set up only for a path of ours: a stat of /sbin or
 	 * /srv costs no set-up. Flags the kernel does not know are its to
 	 * refuse (EINVAL), before it looks at the buffer. */
-	return path && *path && !(flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE)) &&
-	       shim_path_may_view(dirfd, path) && !shim_resolving &&
-	       shim_sys_canon(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon,
-			      len) &&
-	       shim_sys_family(canon) && shim_ready();
+	return !(flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE)) &&
+	       shim_sys_lookup(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon, len);
 }
 
 /* 0 or -1 with errno: the answer; -2: not ours. */

@@ -81,6 +81,11 @@ bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t le
 /* Whether canonical path canon is of the /sys families (or the test
  * root's cpuinfo): the test made before the shim is set up. */
 bool shim_sys_family(const char *canon);
+/* The one prelude of the stat, access, readlink and directory views:
+ * whether (dirfd, path) is a /sys view's (the quick test, the canonical
+ * path into canon with open's O_NOFOLLOW or O_DIRECTORY in oflags, its
+ * family), the shim set up and not resolving. */
+bool shim_sys_lookup(int dirfd, const char *path, int oflags, char *canon, size_t len);
 /* Open of a /sys family path, canon as shim_path_resolve gave it: an fd;
  * -2 with errno (the answer is a failure: cpuN beyond the set); -1 not
  * one of ours (errno untouched). */
@@ -102,6 +107,18 @@ void shim_dir_remember(int fd, DIR *d, const struct shim_cpus *v, const struct c
 /* The set's memory nodes into in (m holds them; preload/view_sys.c): in
  * is left without nodes when the shim has none for the caller. */
 void shim_sys_nodes(struct cps_view_input *in, struct shim_cpus *m);
+/* The set as the CPU-directory and node views take it: its CPUs (v),
+ * nodes (m) and the transforms' input over them (in points into v and
+ * m: never copied). */
+struct shim_sys_set {
+	struct shim_cpus v, m;
+	struct cps_view_input in;
+};
+/* The physical path of canon, a CPU-directory or node view's, by the
+ * caller's set (into *set, if given): cps_vsys_resolve's kind into phys
+ * (CPS_VSYS_NONE: not one of these views, or no set; CPS_VSYS_ABSENT:
+ * cpuN beyond the set). */
+int shim_sys_phys(const char *canon, char *phys, size_t len, struct shim_sys_set *set);
 
 /* All of data to fd; false on an error or a short write. */
 bool shim_write_all(int fd, const char *data, size_t len);

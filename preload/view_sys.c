@@ -178,6 +178,28 @@ bool shim_sys_family(const char *canon)
 	       (f == CPS_VF_CPUINFO && shim_test_root());
 }
 
+int shim_sys_phys(const char *canon, char *phys, size_t len, struct shim_sys_set *set)
+{
+	struct shim_sys_set own;
+	enum cps_vfamily fam = cps_vpath_family(canon);
+	if (!set)
+		set = &own;
+	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&set->v))
+		return CPS_VSYS_NONE;
+	set->in = (struct cps_view_input){ set->v.cpus, set->v.nw, set->v.n, NULL, 0, NULL, 0, 0 };
+	shim_sys_nodes(&set->in, &set->m);
+	return cps_vsys_resolve(canon, &set->in, phys, len);
+}
+
+bool shim_sys_lookup(int dirfd, const char *path, int oflags, char *canon, size_t len)
+{
+	/* the quick test first: a path of no view costs no walk and no
+	 * set-up (a stat of /sbin, an access of /srv) */
+	return path && *path && shim_path_may_view(dirfd, path) && !shim_resolving &&
+	       shim_sys_canon(dirfd, path, oflags, canon, len) && shim_sys_family(canon) &&
+	       shim_ready();
+}
+
 /* ---- contents ---- */
 
 static int slurp(const char *path, char *buf, size_t cap, size_t *len)
@@ -558,17 +580,10 @@ bool shim_view_physical(const char *canon, char *phys, size_t len)
 static int phys_of(const char *canon, char *rp, size_t len)
 {
 	char phys[PATH_MAX];
-	struct shim_cpus v;
-	enum cps_vfamily fam = cps_vpath_family(canon);
 
-	if (fam == CPS_VF_CPUINFO && shim_test_root())
+	if (cps_vpath_family(canon) == CPS_VF_CPUINFO && shim_test_root())
 		return rooted(canon, rp, len) ? 1 : 0;
-	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&v))
-		return 0;
-	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
-	struct shim_cpus m;
-	shim_sys_nodes(&in, &m);
-	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));
+	int k = shim_sys_phys(canon, phys, sizeof(phys), NULL);
 	if (k <= CPS_VSYS_NONE)
 		return 0;
 	if (k == CPS_VSYS_ABSENT) {
@@ -627,10 +642,8 @@ __attribute__((noinline)) static int access_view(int dirfd, const char *path, in
 {
 	char canon[PATH_MAX];
 
-	if (!shim_path_may_view(dirfd, path) || shim_resolving ||
-	    !shim_sys_canon(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon,
-			    sizeof(canon)) ||
-	    !shim_sys_family(canon) || !shim_ready())
+	if (!shim_sys_lookup(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon,
+			     sizeof(canon)))
 		return -1;
 	int saved = errno, r = access_flags(canon, mode, flags);
 	if (r == -1)
@@ -680,19 +693,11 @@ static ssize_t real_readlinkat(int dirfd, const char *path, char *buf, size_t le
 __attribute__((noinline)) static ssize_t readlink_view(int dirfd, const char *path, char *buf, size_t len)
 {
 	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX], target[PATH_MAX];
-	struct shim_cpus v;
+	struct shim_sys_set set;
 
-	if (!shim_path_may_view(dirfd, path) || shim_resolving ||
-	    !shim_sys_canon(dirfd, path, O_NOFOLLOW, canon, sizeof(canon)) ||
-	    !shim_sys_family(canon) || !shim_ready())
+	if (!shim_sys_lookup(dirfd, path, O_NOFOLLOW, canon, sizeof(canon)))
 		return -2;
-	enum cps_vfamily fam = cps_vpath_family(canon);
-	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&v))
-		return -2;
-	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
-	struct shim_cpus m;
-	shim_sys_nodes(&in, &m);
-	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));
+	int k = shim_sys_phys(canon, phys, sizeof(phys), &set);
 	if (k <= CPS_VSYS_NONE)
 		return -2;
 	if (k == CPS_VSYS_ABSENT) {
@@ -714,7 +719,7 @@ __attribute__((noinline)) static ssize_t readlink_view(int dirfd, const char *pa
 	/* a target ending in cpuP: the virtual name (never longer) */
 	char *base = strrchr(target, '/'), out[NAME_MAX + 1];
 	base = base ? base + 1 : target;
-	if (cps_vsys_dirent(base, &in, out) > 0) {
+	if (cps_vsys_dirent(base, &set.in, out) > 0) {
 		strcpy(base, out);
 		n = (ssize_t)strlen(target);
 	}
