@@ -230,6 +230,69 @@ static int lookup_wanted(struct migration *m, pid_t pid, uint64_t pstart,
 	return 0;
 }
 
+/* Root on another user's table moves that user's processes only: a
+ * record there is that user's word, and may name anyone's process.
+ * Whether pid is left alone (noted unmoved, unless gone). */
+static bool foreign_skip(struct cps_ctx *c, pid_t pid)
+{
+	if (c->foreign_uid <= 0 || pid == c->self)
+		return false;
+	long ruid = cps_proc_real_uid(pid);
+	if (ruid == -ESRCH)
+		return true;
+	if (ruid != c->foreign_uid) {
+		note_unmoved(c, pid, EPERM);
+		c->unmoved_foreign++;
+		return true;
+	}
+	return false;
+}
+
+/* *idx (inl, of *cap entries, at first) made room for n entries. */
+static int idx_reserve(long **idx, long *inl, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return 0;
+	long *v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (*idx != inl)
+		free(*idx);
+	*idx = v;
+	*cap = n;
+	return 0;
+}
+
+/* Each thread of tids onto its wanted CPUs of cpus (idx[i]: its mask's
+ * index in m->pool, -1: asks for nothing, the whole set). Returns how many
+ * moved; *refused: the first error other than ESRCH, or 0. */
+static int set_threads_affinity(struct migration *m, const struct tidlist *tids,
+				const long *idx, const uint64_t *cpus, int *refused)
+{
+	size_t mw = MW(m->c);
+	uint64_t phys[CPS_MAX_WORDS];
+	int moved = 0;
+	*refused = 0;
+	for (size_t i = 0; i < tids->n; i++) {
+		if (idx[i] < 0 ||
+		    cps_virt_to_phys(phys, cpus, mw, m->pool + (size_t)idx[i] * mw, mw,
+				     m->wrap) == 0)
+			cps_mask_copy(phys, cpus, mw); /* asked for nothing: the whole set */
+		int e = cps_sys_setaffinity(tids->v[i], mw * 8, phys);
+		uint64_t k[CPS_MAX_WORDS];
+		/* refused (a setuid member, say) but already where it
+		 * should be: nothing to move */
+		if (e == -EPERM && cps_kernel_affinity(tids->v[i], k, mw) == 0 &&
+		    cps_mask_equal(k, phys, mw))
+			e = 0;
+		if (e == 0)
+			moved++;
+		else if (e != -ESRCH && !*refused)
+			*refused = -e;
+	}
+	return moved;
+}
+
 /* Every thread of pid onto the set's CPUs, until no new thread appears;
  * the last thread list read is left in tids (empty if none could be read)
  * for the caller to look for children. self_single: pid is the caller,
@@ -240,7 +303,7 @@ static int migrate_threads(struct migration *m, pid_t pid, uint64_t pstart, bool
 	struct cps_ctx *c = m->c;
 	struct tidlist prev;
 	struct cps_setinfo si;
-	uint64_t last[CPS_MAX_WORDS], phys[CPS_MAX_WORDS];
+	uint64_t last[CPS_MAX_WORDS];
 	bool have_last = false, latest_in_prev = false;
 	int moved = 0, r = 0, refused = 0;
 	size_t mw = MW(c);
@@ -249,18 +312,8 @@ static int migrate_threads(struct migration *m, pid_t pid, uint64_t pstart, bool
 
 	tidlist_init(&prev);
 	tids->n = 0;
-	/* Root on another user's table moves that user's processes only: a
-	 * record there is that user's word, and may name anyone's process */
-	if (c->foreign_uid > 0 && pid != c->self) {
-		long ruid = cps_proc_real_uid(pid);
-		if (ruid == -ESRCH)
-			return 0;
-		if (ruid != c->foreign_uid) {
-			note_unmoved(c, pid, EPERM);
-			c->unmoved_foreign++;
-			return 0;
-		}
-	}
+	if (foreign_skip(c, pid))
+		return 0;
 	/* into the set's cgroup first: a v1 cpuset's attach resets every
 	 * thread's affinity to the cgroup's CPUs, the moves below set them */
 	if ((r = cps_cgm_place(c, m->set, pid)) < 0) {
@@ -278,37 +331,10 @@ static int migrate_threads(struct migration *m, pid_t pid, uint64_t pstart, bool
 		if (have_last && cps_mask_equal(last, si.cpus, mw) && prev.n == tids->n &&
 		    !memcmp(prev.v, tids->v, prev.n * sizeof(pid_t)))
 			break;
-		if (tids->n > idx_cap) {
-			long *v = malloc(tids->n * sizeof(*v));
-			if (!v) {
-				r = -ENOMEM;
-				break;
-			}
-			if (idx != idx_inl)
-				free(idx);
-			idx = v;
-			idx_cap = tids->n;
-		}
-		if ((r = lookup_wanted(m, pid, pstart, tids, idx)) < 0)
+		if ((r = idx_reserve(&idx, idx_inl, &idx_cap, tids->n)) < 0 ||
+		    (r = lookup_wanted(m, pid, pstart, tids, idx)) < 0)
 			break;
-		refused = 0;
-		for (size_t i = 0; i < tids->n; i++) {
-			if (idx[i] < 0 ||
-			    cps_virt_to_phys(phys, si.cpus, mw, m->pool + (size_t)idx[i] * mw, mw,
-					     m->wrap) == 0)
-				cps_mask_copy(phys, si.cpus, mw); /* asked for nothing: the whole set */
-			int e = cps_sys_setaffinity(tids->v[i], mw * 8, phys);
-			uint64_t k[CPS_MAX_WORDS];
-			/* refused (a setuid member, say) but already where it
-			 * should be: nothing to move */
-			if (e == -EPERM && cps_kernel_affinity(tids->v[i], k, mw) == 0 &&
-			    cps_mask_equal(k, phys, mw))
-				e = 0;
-			if (e == 0)
-				moved++;
-			else if (e != -ESRCH && !refused)
-				refused = -e;
-		}
+		moved += set_threads_affinity(m, tids, idx, si.cpus, &refused);
 		cps_mask_copy(last, si.cpus, mw);
 		have_last = true;
 		tidlist_swap(&prev, tids);
@@ -361,6 +387,9 @@ int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set)
 	return r;
 }
 
+static int migrate_tree(struct migration *m, pid_t pid, uint64_t pstart, int depth,
+			const struct cps_procinfo *known);
+
 /* Children of pid, from /proc/PID/task/TID/children for each of its
  * threads (every thread may have forked). -ENOENT if the kernel lacks
  * that file. */
@@ -376,6 +405,42 @@ static int children_of(pid_t pid, const struct tidlist *tids, struct tidlist *ki
 			r = r == -ENOENT && i == 0 ? -ENOENT : 0;
 	}
 	return r;
+}
+
+/* The children kids of pid that follow it into the set (not members of
+ * another set, of the walk's top user and session), each with its
+ * subtree. Returns threads moved, or -ENOENT without children files. */
+static int migrate_children(struct migration *m, pid_t pid, const struct tidlist *kids,
+			    int depth)
+{
+	struct cps_ctx *c = m->c;
+	int total = 0, r;
+	if (kids->n && !m->have_top) {
+		struct cps_procinfo ti;
+		if (cps_proc_info(pid, &ti) < 0)
+			return 0;
+		m->have_top = true;
+		m->top_sid = ti.session;
+		m->top_uid = ti.uid;
+	}
+	for (size_t i = 0; i < kids->n; i++) {
+		long k = shm_proc_find(&c->t, kids->v[i]);
+		if (k >= 0 && shm_proc_at(&c->t, (uint32_t)k)->set != m->set)
+			continue; /* a member of another set, with its subtree */
+		struct cps_procinfo ki;
+		if (cps_proc_info(kids->v[i], &ki) < 0)
+			continue; /* gone */
+		/* another user's, or a session of its own (a daemon, a login):
+		 * not in the set by ancestry (cps_which_locked), not moved */
+		if (ki.session != m->top_sid || ki.uid != m->top_uid)
+			continue;
+		r = migrate_tree(m, kids->v[i], ki.start, depth + 1, &ki);
+		if (r == -ENOENT)
+			return -ENOENT;
+		if (r > 0)
+			total += r;
+	}
+	return total;
 }
 
 /* pid and every descendant that is not registered in a set of its own,
@@ -420,33 +485,8 @@ static int migrate_tree(struct migration *m, pid_t pid, uint64_t pstart, int dep
 		total = -ENOENT;
 		goto out;
 	}
-	if (kids.n && !m->have_top) {
-		struct cps_procinfo ti;
-		if (cps_proc_info(pid, &ti) < 0)
-			goto out;
-		m->have_top = true;
-		m->top_sid = ti.session;
-		m->top_uid = ti.uid;
-	}
-	for (size_t i = 0; i < kids.n; i++) {
-		long k = shm_proc_find(&c->t, kids.v[i]);
-		if (k >= 0 && shm_proc_at(&c->t, (uint32_t)k)->set != m->set)
-			continue; /* a member of another set, with its subtree */
-		struct cps_procinfo ki;
-		if (cps_proc_info(kids.v[i], &ki) < 0)
-			continue; /* gone */
-		/* another user's, or a session of its own (a daemon, a login):
-		 * not in the set by ancestry (cps_which_locked), not moved */
-		if (ki.session != m->top_sid || ki.uid != m->top_uid)
-			continue;
-		r = migrate_tree(m, kids.v[i], ki.start, depth + 1, &ki);
-		if (r == -ENOENT) {
-			total = -ENOENT;
-			break;
-		}
-		if (r > 0)
-			total += r;
-	}
+	r = migrate_children(m, pid, &kids, depth);
+	total = r == -ENOENT ? -ENOENT : total + r;
 out:
 	tidlist_free(&tids);
 	tidlist_free(&kids);
