@@ -99,7 +99,7 @@ int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *nam
 	uint64_t key = 0, now = 0;
 	int n;
 	if (k == V_RANGE || k == V_POSSIBLE) {
-		struct cps_view_input in = { v->cpus, v->nw, v->n, NULL, 0, NULL, 0, 0 };
+		struct cps_view_input in = shim_view_input(v);
 		n = snprintf(name, len, "%s/range-%u", kept.dir,
 			     k == V_RANGE ? v->n : cps_view_width(&in));
 	} else {

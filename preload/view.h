@@ -110,6 +110,12 @@ void shim_sys_nodes(struct cps_view_input *in, struct shim_cpus *m);
 /* The set as the CPU-directory and node views take it: its CPUs (v),
  * nodes (m) and the transforms' input over them (in points into v and
  * m: never copied). */
+/* The caller's set (shim_cpus_now, shim_sys_cpus) as a transform's input. */
+static inline struct cps_view_input shim_view_input(const struct shim_cpus *v)
+{
+	return cps_view_input_of(v->cpus, v->nw, v->n);
+}
+
 struct shim_sys_set {
 	struct shim_cpus v, m;
 	struct cps_view_input in;

@@ -297,7 +297,7 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
 		      struct cps_buf *out)
 {
 	/* no vallowed: a status view takes the task's mask from the file */
-	struct cps_view_input s = { v->cpus, v->nw, v->n, NULL, 0, NULL, 0, 0 };
+	struct cps_view_input s = shim_view_input(v);
 	char *in = NULL, sb[SHIM_VIEW_STACK];
 	size_t inlen = 0, start;
 	int r = 0;

@@ -186,7 +186,7 @@ int shim_sys_phys(const char *canon, char *phys, size_t len, struct shim_sys_set
 		set = &own;
 	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&set->v))
 		return CPS_VSYS_NONE;
-	set->in = (struct cps_view_input){ set->v.cpus, set->v.nw, set->v.n, NULL, 0, NULL, 0, 0 };
+	set->in = shim_view_input(&set->v);
 	shim_sys_nodes(&set->in, &set->m);
 	return cps_vsys_resolve(canon, &set->in, phys, len);
 }
@@ -396,7 +396,7 @@ static int test_cpuinfo(int flags)
 		free(buf);
 		return -1;
 	}
-	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
+	struct cps_view_input in = shim_view_input(&v);
 	int r = slurp(rp, buf, 1 << 20, &len);
 	if (!r)
 		r = cps_view_cpuinfo_set(&out, buf, len, &in);
@@ -448,7 +448,7 @@ static int test_cgroup(const char *canon, int flags)
 		fd = -1; /* the real file's own failure: it, as it is */
 		goto out;
 	}
-	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
+	struct cps_view_input in = shim_view_input(&v);
 	struct cps_buf out = { 0 };
 	struct shim_cpus m;
 	if (mems)
@@ -483,7 +483,7 @@ int shim_sys_open(const char *canon, int flags, int mode)
 		return -1;
 	if (!shim_sys_cpus(&v))
 		return -1;
-	struct cps_view_input in = { v.cpus, v.nw, v.n, NULL, 0, NULL, 0, 0 };
+	struct cps_view_input in = shim_view_input(&v);
 	struct shim_cpus m;
 	shim_sys_nodes(&in, &m);
 	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));

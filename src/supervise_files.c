@@ -152,7 +152,7 @@ enum { VIEW_CAP = 1 << 20 };
 static int make_view(const char *canon, pid_t tgid, const struct cps_placement *pl,
 		     struct cps_buf *out, char *phys, size_t plen)
 {
-	struct cps_view_input in = { pl->cpus, pl->nw, pl->n, NULL, 0, NULL, 0, 0 };
+	struct cps_view_input in = cps_view_input_of(pl->cpus, pl->nw, pl->n);
 	enum cps_vfamily f = cps_vpath_family(canon);
 	char *real = NULL;
 	long len = 0;

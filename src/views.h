@@ -57,6 +57,14 @@ struct cps_view_input {
 	unsigned k;
 };
 
+/* The input of a transform over a set of n CPUs in nw words: no allowed
+ * mask, no nodes of its own (k 0) until the caller adds them. The one
+ * way a set becomes a transform's input. */
+static inline struct cps_view_input cps_view_input_of(const uint64_t *set, size_t nw, unsigned n)
+{
+	return (struct cps_view_input){ set, nw, n, NULL, 0, NULL, 0, 0 };
+}
+
 /* /proc/cpuinfo: keep only the blocks of "processor : P" with P in set,
  * in order, renumbering processor to 0..n-1; everything else in a block is
  * kept. On x86 blocks are separated by blank lines; architectures whose
