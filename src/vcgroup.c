@@ -238,6 +238,26 @@ int cps_cgroup_cpuset_dirs(const char *cg, size_t cglen, const char *mi, size_t 
 	return found;
 }
 
+/* The hierarchy a /proc/mounts line [b, e) mounts: 2 cgroup2, 1 a v1
+ * cpuset one (a cgroup mount with the controller, or the legacy cpuset
+ * filesystem), 0 other; its unescaped mount point into mp. */
+static int mount_kind(const char *b, const char *e, char *mp, size_t mplen)
+{
+	const char *fb, *fe, *tb, *te, *ob, *oe;
+	if (!field(b, e, 1, &fb, &fe) || !field(b, e, 2, &tb, &te) ||
+	    unescape(mp, mplen, fb, fe) == (size_t)-1)
+		return 0;
+	size_t tl = (size_t)(te - tb);
+	if (tl == 7 && !memcmp(tb, "cgroup2", 7))
+		return 2;
+	if (tl == 6 && !memcmp(tb, "cpuset", 6))
+		return 1;
+	return tl == 6 && !memcmp(tb, "cgroup", 6) && field(b, e, 3, &ob, &oe) &&
+			       has_token(ob, oe, "cpuset")
+		       ? 1
+		       : 0;
+}
+
 int cps_cgroup_cpuset_dirs_mounts(const char *cpuset, size_t cslen, const char *mounts,
 				  size_t mlen, char *v1, size_t v1len, char *v2, size_t v2len)
 {
@@ -255,20 +275,11 @@ int cps_cgroup_cpuset_dirs_mounts(const char *cpuset, size_t cslen, const char *
 		return 0;
 	/* "device mountpoint fstype options dump pass" */
 	while (line_at(mounts, mlen, &pos, &b, &e)) {
-		const char *fb, *fe, *tb, *te, *ob, *oe;
 		char mp[4096];
-		bool is2, is1;
-
-		if (!field(b, e, 1, &fb, &fe) || !field(b, e, 2, &tb, &te) ||
-		    unescape(mp, sizeof(mp), fb, fe) == (size_t)-1)
-			continue;
-		is2 = (size_t)(te - tb) == 7 && !memcmp(tb, "cgroup2", 7);
-		is1 = ((size_t)(te - tb) == 6 && !memcmp(tb, "cpuset", 6)) ||
-		      ((size_t)(te - tb) == 6 && !memcmp(tb, "cgroup", 6) &&
-		       field(b, e, 3, &ob, &oe) && has_token(ob, oe, "cpuset"));
-		if (is2 && !(found & 2) && v2len && join_below(v2, v2len, mp, "/", cpuset, pl))
+		int kind = mount_kind(b, e, mp, sizeof(mp));
+		if (kind == 2 && !(found & 2) && v2len && join_below(v2, v2len, mp, "/", cpuset, pl))
 			found |= 2;
-		if (is1 && !(found & 1) && v1len && join_below(v1, v1len, mp, "/", cpuset, pl))
+		if (kind == 1 && !(found & 1) && v1len && join_below(v1, v1len, mp, "/", cpuset, pl))
 			found |= 1;
 	}
 	return found;
