@@ -190,25 +190,41 @@ int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, in
 	return fd;
 }
 
+/* A view's own file reopened to write through its descriptor's link
+ * (/proc/self/fd/N): the real file's answer (root would truncate a view
+ * that every process of the table shares). The real file's descriptor,
+ * -2 with errno (refused), or -1: not such a reopening. */
+static int view_reopened_to_write(int dirfd, const char *path, int flags)
+{
+	if (CPS_LIKELY(((flags & O_ACCMODE) == O_RDONLY && !(flags & (O_TRUNC | O_APPEND))) ||
+		       dirfd != AT_FDCWD || strncmp(path, "/proc/", 6) || !strstr(path, "/fd/")))
+		return -1;
+	char real[PATH_MAX];
+	if (!shim_view_own_file(path, -1, real, sizeof(real)))
+		return -1;
+	if (!*real) {
+		errno = EACCES;
+		return -2;
+	}
+	int rfd = shim_real.open(real, flags, 0);
+	return rfd >= 0 ? rfd : -2;
+}
+
+/* Whether a canonical path of kind k may be a /sys family's (or the test
+ * root's): none of the /proc kinds is. */
+static bool sys_kind(enum vkind k)
+{
+	return k != V_STAT && k != V_STATUS_PROC && k != V_STATUS_THREAD && k != V_PIDSTAT &&
+	       k != V_NUMA_MAPS;
+}
+
 int shim_view_open(int dirfd, const char *path, int flags)
 {
 	char canon[PATH_MAX];
 	bool dironly = false;
-	/* a view's own file reopened to write through its descriptor's link:
-	 * the real file's answer (root would truncate a view that every
-	 * process of the table shares) */
-	if (CPS_UNLIKELY(((flags & O_ACCMODE) != O_RDONLY || (flags & (O_TRUNC | O_APPEND))) &&
-			 dirfd == AT_FDCWD && !strncmp(path, "/proc/", 6) && strstr(path, "/fd/"))) {
-		char real[PATH_MAX];
-		if (shim_view_own_file(path, -1, real, sizeof(real))) {
-			if (!*real) {
-				errno = EACCES;
-				return -2;
-			}
-			int rfd = shim_real.open(real, flags, 0);
-			return rfd >= 0 ? rfd : -2;
-		}
-	}
+	int wfd = view_reopened_to_write(dirfd, path, flags);
+	if (wfd != -1)
+		return wfd;
 	/* a virtual CPU's file opened before by this spelling (redirect.c;
 	 * it keeps only spellings of /sys/devices/system/cpu/...) */
 	if (dirfd == AT_FDCWD && path[0] == '/' && path[1] == 's') {
@@ -226,8 +242,7 @@ int shim_view_open(int dirfd, const char *path, int flags)
 	enum vkind k = ro ? shim_view_classify(c) : V_NONE;
 	/* the /sys families (and the test root) first: they take any flags;
 	 * none of the /proc kinds is theirs */
-	if (k != V_STAT && k != V_STATUS_PROC && k != V_STATUS_THREAD && k != V_PIDSTAT &&
-	    k != V_NUMA_MAPS) {
+	if (sys_kind(k)) {
 		int sfd = shim_sys_open(c, flags, 0);
 		if (sfd != -1)
 			return sfd;
