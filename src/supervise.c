@@ -131,6 +131,44 @@ static ssize_t pread_all(int fd, void *b, size_t n, off_t off)
 }
 
 /* A 64-bit little-endian ELF (this tool's own kind): its reason or NULL. */
+/* Whether one of the section headers is named .go.buildinfo: every Go
+ * binary since 1.13, also without the note. */
+static bool has_go_buildinfo(int fd, const Elf64_Ehdr *eh)
+{
+	bool go = false;
+	if (eh->e_shentsize != sizeof(Elf64_Shdr) || !eh->e_shnum || eh->e_shnum >= 4096 ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return false;
+	Elf64_Shdr *sh = malloc(eh->e_shnum * sizeof(*sh));
+	if (sh && pread_all(fd, sh, eh->e_shnum * sizeof(*sh), (off_t)eh->e_shoff) ==
+			  (ssize_t)(eh->e_shnum * sizeof(*sh))) {
+		Elf64_Shdr *st = &sh[eh->e_shstrndx];
+		char *names = st->sh_size <= 65536 ? malloc(st->sh_size + 1) : NULL;
+		if (names && pread_all(fd, names, st->sh_size, (off_t)st->sh_offset) ==
+				     (ssize_t)st->sh_size) {
+			names[st->sh_size] = 0;
+			for (unsigned i = 0; i < eh->e_shnum && !go; i++)
+				go = sh[i].sh_name < st->sh_size &&
+				     !strcmp(names + sh[i].sh_name, ".go.buildinfo");
+		}
+		free(names);
+	}
+	free(sh);
+	return go;
+}
+
+/* A program header's note, read: whether it is Go's build id. */
+static bool note_header_is_go(int fd, const Elf64_Phdr *ph)
+{
+	if (ph->p_type != PT_NOTE || ph->p_filesz > 65536)
+		return false;
+	unsigned char *b = malloc(ph->p_filesz + 1);
+	bool go = b && pread_all(fd, b, ph->p_filesz, (off_t)ph->p_offset) == (ssize_t)ph->p_filesz &&
+		  note_is_go(b, ph->p_filesz);
+	free(b);
+	return go;
+}
+
 static const char *elf_kind(int fd)
 {
 	Elf64_Ehdr eh;
@@ -146,36 +184,10 @@ static const char *elf_kind(int fd)
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
 		if (ph[i].p_type == PT_INTERP)
 			interp = true;
-		if (ph[i].p_type == PT_NOTE && ph[i].p_filesz <= 65536 && !go) {
-			unsigned char *b = malloc(ph[i].p_filesz + 1);
-			if (b && pread_all(fd, b, ph[i].p_filesz, (off_t)ph[i].p_offset) ==
-					 (ssize_t)ph[i].p_filesz)
-				go = note_is_go(b, ph[i].p_filesz);
-			free(b);
-		}
+		if (!go)
+			go = note_header_is_go(fd, &ph[i]);
 	}
-	/* .go.buildinfo: every Go binary since 1.13, also without the note */
-	if (!go && eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shnum && eh.e_shnum < 4096 &&
-	    eh.e_shstrndx < eh.e_shnum) {
-		Elf64_Shdr *sh = malloc(eh.e_shnum * sizeof(*sh));
-		if (sh && pread_all(fd, sh, eh.e_shnum * sizeof(*sh), (off_t)eh.e_shoff) ==
-				  (ssize_t)(eh.e_shnum * sizeof(*sh))) {
-			Elf64_Shdr *st = &sh[eh.e_shstrndx];
-			if (st->sh_size <= 65536) {
-				char *names = malloc(st->sh_size + 1);
-				if (names && pread_all(fd, names, st->sh_size, (off_t)st->sh_offset) ==
-						     (ssize_t)st->sh_size) {
-					names[st->sh_size] = 0;
-					for (unsigned i = 0; i < eh.e_shnum && !go; i++)
-						go = sh[i].sh_name < st->sh_size &&
-						     !strcmp(names + sh[i].sh_name, ".go.buildinfo");
-				}
-				free(names);
-			}
-		}
-		free(sh);
-	}
-	if (go)
+	if (go || has_go_buildinfo(fd, &eh))
 		return "Go binary";
 	return interp ? NULL : "static ELF";
 }
