@@ -13,41 +13,8 @@ import os
 import re
 import sys
 
-
-def parse_list(text):
-    out = []
-    for part in text.strip().strip("\0").split(","):
-        if not part:
-            continue
-        a, _, b = part.partition("-")
-        out += range(int(a), int(b or a) + 1)
-    return out
-
-
-def clist(cpus):
-    cpus = sorted(cpus)
-    out, i = [], 0
-    while i < len(cpus):
-        j = i
-        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
-            j += 1
-        out.append(str(cpus[i]) if i == j else "%d-%d" % (cpus[i], cpus[j]))
-        i = j + 1
-    return ",".join(out)
-
-
-def mask(cpus, nbits):
-    """%*pb: nbits bits, 32-bit groups, the first as wide as its bits."""
-    m = 0
-    for c in cpus:
-        m |= 1 << c
-    chunks = (nbits + 31) // 32
-    first = nbits - 32 * (chunks - 1)
-    out = []
-    for i in reversed(range(chunks)):
-        g = (m >> (32 * i)) & 0xFFFFFFFF
-        out.append("%0*x" % (((first + 3) // 4) if i == chunks - 1 else 8, g))
-    return ",".join(out)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from genmachine import clist, mask, parse_list  # noqa: E402  the kernel's formats, once
 
 
 def copy_tree(src, dst):
@@ -72,9 +39,10 @@ def copy_tree(src, dst):
 
 
 def read(path, default=None):
+    """A file's text (a trailing NUL of some kernels' lists dropped)."""
     try:
         with open(path) as f:
-            return f.read()
+            return f.read().replace("\0", "")
     except OSError:
         return default
 
