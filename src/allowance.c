@@ -169,19 +169,31 @@ int cps_cgroup_mems(uint64_t *m, size_t nw, char *path, size_t plen)
 
 static __thread char why_buf[1024];
 static bool override_on;
-static bool fake_on, fake_cg_on;
-static uint64_t fake_aff[CPS_MAX_WORDS], fake_cg[CPS_MAX_WORDS];
+/* A test's stand-in for the kernel's answers (cps_allowance_fake*): the
+ * caller's own allowance, and its cgroup's if it has one. */
+struct fake {
+	bool on, cg_on;
+	uint64_t own[CPS_MAX_WORDS], cg[CPS_MAX_WORDS];
+};
+static struct fake fake_cpus, fake_nodes;
+
+static void fake_set(struct fake *f, const uint64_t *own, const uint64_t *cgroup, size_t nw)
+{
+	f->on = own != NULL;
+	f->cg_on = own && cgroup;
+	cps_mask_zero(f->own, CPS_MAX_WORDS);
+	cps_mask_zero(f->cg, CPS_MAX_WORDS);
+	if (nw > CPS_MAX_WORDS)
+		nw = CPS_MAX_WORDS;
+	if (own)
+		cps_mask_copy(f->own, own, nw);
+	if (cgroup)
+		cps_mask_copy(f->cg, cgroup, nw);
+}
 
 void cps_allowance_fake(const uint64_t *affinity, const uint64_t *cgroup, size_t nw)
 {
-	fake_on = affinity != NULL;
-	fake_cg_on = affinity && cgroup;
-	cps_mask_zero(fake_aff, CPS_MAX_WORDS);
-	cps_mask_zero(fake_cg, CPS_MAX_WORDS);
-	if (affinity)
-		cps_mask_copy(fake_aff, affinity, nw < CPS_MAX_WORDS ? nw : CPS_MAX_WORDS);
-	if (cgroup)
-		cps_mask_copy(fake_cg, cgroup, nw < CPS_MAX_WORDS ? nw : CPS_MAX_WORDS);
+	fake_set(&fake_cpus, affinity, cgroup, nw);
 }
 
 int cps_allowance_override(bool on)
@@ -199,8 +211,7 @@ struct allowance_kind {
 	const char *noun, *own_name;
 	int (*own)(uint64_t *m, size_t nw);
 	int (*cgroup)(uint64_t *m, size_t nw, char *path, size_t plen);
-	bool fake, fake_cg;
-	const uint64_t *fake_own, *fake_cgm;
+	const struct fake *fake;
 	bool online_only; /* the kernel keeps offline CPUs out of affinities */
 };
 
@@ -240,8 +251,8 @@ static int allowance_check(const struct allowance_kind *k, const uint64_t *want,
 	if (__atomic_load_n(&override_on, __ATOMIC_RELAXED) && geteuid() == 0)
 		return 0;
 	int r = 0;
-	if (k->fake)
-		cps_mask_copy(own, k->fake_own, nw);
+	if (k->fake->on)
+		cps_mask_copy(own, k->fake->own, nw);
 	else
 		r = k->own(own, nw);
 	if (r < 0)
@@ -253,14 +264,14 @@ static int allowance_check(const struct allowance_kind *k, const uint64_t *want,
 	 * holding one (taken offline under its members) is not beyond the
 	 * caller for that. Only online CPUs are judged. */
 	uint64_t on[CPS_MAX_WORDS];
-	if (k->online_only && !k->fake && cps_online_cpus(on, nw) == 0) {
+	if (k->online_only && !k->fake->on && cps_online_cpus(on, nw) == 0) {
 		cps_mask_and(out, out, on, nw);
 		if (cps_mask_empty(out, nw))
 			return 0;
 	}
-	if (k->fake) {
-		r = k->fake_cg ? 0 : -ENOENT;
-		cps_mask_copy(cg, k->fake_cgm, nw);
+	if (k->fake->on) {
+		r = k->fake->cg_on ? 0 : -ENOENT;
+		cps_mask_copy(cg, k->fake->cg, nw);
 		snprintf(path, sizeof(path), "(test)");
 	} else {
 		r = k->cgroup(cg, nw, path, sizeof(path));
@@ -282,27 +293,15 @@ static int allowance_check(const struct allowance_kind *k, const uint64_t *want,
 int cps_allowance_check(const uint64_t *want, size_t nw, const char **why)
 {
 	const struct allowance_kind k = { "CPU", "affinity", own_affinity, cps_cgroup_cpus,
-					  fake_on, fake_cg_on, fake_aff, fake_cg, true };
+					  &fake_cpus, true };
 	return allowance_check(&k, want, nw, why);
 }
 
 /* ---- memory nodes ---- */
 
-static bool fake_mems_on, fake_mems_cg_on;
-static uint64_t fake_mems[CPS_MAX_WORDS], fake_mems_cg[CPS_MAX_WORDS];
-
 void cps_allowance_fake_mems(const uint64_t *allowed, const uint64_t *cgroup, size_t nw)
 {
-	fake_mems_on = allowed != NULL;
-	fake_mems_cg_on = allowed && cgroup;
-	cps_mask_zero(fake_mems, CPS_MAX_WORDS);
-	cps_mask_zero(fake_mems_cg, CPS_MAX_WORDS);
-	if (nw > CPS_MAX_WORDS)
-		nw = CPS_MAX_WORDS;
-	if (allowed)
-		cps_mask_copy(fake_mems, allowed, nw);
-	if (cgroup)
-		cps_mask_copy(fake_mems_cg, cgroup, nw);
+	fake_set(&fake_nodes, allowed, cgroup, nw);
 }
 
 int cps_kernel_mems_allowed(uint64_t *m, size_t nw)
@@ -322,8 +321,8 @@ int cps_mems_allowed(uint64_t *m, size_t nw)
 		cps_mask_fill(m, nw, (unsigned)(nw * 64));
 		return 0;
 	}
-	if (fake_mems_on) {
-		cps_mask_copy(m, fake_mems, nw);
+	if (fake_nodes.on) {
+		cps_mask_copy(m, fake_nodes.own, nw);
 		return 0;
 	}
 	return cps_kernel_mems_allowed(m, nw);
@@ -332,8 +331,7 @@ int cps_mems_allowed(uint64_t *m, size_t nw)
 int cps_mems_allowance_check(const uint64_t *want, size_t nw, const char **why)
 {
 	const struct allowance_kind k = { "node", "Mems_allowed", cps_kernel_mems_allowed,
-					  cps_cgroup_mems, fake_mems_on, fake_mems_cg_on,
-					  fake_mems, fake_mems_cg, false };
+					  cps_cgroup_mems, &fake_nodes, false };
 	return allowance_check(&k, want, nw, why);
 }
 
