@@ -292,44 +292,24 @@ EXPORT void rewind(FILE *f)
 	shim_real.rewind(f);
 }
 
-EXPORT int fseek(FILE *f, long off, int whence)
-{
-	REWOUND(fileno(f), off == 0 && whence == SEEK_SET);
-	if (CPS_UNLIKELY(__atomic_load_n(&vfds, __ATOMIC_RELAXED) != NULL) && seek_unusual(off, whence) &&
-	    (unsigned)whence <= SEEK_END /* stdio takes no other */) {
-		off64_t to, cur = whence == SEEK_CUR ? ftello64(f) : 0;
-		if (cur >= 0 && seek_as_real(fileno(f), cur, off, whence, &to))
-			return to < 0 ? -1 : stream_seek_to(f, to);
+/* fseek, fseeko and fseeko64: a view's unusual seek answered as its
+ * real file would take it, the rest libc's. */
+#define SEEK_FN(NAME, OFF_T)                                                               \
+	EXPORT int NAME(FILE *f, OFF_T off, int whence)                                    \
+	{                                                                                  \
+		REWOUND(fileno(f), off == 0 && whence == SEEK_SET);                        \
+		if (CPS_UNLIKELY(__atomic_load_n(&vfds, __ATOMIC_RELAXED) != NULL) &&      \
+		    seek_unusual(off, whence) &&                                           \
+		    (unsigned)whence <= SEEK_END /* stdio takes no other */) {             \
+			off64_t to, cur = whence == SEEK_CUR ? ftello64(f) : 0;            \
+			if (cur >= 0 && seek_as_real(fileno(f), cur, off, whence, &to))    \
+				return to < 0 ? -1 : stream_seek_to(f, to);                \
+		}                                                                          \
+		if (!shim_real.NAME && (shim_ready(), !shim_ensure(shim_real.NAME)))       \
+			return -1;                                                         \
+		return shim_real.NAME(f, off, whence);                                     \
 	}
-	if (!shim_real.fseek && (shim_ready(), !shim_ensure(shim_real.fseek)))
-		return -1;
-	return shim_real.fseek(f, off, whence);
-}
-
-EXPORT int fseeko(FILE *f, off_t off, int whence)
-{
-	REWOUND(fileno(f), off == 0 && whence == SEEK_SET);
-	if (CPS_UNLIKELY(__atomic_load_n(&vfds, __ATOMIC_RELAXED) != NULL) && seek_unusual(off, whence) &&
-	    (unsigned)whence <= SEEK_END /* stdio takes no other */) {
-		off64_t to, cur = whence == SEEK_CUR ? ftello64(f) : 0;
-		if (cur >= 0 && seek_as_real(fileno(f), cur, off, whence, &to))
-			return to < 0 ? -1 : stream_seek_to(f, to);
-	}
-	if (!shim_real.fseeko && (shim_ready(), !shim_ensure(shim_real.fseeko)))
-		return -1;
-	return shim_real.fseeko(f, off, whence);
-}
-
-EXPORT int fseeko64(FILE *f, off64_t off, int whence)
-{
-	REWOUND(fileno(f), off == 0 && whence == SEEK_SET);
-	if (CPS_UNLIKELY(__atomic_load_n(&vfds, __ATOMIC_RELAXED) != NULL) && seek_unusual(off, whence) &&
-	    (unsigned)whence <= SEEK_END /* stdio takes no other */) {
-		off64_t to, cur = whence == SEEK_CUR ? ftello64(f) : 0;
-		if (cur >= 0 && seek_as_real(fileno(f), cur, off, whence, &to))
-			return to < 0 ? -1 : stream_seek_to(f, to);
-	}
-	if (!shim_real.fseeko64 && (shim_ready(), !shim_ensure(shim_real.fseeko64)))
-		return -1;
-	return shim_real.fseeko64(f, off, whence);
-}
+SEEK_FN(fseek, long)
+SEEK_FN(fseeko, off_t)
+SEEK_FN(fseeko64, off64_t)
+#undef SEEK_FN

@@ -252,6 +252,19 @@ long setcopy_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t 
 	return c.got;
 }
 
+/* Another process's placement (pid: a process or a thread of one; a
+ * thread answers for its process: its own id is registered nowhere, and
+ * its parent is the process's parent). */
+static bool placement_of(pid_t pid, struct cps_placement *s)
+{
+	pid_t tgid = cps_proc_tgid(pid);
+	if (tgid > 0)
+		pid = tgid;
+	uint32_t set;
+	return cps_which(&shim_ctx, pid, &set) == 0 &&
+	       cps_placement_read(&shim_ctx.t, -1, 0, set, s) == 0;
+}
+
 /* The set of another process: its record, else its thread group is ours,
  * else its ancestry. */
 bool shim_cpus_of(pid_t pid, struct shim_cpus *v)
@@ -264,15 +277,8 @@ bool shim_cpus_of(pid_t pid, struct shim_cpus *v)
 		return false;
 	if (cps_thread_alive(shim_self_pid, pid))
 		return true;
-	/* a thread of another process answers for its process: its own id
-	 * is registered nowhere, and its parent is the process's parent */
-	pid_t tgid = cps_proc_tgid(pid);
-	if (tgid > 0)
-		pid = tgid;
-	uint32_t set;
 	struct cps_placement s;
-	if (cps_which(&shim_ctx, pid, &set) < 0 ||
-	    cps_placement_read(&shim_ctx.t, -1, 0, set, &s) < 0)
+	if (!placement_of(pid, &s))
 		return false;
 	v->n = s.n;
 	v->nw = s.nw;
@@ -287,13 +293,8 @@ bool shim_nodes_of(pid_t pid, struct shim_cpus *v)
 	if (pid == 0 || pid == shim_self_pid || cps_thread_alive(shim_self_pid, pid)) {
 		return setcopy_read(read_mems, v) && v->n > 0;
 	}
-	pid_t tgid = cps_proc_tgid(pid);
-	if (tgid > 0)
-		pid = tgid;
-	uint32_t set;
 	struct cps_placement s;
-	if (cps_which(&shim_ctx, pid, &set) < 0 ||
-	    cps_placement_read(&shim_ctx.t, -1, 0, set, &s) < 0)
+	if (!placement_of(pid, &s))
 		return false;
 	v->n = s.nmems;
 	v->nw = s.nw;

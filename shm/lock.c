@@ -105,29 +105,33 @@ static void take_over(struct shm_table *t, pid_t dead)
 #endif
 }
 
+/* /proc/PID/stat into buf (len bytes, NUL-terminated): its length, or
+ * 0 when unreadable. */
+static ssize_t read_stat(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return n > 0 ? n : 0;
+}
+
 /* The state letter of a process, from /proc/PID/stat ('?' if unreadable). */
 static char proc_state(pid_t pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	char *r = n > 0 ? (buf[n] = 0, strrchr(buf, ')')) : NULL;
+	char buf[512];
+	char *r = read_stat(pid, buf, sizeof(buf)) ? strrchr(buf, ')') : NULL;
 	return r && r[1] == ' ' ? r[2] : '?';
 }
 
 /* "name (state)" of a process, from /proc/PID/stat; "?" if unreadable. */
 static void proc_label(pid_t pid, char *out, size_t len)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	char *l = n > 0 ? (buf[n] = 0, strchr(buf, '(')) : NULL;
+	char buf[512];
+	char *l = read_stat(pid, buf, sizeof(buf)) ? strchr(buf, '(') : NULL;
 	char *r = l ? strrchr(buf, ')') : NULL;
 	if (!l || !r || r[1] != ' ') {
 		snprintf(out, len, "?");

@@ -107,26 +107,27 @@ int cli_table_owner(const char *s)
 	return CLI_OK;
 }
 
-int cli_cpus(const char *s, uint64_t *m, size_t nw)
+/* A CPU or node list (what: its noun) into m, or the message pointing at
+ * the fault. */
+static int list_arg(const char *what, const char *s, uint64_t *m, size_t nw)
 {
 	struct cps_parse_error e;
 	if (cps_cpulist_parse(s, m, nw, &e) == 0)
 		return CLI_OK;
-	cli_err("bad CPU list '%s': %s at position %zu", s, e.msg, e.pos + 1);
+	cli_err("bad %s list '%s': %s at position %zu", what, s, e.msg, e.pos + 1);
 	fprintf(stderr, "%*s%s\n%*s^\n", (int)strlen(cli_prog) + 2, "", s,
 		(int)(strlen(cli_prog) + 2 + e.pos), "");
 	return CLI_USAGE;
 }
 
+int cli_cpus(const char *s, uint64_t *m, size_t nw)
+{
+	return list_arg("CPU", s, m, nw);
+}
+
 int cli_nodes(const char *s, uint64_t *m, size_t nw)
 {
-	struct cps_parse_error e;
-	if (cps_cpulist_parse(s, m, nw, &e) == 0)
-		return CLI_OK;
-	cli_err("bad node list '%s': %s at position %zu", s, e.msg, e.pos + 1);
-	fprintf(stderr, "%*s%s\n%*s^\n", (int)strlen(cli_prog) + 2, "", s,
-		(int)(strlen(cli_prog) + 2 + e.pos), "");
-	return CLI_USAGE;
+	return list_arg("node", s, m, nw);
 }
 
 int cli_mems(const char *s, struct cps_mems *how, size_t nw)
