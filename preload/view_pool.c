@@ -491,18 +491,12 @@ static int took(struct real_kept *f, char *b, size_t n, char **out, size_t *len)
 	return 0;
 }
 
-int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char **out,
-		   size_t *len)
+/* Whether f's descriptor is still the one the shim opened: in steady
+ * state it is believed without fstat (what its pread gives is checked
+ * instead, real_looks_right); one inherited from the parent is checked,
+ * and kept only for files that are the same for the child. */
+static bool real_believed(struct real_kept *f, enum vkind k, bool fresh)
 {
-	/* V_PIDSTAT: the process's own stat only (the caller checks) */
-	static const char *const paths[3] = { "/proc/stat", "/proc/self/status", "/proc/self/stat" };
-	bool fresh;
-	struct real_kept *f = shim_real.pread ? real_entry(k, real, &fresh) : NULL;
-	if (!f)
-		return -EAGAIN;
-	const char *path = k == V_CGROUP ? f->path : paths[f - real_kept];
-	/* in steady state the descriptor is believed without fstat: what
-	 * its pread gives is checked instead (real_looks_right) */
 	bool ours = !fresh && f->fd >= 0 && f->pid == shim_self_pid;
 	if (!fresh && f->fd >= 0 && f->pid != shim_self_pid) {
 		/* inherited from the parent: its status is not ours (a
@@ -514,6 +508,44 @@ int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char 
 		}
 		f->pid = shim_self_pid;
 	}
+	return ours;
+}
+
+/* The file did not fit the caller's buffer: read it into a malloc'd one,
+ * growing until it fits. 0 with *out set, -errno, or -EAGAIN when the
+ * descriptor turned out to be the program's (forgotten, not closed). */
+static int read_grown(struct real_kept *f, enum vkind k, char **out, size_t *len)
+{
+	for (size_t cap = f->last + f->last / 2 + 4096;; cap *= 2) {
+		char *b = malloc(cap);
+		if (!b)
+			return -ENOMEM;
+		ssize_t n = read_at0(f->fd, b, cap);
+		if (n >= 0 && (size_t)n < cap && !real_looks_right(k, b, (size_t)n) &&
+		    !real_still_ours(f)) {
+			free(b);
+			f->fd = -1; /* the program's: read the usual way */
+			return -EAGAIN;
+		}
+		if (n >= 0 && (size_t)n < cap)
+			return took(f, b, (size_t)n, out, len);
+		free(b);
+		if (n < 0)
+			return (int)n;
+	}
+}
+
+int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char **out,
+		   size_t *len)
+{
+	/* V_PIDSTAT: the process's own stat only (the caller checks) */
+	static const char *const paths[3] = { "/proc/stat", "/proc/self/status", "/proc/self/stat" };
+	bool fresh;
+	struct real_kept *f = shim_real.pread ? real_entry(k, real, &fresh) : NULL;
+	if (!f)
+		return -EAGAIN;
+	const char *path = k == V_CGROUP ? f->path : paths[f - real_kept];
+	bool ours = real_believed(f, k, fresh);
 	int r = -EAGAIN;
 	if (!ours && !real_open(f, path))
 		goto out;
@@ -535,29 +567,7 @@ int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char 
 		r = (int)n;
 		goto out;
 	}
-	for (size_t cap = f->last + f->last / 2 + 4096;; cap *= 2) {
-		char *b = malloc(cap);
-		if (!b) {
-			r = -ENOMEM;
-			break;
-		}
-		n = read_at0(f->fd, b, cap);
-		if (n >= 0 && (size_t)n < cap && !real_looks_right(k, b, (size_t)n) &&
-		    !real_still_ours(f)) {
-			free(b);
-			f->fd = -1; /* the program's: read the usual way */
-			break;
-		}
-		if (n >= 0 && (size_t)n < cap) {
-			r = took(f, b, (size_t)n, out, len);
-			break;
-		}
-		free(b);
-		if (n < 0) {
-			r = (int)n;
-			break;
-		}
-	}
+	r = read_grown(f, k, out, len);
 out:
 	if (r < 0 && r != -EAGAIN && f->fd >= 0) {
 		/* the file went (a cgroup removed): the next read opens it again */

@@ -409,6 +409,28 @@ static int test_cpuinfo(int flags)
 	return fd >= 0 ? fd : -2;
 }
 
+/* Whether the directory of canon (its first dl bytes) is the captured
+ * process's cpuset cgroup of hierarchy v1 (f1) or v2 (f2), by the
+ * captured /proc/self/cgroup and mountinfo or, where the capture has
+ * none, /proc/self/cpuset and /proc/mounts. a and b: scratch of cap
+ * bytes; v1 and v2: of PATH_MAX. */
+static bool captured_cpuset_dir(const char *canon, size_t dl, bool f1, bool f2, char *a, char *b,
+				size_t cap, char *v1, char *v2)
+{
+	char rp[PATH_MAX];
+	size_t al = 0, bl = 0;
+	int found = 0;
+
+	if (rooted("/proc/self/cgroup", rp, sizeof(rp)) && !slurp(rp, a, cap, &al) &&
+	    rooted("/proc/self/mountinfo", rp, sizeof(rp)) && !slurp(rp, b, cap, &bl))
+		found = cps_cgroup_cpuset_dirs(a, al, b, bl, v1, PATH_MAX, v2, PATH_MAX);
+	else if (rooted("/proc/self/cpuset", rp, sizeof(rp)) && !slurp(rp, a, cap, &al) &&
+		 rooted("/proc/mounts", rp, sizeof(rp)) && !slurp(rp, b, cap, &bl))
+		found = cps_cgroup_cpuset_dirs_mounts(a, al, b, bl, v1, PATH_MAX, v2, PATH_MAX);
+	return ((found & 1) && f1 && strlen(v1) == dl && !memcmp(v1, canon, dl)) ||
+	       ((found & 2) && f2 && strlen(v2) == dl && !memcmp(v2, canon, dl));
+}
+
 /* Under the test root, a CPU file of the captured process's cpuset
  * cgroup (wherever its hierarchy is mounted): the captured
  * /proc/self/cgroup and mountinfo say which, or, where the capture has
@@ -428,20 +450,13 @@ static int test_cgroup(const char *canon, int flags)
 	enum { CAP = 1 << 16 };
 	char *a = malloc(CAP), *b = malloc(CAP), *v1 = malloc(PATH_MAX), *v2 = malloc(PATH_MAX);
 	char rp[PATH_MAX];
-	size_t al = 0, bl = 0, dl = (size_t)(leaf - canon);
-	int found = 0, fd = -1;
+	size_t al = 0, dl = (size_t)(leaf - canon);
+	int fd = -1;
 	struct shim_cpus v;
 
 	if (!a || !b || !v1 || !v2 || !shim_sys_cpus(&v))
 		goto out;
-	if (rooted("/proc/self/cgroup", rp, sizeof(rp)) && !slurp(rp, a, CAP, &al) &&
-	    rooted("/proc/self/mountinfo", rp, sizeof(rp)) && !slurp(rp, b, CAP, &bl))
-		found = cps_cgroup_cpuset_dirs(a, al, b, bl, v1, PATH_MAX, v2, PATH_MAX);
-	else if (rooted("/proc/self/cpuset", rp, sizeof(rp)) && !slurp(rp, a, CAP, &al) &&
-		 rooted("/proc/mounts", rp, sizeof(rp)) && !slurp(rp, b, CAP, &bl))
-		found = cps_cgroup_cpuset_dirs_mounts(a, al, b, bl, v1, PATH_MAX, v2, PATH_MAX);
-	if (!(((found & 1) && f1 && strlen(v1) == dl && !memcmp(v1, canon, dl)) ||
-	      ((found & 2) && f2 && strlen(v2) == dl && !memcmp(v2, canon, dl))))
+	if (!captured_cpuset_dir(canon, dl, f1, f2, a, b, CAP, v1, v2))
 		goto out;
 	fd = -2;
 	if (!rooted(canon, rp, sizeof(rp)) || slurp(rp, a, CAP, &al)) {
