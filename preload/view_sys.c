@@ -37,6 +37,7 @@
 
 #include "base/util.h"
 #include "preload/shim.h"
+#include "src/rawsys.h"
 #include "preload/view.h"
 #include "src/cpulist.h"
 #include "src/mask.h"
@@ -204,30 +205,10 @@ bool shim_sys_lookup(int dirfd, const char *path, int oflags, char *canon, size_
 
 static int slurp(const char *path, char *buf, size_t cap, size_t *len)
 {
-	int fd = shim_real.open(path, O_RDONLY | O_CLOEXEC);
-	size_t n = 0;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n == cap) {
-			close(fd);
-			return -EFBIG;
-		}
-	}
-	close(fd);
-	*len = n;
+	long n = cps_sys_read_file(path, buf, cap);
+	if (n < 0)
+		return (int)n;
+	*len = (size_t)n;
 	return 0;
 }
 
@@ -389,7 +370,7 @@ static int test_cpuinfo(int flags)
 	struct shim_cpus v;
 	struct cps_buf out = { 0 };
 	char *buf = malloc(1 << 20);
-	size_t len;
+	size_t len = 0;
 	int fd = -2;
 
 	if (!buf || !rooted("/proc/cpuinfo", rp, sizeof(rp)) || !shim_sys_cpus(&v)) {

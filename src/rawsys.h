@@ -141,6 +141,24 @@ static inline int cps_sys_slurp(const char *path, char *buf, size_t len, bool on
 	return (int)got;
 }
 
+/* The same to the end, for a whole file that must fit: its length in
+ * buf (cap bytes, no NUL added), -EFBIG when it fills cap (it may be
+ * longer), or a negative errno. */
+static inline long cps_sys_read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = cps_sys_open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	size_t n = 0;
+	ssize_t r = 1;
+	while (n < cap && (r = cps_sys_read(fd, buf + n, cap - n)) > 0)
+		n += (size_t)r;
+	cps_sys_close(fd);
+	if (r < 0)
+		return (long)r;
+	return n == cap ? -EFBIG : (long)n;
+}
+
 static inline long cps_sys_getdents64(int fd, void *buf, size_t len)
 {
 	return cps_sys3(SYS_getdents64, fd, (long)buf, (long)len);

@@ -33,6 +33,7 @@
 #include "src/vproc_pidstat.h"
 #include "src/vsys.h"
 #include "src/supervise.h"
+#include "src/rawsys.h"
 #include "src/supervise_int.h"
 
 #ifndef F_SEAL_FUTURE_WRITE
@@ -65,29 +66,6 @@ static bool kernel_dir_virtual(char *p, size_t len, const struct cps_placement *
 	return true;
 }
 
-/* The whole of a file, at most cap bytes: its length or a negative errno. */
-static long slurp(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t n = 0;
-	while (n < cap) {
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	return n == cap ? -EFBIG : (long)n;
-}
 
 /* Send fd (ours) as the caller's open's result: 1, or 0 with a->error. */
 static int send_fd(struct sv *s, const struct seccomp_notif *q, struct seccomp_notif_resp *a,
@@ -174,7 +152,7 @@ static int make_view(const char *canon, pid_t tgid, const struct cps_placement *
 		}
 		if (!(real = malloc(65536)))
 			return 0;
-		if ((len = slurp(phys, real, 65536)) < 0) {
+		if ((len = cps_sys_read_file(phys, real, 65536)) < 0) {
 			free(real);
 			return (int)len;
 		}
@@ -193,7 +171,7 @@ static int make_view(const char *canon, pid_t tgid, const struct cps_placement *
 	}
 	if (!(real = malloc(VIEW_CAP)))
 		return 0;
-	if ((len = slurp(path, real, VIEW_CAP)) < 0) {
+	if ((len = cps_sys_read_file(path, real, VIEW_CAP)) < 0) {
 		free(real);
 		return (int)len;
 	}
