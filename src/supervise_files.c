@@ -186,6 +186,35 @@ static int make_view(const char *canon, pid_t tgid, const struct cps_placement *
 	return r < 0 ? 0 : 1;
 }
 
+/* The directory a relative path of tid's open starts from (its cwd, or
+ * dirfd's), into base, if it is one the views may lie below: true. */
+static bool start_dir(pid_t tid, int dirfd, const struct cps_placement *pl, char *base,
+		      size_t len)
+{
+	char link[64];
+	if (dirfd == AT_FDCWD)
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
+	else
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, dirfd);
+	ssize_t n = readlink(link, base, len - 1);
+	if (n <= 0 || base[0] != '/')
+		return false;
+	base[n] = 0;
+	return kernel_dir_virtual(base, len, pl);
+}
+
+/* The descriptor a made view answers with: its physical file (r 2) by
+ * the caller's reading flags, else a file of its bytes; or -errno. */
+static int view_fd(int r, const char *phys, const struct cps_buf *out, int flags)
+{
+	if (r == 2) {
+		int fd = open(phys, O_RDONLY | O_CLOEXEC |
+					    (flags & (O_NOFOLLOW | O_DIRECTORY | O_NONBLOCK | O_NOCTTY)));
+		return fd >= 0 ? fd : -errno;
+	}
+	return (flags & O_DIRECTORY) ? -ENOTDIR : data_fd(out->p, out->len);
+}
+
 int sv_files_open(struct sv *s, const struct seccomp_notif *q, struct seccomp_notif_resp *a)
 {
 	const bool at = (q->data.nr & ~0x40000000u) == SYS_openat;
@@ -212,19 +241,8 @@ int sv_files_open(struct sv *s, const struct seccomp_notif *q, struct seccomp_no
 	pid_t tgid = 0;
 	if (sv_caller_set(s, tid, &tgid, &pl) < 0)
 		return 0;
-	if (path[0] != '/') {
-		char link[64];
-		if (dirfd == AT_FDCWD)
-			snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
-		else
-			snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, dirfd);
-		ssize_t n = readlink(link, base, sizeof(base) - 1);
-		if (n <= 0 || base[0] != '/')
-			return 0;
-		base[n] = 0;
-		if (!kernel_dir_virtual(base, sizeof(base), &pl))
-			return 0;
-	}
+	if (path[0] != '/' && !start_dir(tid, dirfd, &pl, base, sizeof(base)))
+		return 0;
 	size_t consumed = 0;
 	enum cps_canon c = cps_path_canon(canon, sizeof(canon), path[0] == '/' ? NULL : base, path,
 					  tgid, tid, (flags & O_NOFOLLOW) ? CPS_CANON_NOFOLLOW : 0,
@@ -247,17 +265,7 @@ int sv_files_open(struct sv *s, const struct seccomp_notif *q, struct seccomp_no
 		a->error = r;
 		return 0;
 	}
-	int fd;
-	if (r == 2) {
-		/* the physical CPU's own file or directory, by the caller's
-		 * reading flags */
-		fd = open(phys, O_RDONLY | O_CLOEXEC |
-					(flags & (O_NOFOLLOW | O_DIRECTORY | O_NONBLOCK | O_NOCTTY)));
-		if (fd < 0)
-			fd = -errno;
-	} else {
-		fd = (flags & O_DIRECTORY) ? -ENOTDIR : data_fd(out.p, out.len);
-	}
+	int fd = view_fd(r, phys, &out, flags);
 	cps_buf_free(&out);
 	if (fd < 0) {
 		a->error = fd;
