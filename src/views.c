@@ -492,12 +492,44 @@ int cps_buf_append_dec(struct cps_buf *b, unsigned long long n)
  * kernel prints 10); a wider line takes a buffer from the heap. */
 #define STAT_SUM_STACK 32
 
+/* The total line: "cpu " and the nf sums, then the line's end as it was. */
+static int stat_total(struct cps_buf *out, const unsigned long long *sum, unsigned nf,
+		      const char *real, const struct line *l)
+{
+	int r = cps_buf_append(out, "cpu ", 4);
+	for (unsigned i = 0; !r && i < nf; i++) {
+		r = cps_buf_append(out, " ", 1);
+		if (!r)
+			r = cps_buf_append_dec(out, sum[i]);
+	}
+	return r ? r : cps_buf_append(out, real + l->eol, l->next - l->eol);
+}
+
+/* A CPU's line, kept as virtual CPU v when the set holds it (*kept). */
+static int stat_cpu(struct cps_buf *out, const char *real, const struct line *l, size_t p,
+		    const struct cps_view_input *s, unsigned v, bool *kept)
+{
+	unsigned cpu;
+	size_t e;
+	*kept = false;
+	if (!cps_is_digit(real[p]) || parse_uint(real, p, l->eol, &cpu, &e) != 0 || e >= l->eol ||
+	    !is_blank(real[e]))
+		return cps_buf_append(out, real + l->start, l->next - l->start);
+	if (!cps_mask_test(s->set, s->nw, cpu))
+		return 0;
+	*kept = true;
+	int r = cps_buf_append(out, "cpu", 3);
+	if (!r)
+		r = cps_buf_append_dec(out, v);
+	return r ? r : cps_buf_append(out, real + e, l->next - e);
+}
+
 int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 		  const struct cps_view_input *s)
 {
 	size_t start_len = out->len, pos;
 	unsigned long long stack_sum[STAT_SUM_STACK], *sum = stack_sum;
-	unsigned maxf = 0, v = 0, nf, total_nf = 0;
+	unsigned maxf = 0, v = 0, total_nf = 0;
 	bool found = false;
 	struct stat_line sl;
 	struct line l;
@@ -536,33 +568,17 @@ int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 	/* the lines checked above: what kind each is needs no more than
 	 * its name here */
 	for (pos = 0; !r && next_line(real, len, pos, &l); pos = l.next) {
-		size_t p = l.start + 3, e;
-		unsigned cpu;
+		size_t p = l.start + 3;
+		bool kept;
 		if (!has_prefix(real, l.start, l.eol, "cpu") || p >= l.eol) {
 			r = cps_buf_append(out, real + l.start, l.next - l.start);
 		} else if (is_blank(real[p])) {
 			/* the total: as many fields as it had (counted in the
 			 * first pass) */
-			nf = total_nf;
-			r = cps_buf_append(out, "cpu ", 4);
-			for (unsigned i = 0; !r && i < nf; i++) {
-				r = cps_buf_append(out, " ", 1);
-				if (!r)
-					r = cps_buf_append_dec(out, sum[i]);
-			}
-			if (!r)
-				r = cps_buf_append(out, real + l.eol, l.next - l.eol);
-		} else if (cps_is_digit(real[p]) && parse_uint(real, p, l.eol, &cpu, &e) == 0 &&
-			   e < l.eol && is_blank(real[e])) {
-			if (!cps_mask_test(s->set, s->nw, cpu))
-				continue;
-			r = cps_buf_append(out, "cpu", 3);
-			if (!r)
-				r = cps_buf_append_dec(out, v++);
-			if (!r)
-				r = cps_buf_append(out, real + e, l.next - e);
+			r = stat_total(out, sum, total_nf, real, &l);
 		} else {
-			r = cps_buf_append(out, real + l.start, l.next - l.start);
+			r = stat_cpu(out, real, &l, p, s, v, &kept);
+			v += kept;
 		}
 	}
 	if (sum != stack_sum)
