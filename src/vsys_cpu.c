@@ -201,12 +201,70 @@ static int parse_spacelist(const char *t, uint64_t *m, size_t nw)
 	return 0;
 }
 
+/* A mask or list file's text t (NUL-terminated) into phys, by its kind. */
+static int cpumask_parse(int kind, const char *t, uint64_t *phys, size_t nw)
+{
+	struct cps_parse_error err;
+	switch (kind) {
+	case CPS_VSYS_MASK:
+		return cps_hexmask_parse(t, phys, nw, &err) ? -EINVAL : 0;
+	case CPS_VSYS_LIST:
+	case CPS_VSYS_OFFLINE:
+	case CPS_VSYS_ONLINE:
+		/* an empty list is a line of its own (offline, isolated) */
+		if (!strcmp(t, "\n") || !*t)
+			return 0;
+		/* nohz_full with none: "%*pbl" of no mask, padded to
+		 * nr_cpu_ids columns when that is wider */
+		if (!strcmp(t + strspn(t, " "), "(null)\n"))
+			return 0;
+		return cps_cpulist_parse(t, phys, nw, &err) ? -EINVAL : 0;
+	case CPS_VSYS_SPACELIST:
+		return parse_spacelist(t, phys, nw);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* A CPU list and its newline, however long. */
+static int put_list(struct cps_buf *out, const uint64_t *virt, size_t nw)
+{
+	char small[256];
+	size_t need = cps_cpulist_format(small, sizeof(small), virt, nw);
+	int r;
+	if (need < sizeof(small)) {
+		r = cps_buf_append(out, small, need);
+	} else {
+		char *big = malloc(need + 1);
+		r = big ? 0 : -ENOMEM;
+		if (big) {
+			cps_cpulist_format(big, need + 1, virt, nw);
+			r = cps_buf_append(out, big, need);
+			free(big);
+		}
+	}
+	return r ? r : cps_buf_append(out, "\n", 1);
+}
+
+/* The virtual mask written in the kind's format. */
+static int cpumask_put(struct cps_buf *out, int kind, const uint64_t *virt, size_t nw,
+		       const struct cps_view_input *s)
+{
+	int r = 0;
+	if (kind == CPS_VSYS_MASK)
+		return cps_buf_put_kmask(out, virt, nw, cps_view_width(s));
+	if (kind != CPS_VSYS_SPACELIST)
+		return put_list(out, virt, nw);
+	for (int c = cps_mask_next(virt, nw, -1); !r && c >= 0; c = cps_mask_next(virt, nw, c))
+		r = cps_buf_printf(out, "%d ", c);
+	return r ? r : cps_buf_append(out, "\n", 1);
+}
+
 int cps_view_cpumask_file(struct cps_buf *out, int kind, const char *real, size_t len,
 			  const struct cps_view_input *s)
 {
 	static const size_t nw = CPS_MAX_WORDS;
 	uint64_t *phys, *virt;
-	struct cps_parse_error err;
 	size_t start = out->len;
 	char *t;
 	int r;
@@ -223,62 +281,14 @@ int cps_view_cpumask_file(struct cps_buf *out, int kind, const char *real, size_
 	virt = phys + nw;
 	memcpy(t, real, len);
 	t[len] = '\0';
-	switch (kind) {
-	case CPS_VSYS_MASK:
-		r = cps_hexmask_parse(t, phys, nw, &err) ? -EINVAL : 0;
-		break;
-	case CPS_VSYS_LIST:
-	case CPS_VSYS_OFFLINE:
-	case CPS_VSYS_ONLINE:
-		/* an empty list is a line of its own (offline, isolated) */
-		if (!strcmp(t, "\n") || !*t)
-			r = 0;
-		else if (!strcmp(t + strspn(t, " "), "(null)\n"))
-			/* nohz_full with none: "%*pbl" of no mask, padded to
-			 * nr_cpu_ids columns when that is wider */
-			r = 0;
-		else
-			r = cps_cpulist_parse(t, phys, nw, &err) ? -EINVAL : 0;
-		break;
-	case CPS_VSYS_SPACELIST:
-		r = parse_spacelist(t, phys, nw);
-		break;
-	default:
-		r = -EINVAL;
-	}
+	r = cpumask_parse(kind, t, phys, nw);
 	if (!r) {
 		cps_phys_to_virt(virt, nw, s->set, s->nw, phys);
 		/* the possible CPUs past the online ones are offline */
 		for (unsigned c = s->n; kind == CPS_VSYS_OFFLINE && c < cps_view_width(s) &&
 					c < nw * 64; c++)
 			cps_mask_set(virt, nw, c);
-		if (kind == CPS_VSYS_MASK) {
-			r = cps_buf_put_kmask(out, virt, nw, cps_view_width(s));
-		} else if (kind == CPS_VSYS_SPACELIST) {
-			for (int c = cps_mask_next(virt, nw, -1); !r && c >= 0;
-			     c = cps_mask_next(virt, nw, c))
-				r = cps_buf_printf(out, "%d ", c);
-			if (!r)
-				r = cps_buf_append(out, "\n", 1);
-		} else {
-			char small[256];
-			size_t need = cps_cpulist_format(small, sizeof(small), virt, nw);
-
-			if (need < sizeof(small)) {
-				r = cps_buf_append(out, small, need);
-			} else {
-				char *big = malloc(need + 1);
-
-				r = big ? 0 : -ENOMEM;
-				if (big) {
-					cps_cpulist_format(big, need + 1, virt, nw);
-					r = cps_buf_append(out, big, need);
-					free(big);
-				}
-			}
-			if (!r)
-				r = cps_buf_append(out, "\n", 1);
-		}
+		r = cpumask_put(out, kind, virt, nw, s);
 	}
 	free(t);
 	free(phys);
