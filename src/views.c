@@ -13,6 +13,7 @@
 
 #include "base/util.h"
 #include "src/views.h"
+#include "src/views_int.h"
 #include "src/vsys.h"
 #include "src/mask.h"
 #include "src/cpulist.h"
@@ -164,85 +165,13 @@ static int buf_put_mask(struct cps_buf *b, mask_fmt_fn fn, const uint64_t *m, si
 	return 0;
 }
 
-/* A view that produced nothing still hands back a valid, empty string;
- * a failed one leaves out as it found it. */
-static int view_done(struct cps_buf *out, size_t start_len, int r)
+int cps_view_done(struct cps_buf *out, size_t start_len, int r)
 {
 	if (!r && !out->p)
 		r = cps_buf_append(out, "", 0);
 	if (r)
 		buf_truncate(out, start_len);
 	return r;
-}
-
-/* ---- bounded scanning ---- */
-
-/* A line is [start, eol); next is where the following one starts. */
-struct line {
-	size_t start, eol, next;
-};
-
-static bool next_line(const char *s, size_t len, size_t pos, struct line *l)
-{
-	const char *nl;
-
-	if (pos >= len)
-		return false;
-	nl = memchr(s + pos, '\n', len - pos);
-	l->start = pos;
-	l->eol = nl ? (size_t)(nl - s) : len;
-	l->next = nl ? l->eol + 1 : len;
-	return true;
-}
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static bool has_prefix(const char *s, size_t pos, size_t end, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return end - pos >= n && memcmp(s + pos, lit, n) == 0;
-}
-
-static size_t skip_blanks(const char *s, size_t pos, size_t end)
-{
-	while (pos < end && is_blank(s[pos]))
-		pos++;
-	return pos;
-}
-
-/* Trailing spaces and a CR are tolerated at the end of a line. */
-static bool only_blanks(const char *s, size_t pos, size_t end)
-{
-	while (pos < end && (is_blank(s[pos]) || s[pos] == '\r'))
-		pos++;
-	return pos == end;
-}
-
-/* Decimal digits at pos; *end_pos is past them. Returns -1 when there are
- * none, -2 on overflow. */
-static int parse_uint(const char *s, size_t pos, size_t end, unsigned *v, size_t *end_pos)
-{
-	unsigned x = 0;
-	size_t p = pos;
-
-	while (p < end && cps_is_digit(s[p])) {
-		unsigned d = (unsigned)(s[p] - '0');
-
-		/* x * 10 + d > UINT_MAX, without a division per digit */
-		if (x > UINT_MAX / 10 || (x == UINT_MAX / 10 && d > UINT_MAX % 10))
-			return -2;
-		x = x * 10 + d;
-		p++;
-	}
-	if (p == pos)
-		return -1;
-	*v = x;
-	*end_pos = p;
-	return 0;
 }
 
 /* ---- /proc/cpuinfo ---- */
@@ -387,7 +316,7 @@ int cps_view_cpuinfo(struct cps_buf *out, const char *real, size_t len,
 	}
 	if (!r && !found)
 		r = -EINVAL;
-	return view_done(out, start_len, r);
+	return cps_view_done(out, start_len, r);
 }
 
 /* ---- /proc/stat ---- */
@@ -475,6 +404,11 @@ static int stat_classify(const char *s, const struct line *l, struct stat_line *
 	if (sum && sl->kind == STAT_CPU && cps_mask_test(in->set, in->nw, sl->cpu))
 		return stat_fields(s, p, l->eol, &sl->nfields, sum, nsum);
 	return stat_fields(s, p, l->eol, &sl->nfields, NULL, 0);
+}
+
+int cps_buf_put_list(struct cps_buf *b, const uint64_t *m, size_t nw)
+{
+	return buf_put_mask(b, fmt_list, m, nw, 0);
 }
 
 int cps_buf_reserve(struct cps_buf *b, size_t extra)
@@ -583,197 +517,7 @@ int cps_view_stat(struct cps_buf *out, const char *real, size_t len,
 	}
 	if (sum != stack_sum)
 		free(sum);
-	return view_done(out, start_len, r);
-}
-
-/* ---- /proc/<pid>/status ---- */
-
-/* Groups in a "ffffffff,ffffffff" value; 0 if it is not one. */
-static unsigned hex_groups(const char *s, size_t pos, size_t end)
-{
-	unsigned groups = 1, digits = 0;
-
-	if (pos >= end)
-		return 0;
-	for (; pos < end; pos++) {
-		char c = s[pos];
-
-		if (c == ',') {
-			if (!digits)
-				return 0;
-			groups++;
-			digits = 0;
-		} else if (cps_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
-			if (++digits > 8)
-				return 0;
-		} else {
-			break;
-		}
-	}
-	if (!digits || !only_blanks(s, pos, end))
-		return 0;
-	return groups;
-}
-
-/* Where the value of "Name:<blanks>value" starts. */
-static size_t status_value(const char *s, const struct line *l, const char *name)
-{
-	return skip_blanks(s, l->start + strlen(name), l->eol);
-}
-
-/* The start of the first line of s that begins with name (a line's
- * start: 0 or after a newline), or len: one pass of memmem, not a test of
- * every line (this is on every open of a status file). */
-static size_t line_starting(const char *s, size_t len, const char *name)
-{
-	char pat[32];
-	size_t n = strlen(name);
-	const char *p;
-
-	if (len >= n && memcmp(s, name, n) == 0)
-		return 0;
-	pat[0] = '\n';
-	memcpy(pat + 1, name, n);
-	p = memmem(s, len, pat, n + 1);
-	return p ? (size_t)(p - s) + 1 : len;
-}
-
-int cps_view_status(struct cps_buf *out, const char *real, size_t len,
-		    const struct cps_view_input *s)
-{
-	static const char hex_name[] = "Cpus_allowed:";
-	static const char list_name[] = "Cpus_allowed_list:";
-	size_t start_len = out->len, val, kept = 0; /* real[kept, l.start): lines as they are */
-	size_t at[2] = { line_starting(real, len, hex_name), line_starting(real, len, list_name) };
-	struct line l;
-	struct cps_view_input t;
-	uint64_t vm[CPS_MAX_WORDS];
-	int r;
-
-	if (!s->vallowed) {
-		/* the task's own mask, from its Cpus_allowed_list line: what
-		 * the kernel printed in this same reading */
-		uint64_t phys[CPS_MAX_WORDS];
-		char text[4096];
-		struct cps_parse_error err;
-		size_t v;
-
-		if (s->n == 0 || s->nw > CPS_MAX_WORDS || at[1] >= len ||
-		    !next_line(real, len, at[1], &l))
-			return -EINVAL;
-		v = status_value(real, &l, list_name);
-		if (l.eol - v >= sizeof(text))
-			return -EINVAL;
-		memcpy(text, real + v, l.eol - v);
-		text[l.eol - v] = '\0';
-		if (cps_cpulist_parse(text, phys, CPS_MAX_WORDS, &err) < 0)
-			return -EINVAL;
-		t = *s;
-		t.vnw = CPS_WORDS_FOR(s->n);
-		cps_mask_zero(vm, t.vnw);
-		/* a mask that shares no CPU with the set: all of them (as the
-		 * affinity calls answer it) */
-		if (cps_phys_to_virt(vm, t.vnw, s->set, s->nw, phys) == 0)
-			cps_mask_fill(vm, t.vnw, s->n);
-		t.vallowed = vm;
-		s = &t;
-	}
-	r = buf_reserve(out, len + 64); /* about as long as the file */
-
-	/* only the two mask lines change, in the order they come: the
-	 * others go out in runs */
-	for (int k = 0; !r && k < 2; k++) {
-		int i = (at[0] <= at[1]) == (k == 0) ? 0 : 1;
-
-		if (at[i] >= len || !next_line(real, len, at[i], &l))
-			continue;
-		r = cps_buf_append(out, real + kept, l.start - kept);
-		kept = l.next;
-		if (r)
-			break;
-		if (i == 0) {
-			unsigned groups;
-
-			val = status_value(real, &l, hex_name);
-			groups = hex_groups(real, val, l.eol);
-			/* a line that is no mask is not the kernel's: leave the
-			 * file alone */
-			if (!groups) {
-				r = -EINVAL;
-				break;
-			}
-			/* as the kernel prints it on a machine of n CPUs: n bits,
-			 * the first 32-bit group only as wide as its bits */
-			r = cps_buf_append(out, real + l.start, val - l.start);
-			if (!r)
-				r = cps_buf_put_kmask_bits(out, s->vallowed, s->vnw, cps_view_width(s));
-		} else {
-			val = status_value(real, &l, list_name);
-			r = cps_buf_append(out, real + l.start, val - l.start);
-			if (!r)
-				r = buf_put_mask(out, fmt_list, s->vallowed, s->vnw, 0);
-		}
-		if (!r)
-			r = cps_buf_append(out, real + l.eol, l.next - l.eol);
-	}
-	if (!r)
-		r = cps_buf_append(out, real + kept, len - kept);
-	return view_done(out, start_len, r);
-}
-
-int cps_view_status_mems(struct cps_buf *out, const char *real, size_t len, const uint64_t *mems,
-			 size_t nw, unsigned k)
-{
-	static const char hex_name[] = "Mems_allowed:";
-	static const char list_name[] = "Mems_allowed_list:";
-	size_t start_len = out->len, kept = 0, val;
-	size_t at[2] = { line_starting(real, len, hex_name), line_starting(real, len, list_name) };
-	uint64_t phys[CPS_MAX_WORDS], vm[CPS_MAX_WORDS];
-	size_t vnw = CPS_WORDS_FOR(k ? k : 1);
-	char text[4096];
-	struct cps_parse_error err;
-	struct line l;
-	int r;
-
-	if (k == 0 || nw > CPS_MAX_WORDS || at[1] >= len || !next_line(real, len, at[1], &l))
-		return cps_buf_append(out, real, len); /* nothing of ours: as it is */
-	val = status_value(real, &l, list_name);
-	if (l.eol - val >= sizeof(text))
-		return -EINVAL;
-	memcpy(text, real + val, l.eol - val);
-	text[l.eol - val] = '\0';
-	if (cps_cpulist_parse(text, phys, CPS_MAX_WORDS, &err) < 0)
-		return -EINVAL;
-	cps_mask_zero(vm, vnw);
-	cps_phys_to_virt(vm, vnw, mems, nw, phys);
-	r = buf_reserve(out, len + 64);
-	for (int j = 0; !r && j < 2; j++) {
-		int i = (at[0] <= at[1]) == (j == 0) ? 0 : 1;
-
-		if (at[i] >= len || !next_line(real, len, at[i], &l))
-			continue;
-		r = cps_buf_append(out, real + kept, l.start - kept);
-		kept = l.next;
-		if (r)
-			break;
-		val = status_value(real, &l, i == 0 ? hex_name : list_name);
-		/* the kernel prints every node id it could have (MAX_NUMNODES
-		 * bits): the same width, the set's nodes first */
-		unsigned groups = i == 0 ? hex_groups(real, val, l.eol) : 1;
-		if (!groups) {
-			r = -EINVAL;
-			break;
-		}
-		r = cps_buf_append(out, real + l.start, val - l.start);
-		if (!r)
-			r = i == 0 ? cps_buf_put_kmask_bits(out, vm, vnw, 32 * groups > k ? 32 * groups : k)
-				   : buf_put_mask(out, fmt_list, vm, vnw, 0);
-		if (!r)
-			r = cps_buf_append(out, real + l.eol, l.next - l.eol);
-	}
-	if (!r)
-		r = cps_buf_append(out, real + kept, len - kept);
-	return view_done(out, start_len, r);
+	return cps_view_done(out, start_len, r);
 }
 
 /* ---- /sys/devices/system/cpu/{online,possible,present} ---- */
