@@ -340,12 +340,10 @@ static bool under_supervisor(void)
 	return s && strtol(s + 9, NULL, 10) == 2;
 }
 
-static void setup(void)
+/* Whether this copy stands aside: another copy of the shim comes first
+ * in the process, or cpuset-run's supervisor answers for it. */
+static bool stands_aside(void)
 {
-	const char *e = shim_getenv("CPUSETSHIM_DEBUG");
-	debug = e && *e == '1';
-	e = shim_getenv("CPUSETSHIM_WIDE_POSSIBLE");
-	cps_view_wide_possible = e && e[0] == '1' && !e[1];
 	if (another_copy_first()) {
 		Dl_info self = { 0 }, other = { 0 };
 		dladdr(&copy_self, &self);
@@ -353,15 +351,19 @@ static void setup(void)
 		shim_debug("another copy of the shim (%s) comes first: this one (%s) stands aside",
 			   other.dli_fname ? other.dli_fname : "?",
 			   self.dli_fname ? self.dli_fname : "?");
-		shim_state = ST_PASS;
-		return;
+		return true;
 	}
 	if (under_supervisor()) {
 		shim_debug("standing aside: cpuset-run's supervisor answers for this process");
-		shim_state = ST_PASS;
-		return;
+		return true;
 	}
-	shim_wrap = cps_wrap_enabled();
+	return false;
+}
+
+/* The table opened (for writing if we may), the shim's waits set; false
+ * (CPUSETSHIM_SET's refusal made) when it cannot be. */
+static bool table_opened(void)
+{
 	int r = cps_open(&shim_ctx, NULL, CPS_OPEN_WRITE);
 	if (r == -EACCES || r == -EROFS)
 		r = cps_open(&shim_ctx, NULL, CPS_OPEN_READ);
@@ -378,8 +380,7 @@ static void setup(void)
 			env_refuse(RUN_FAIL, "table %s: %s; refusing to use it\n",
 				   shim_ctx.t.name[0] ? shim_ctx.t.name : "?",
 				   shim_ctx.why ? shim_ctx.why : strerror(-r));
-		shim_state = ST_PASS;
-		return;
+		return false;
 	}
 	shim_ctx.patient = false; /* the shim never waits for a writer */
 	/* Nor for the writers' lock, for its registrations (here and after
@@ -389,72 +390,57 @@ static void setup(void)
 	 * stopped one not at all (shm_write_begin). */
 	shim_ctx.t.lock_wait_ms = SHIM_RECORD_WAIT_MS;
 	shim_ctx.t.lock_queue_ms = 0; /* its waits stay bounded in all */
+	return true;
+}
+
+/* Our own record's set into *own (0: none, or the root). Our start time
+ * tells our record from a dead process's with our pid; with no record
+ * under our pid it is not needed (a record made later can only be ours),
+ * and /proc is not read. False: /proc/self/stat unreadable. */
+static bool own_record(uint32_t *own)
+{
+	struct cps_placement tmp;
+	*own = 0;
 	shim_self_pid = getpid();
 	shim_self_start = 0;
-	/* Our start time tells our record from a dead process's with our pid;
-	 * with no record under our pid it is not needed (a record made later
-	 * can only be ours), and /proc is not read. */
-	uint32_t own = 0, set = 0;
-	struct cps_placement tmp;
-	if (shm_proc_find(&shim_ctx.t, shim_self_pid) >= 0) {
-		struct cps_procinfo pi;
-		if (cps_proc_stat(shim_self_pid, &pi) < 0) {
-			shim_debug("passing through: cannot read /proc/self/stat");
-			cps_close(&shim_ctx);
-			shim_state = ST_PASS;
-			return;
-		}
-		shim_self_start = pi.start;
-		if (shim_placement_wait(shim_self_pid, shim_self_start, 0, &tmp) == 0 &&
-		    tmp.set != shim_ctx.t.root_id)
-			own = tmp.set;
+	if (shm_proc_find(&shim_ctx.t, shim_self_pid) < 0)
+		return true;
+	struct cps_procinfo pi;
+	if (cps_proc_stat(shim_self_pid, &pi) < 0) {
+		shim_debug("passing through: cannot read /proc/self/stat");
+		return false;
 	}
-	if (!own)
-		set = ancestry_set(getppid());
-	const char *env = shim_getenv("CPUSETSHIM_SET");
-	bool set_from_env = false, inherited_from_run = false;
-	if (!own && !set && env && *env) {
-		if ((r = cps_find(&shim_ctx, env, &set)) < 0) {
-			char what[160];
-			snprintf(what, sizeof(what), "set '%s'", env);
-			if (r == -ENOENT)
-				env_refuse_err(-EINVAL, "no such set", what);
-			else if (r == -EINVAL)
-				env_refuse(RUN_FAIL, "'%s' is neither a set id nor a set name\n", env);
-			else
-				env_refuse_err(r, shim_ctx.why, what);
-			shim_debug("CPUSETSHIM_SET=%s: %s", env, env_refusal);
-			cps_close(&shim_ctx);
-			shim_state = ST_PASS;
-			return;
-		}
-		set_from_env = true;
-	}
-	/* Left by cpuset-run for its descendants: the set of one that lost
-	 * its ancestry (an orphan, reparented). Its kernel mask came from
-	 * that set already, so it is not confined again. */
-	const char *run = shim_getenv("CPUSETSHIM_RUN_SET");
-	if (!own && !set && run && *run) {
-		if (cps_find(&shim_ctx, run, &set) < 0)
-			set = 0;
-		inherited_from_run = set != 0;
-	}
-	/* A set named by the environment is adopted only if the kernel
-	 * keeps us inside it: CPUSETSHIM_SET first confines (narrowing only:
-	 * never onto a CPU the kernel mask lacks), then, for both variables,
-	 * the kernel mask must lie inside the set's CPUs. Otherwise the set
-	 * would be shown while the program runs elsewhere (a cgroup that
-	 * forbids its CPUs, a task Slurm bound to other CPUs, taskset). */
-	if (!own && set_from_env && !adopt_env(env, set)) {
-		cps_close(&shim_ctx);
-		shim_state = ST_PASS;
-		return;
-	}
-	if (!own && set && inherited_from_run && !adopt_checked(set, false)) {
-		cps_close(&shim_ctx);
-		shim_state = ST_PASS;
-		return;
-	}
+	shim_self_start = pi.start;
+	if (shim_placement_wait(shim_self_pid, shim_self_start, 0, &tmp) == 0 &&
+	    tmp.set != shim_ctx.t.root_id)
+		*own = tmp.set;
+	return true;
+}
+
+/* CPUSETSHIM_SET's set into *set; false (its refusal made) when there is
+ * no such set. */
+static bool env_set_found(const char *env, uint32_t *set)
+{
+	int r = cps_find(&shim_ctx, env, set);
+	if (r == 0)
+		return true;
+	char what[160];
+	snprintf(what, sizeof(what), "set '%s'", env);
+	if (r == -ENOENT)
+		env_refuse_err(-EINVAL, "no such set", what);
+	else if (r == -EINVAL)
+		env_refuse(RUN_FAIL, "'%s' is neither a set id nor a set name\n", env);
+	else
+		env_refuse_err(r, shim_ctx.why, what);
+	shim_debug("CPUSETSHIM_SET=%s: %s", env, env_refusal);
+	return false;
+}
+
+/* Registered in set (named by the environment or found by ancestry), the
+ * fork handler and the first set copy in place: READY, else PASS. */
+static void setup_finish(uint32_t own, uint32_t set, const char *env, bool set_from_env)
+{
+	int r;
 	shim_fallback_set = own ? own : set;
 	shim_ctx.t.lock_wait_ms = 0;
 	if (!own && set && shim_ctx.t.writable && (r = cps_register(&shim_ctx, shim_self_pid, set)) < 0)
@@ -475,6 +461,59 @@ static void setup(void)
 		return;
 	}
 	shim_state = ST_READY;
+}
+
+static void setup(void)
+{
+	const char *e = shim_getenv("CPUSETSHIM_DEBUG");
+	debug = e && *e == '1';
+	e = shim_getenv("CPUSETSHIM_WIDE_POSSIBLE");
+	cps_view_wide_possible = e && e[0] == '1' && !e[1];
+	if (stands_aside()) {
+		shim_state = ST_PASS;
+		return;
+	}
+	shim_wrap = cps_wrap_enabled();
+	if (!table_opened()) {
+		shim_state = ST_PASS;
+		return;
+	}
+	uint32_t own = 0, set = 0;
+	if (!own_record(&own))
+		goto pass;
+	if (!own)
+		set = ancestry_set(getppid());
+	const char *env = shim_getenv("CPUSETSHIM_SET");
+	bool set_from_env = false, inherited_from_run = false;
+	if (!own && !set && env && *env) {
+		if (!env_set_found(env, &set))
+			goto pass;
+		set_from_env = true;
+	}
+	/* Left by cpuset-run for its descendants: the set of one that lost
+	 * its ancestry (an orphan, reparented). Its kernel mask came from
+	 * that set already, so it is not confined again. */
+	const char *run = shim_getenv("CPUSETSHIM_RUN_SET");
+	if (!own && !set && run && *run) {
+		if (cps_find(&shim_ctx, run, &set) < 0)
+			set = 0;
+		inherited_from_run = set != 0;
+	}
+	/* A set named by the environment is adopted only if the kernel
+	 * keeps us inside it: CPUSETSHIM_SET first confines (narrowing only:
+	 * never onto a CPU the kernel mask lacks), then, for both variables,
+	 * the kernel mask must lie inside the set's CPUs. Otherwise the set
+	 * would be shown while the program runs elsewhere (a cgroup that
+	 * forbids its CPUs, a task Slurm bound to other CPUs, taskset). */
+	if (!own && set_from_env && !adopt_env(env, set))
+		goto pass;
+	if (!own && set && inherited_from_run && !adopt_checked(set, false))
+		goto pass;
+	setup_finish(own, set, env, set_from_env);
+	return;
+pass:
+	cps_close(&shim_ctx);
+	shim_state = ST_PASS;
 }
 
 static void wait_for_setup(void)
