@@ -462,68 +462,45 @@ out:
 	return fd >= 0 ? fd : -1;
 }
 
-int shim_sys_open(const char *canon, int flags, int mode)
+/* The physical file itself, by the caller's flags: its descriptor, -1
+ * (the caller's own spelling names it: libc's open) or -2 (errno set). */
+static int open_physical(const char *canon, const char *phys, int k, int flags, int mode,
+			 struct shim_sys_set *set)
 {
-	char phys[PATH_MAX], rp[PATH_MAX], name[SHIM_KEPT_NAME_MAX + 40];
-	struct shim_cpus v;
-
-	enum cps_vfamily fam = cps_vpath_family(canon);
-	if (fam == CPS_VF_CPUINFO && shim_test_root() && (flags & O_ACCMODE) == O_RDONLY)
-		return test_cpuinfo(flags);
-	if (fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE && shim_test_root()) {
-		int cfd = test_cgroup(canon, flags);
-		if (cfd >= 0)
-			return cfd;
+	char rp[PATH_MAX];
+	if (k != CPS_VSYS_DIR && !shim_test_root() && !strcmp(phys, canon))
+		return -1;
+	const char *at = phys;
+	if (shim_test_root()) {
+		if (!rooted(phys, rp, sizeof(rp)))
+			return -1;
+		at = rp;
 	}
-	if (fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE)
-		return -1;
-	if (!shim_sys_cpus(&v))
-		return -1;
-	struct cps_view_input in = shim_view_input(&v);
-	struct shim_cpus m;
-	shim_sys_nodes(&in, &m);
-	int k = cps_vsys_resolve(canon, &in, phys, sizeof(phys));
-	if (k <= CPS_VSYS_NONE)
-		return -1;
-	if (k == CPS_VSYS_ABSENT) {
-		errno = ENOENT;
+	int fd = at == phys ? shim_cpudir_open(phys, flags, mode)
+			    : shim_real.openat(AT_FDCWD, at, flags, mode);
+	if (fd < 0)
 		return -2;
-	}
-	/* the ranges are kept views of their own (range-N, shared by every
-	 * set of n CPUs, or of w possible CPUs): view_dispatch.c's */
-	if ((k == CPS_VSYS_RANGE || k == CPS_VSYS_POSSIBLE || k == CPS_VSYS_ONLINE) && !shim_test_root() &&
-	    (flags & O_ACCMODE) == O_RDONLY &&
-	    !(flags & (O_DIRECTORY | O_PATH)))
-		return -1;
-	bool content = k >= CPS_VSYS_MASK;
-	if (!content || (flags & O_ACCMODE) != O_RDONLY || (flags & (O_DIRECTORY | O_PATH))) {
-		/* the physical file itself */
-		if (k != CPS_VSYS_DIR && !shim_test_root() && !strcmp(phys, canon))
-			return -1; /* the caller's own spelling names it */
-		const char *at = phys;
-		if (shim_test_root()) {
-			if (!rooted(phys, rp, sizeof(rp)))
-				return -1;
-			at = rp;
-		}
-		int fd = at == phys ? shim_cpudir_open(phys, flags, mode)
-				    : shim_real.openat(AT_FDCWD, at, flags, mode);
-		if (fd < 0)
-			return -2;
-		if (k == CPS_VSYS_DIR)
-			shim_dir_remember(fd, NULL, &v, &in);
-		else if (!content)
-			shim_redirect_keep(canon, phys); /* the next open of it: redirect.c */
-		return fd;
-	}
+	if (k == CPS_VSYS_DIR)
+		shim_dir_remember(fd, NULL, &set->v, &set->in);
+	else if (k < CPS_VSYS_MASK)
+		shim_redirect_keep(canon, phys); /* the next open of it: redirect.c */
+	return fd;
+}
+
+/* A content view (a mask, list or value file of kind k): kept, or made
+ * now from the real file; its descriptor, -1 (libc's open) or -2. */
+static int open_content(const char *canon, const char *phys, int k, int flags, int mode,
+			struct shim_sys_set *set)
+{
+	char rp[PATH_MAX], name[SHIM_KEPT_NAME_MAX + 40];
 	int saved = errno, fd = -1;
-	bool have_name = kept_name(canon, &v, &in, name, sizeof(name));
+	bool have_name = kept_name(canon, &set->v, &set->in, name, sizeof(name));
 	if (have_name && (fd = shim_kept_open_recent(name, flags)) >= 0) {
 		errno = saved;
 		return fd;
 	}
 	struct cps_buf out = { 0 };
-	int r = rooted(phys, rp, sizeof(rp)) ? build(k, rp, &in, &out) : -ENAMETOOLONG;
+	int r = rooted(phys, rp, sizeof(rp)) ? build(k, rp, &set->in, &out) : -ENAMETOOLONG;
 	if (r == 0) {
 		if (have_name)
 			fd = shim_kept_store(V_NONE, name, 0, out.p, out.len, flags);
@@ -544,6 +521,37 @@ int shim_sys_open(const char *canon, int flags, int mode)
 	if (fd < 0 && shim_test_root() && rooted(phys, rp, sizeof(rp)))
 		return (fd = shim_real.openat(AT_FDCWD, rp, flags, mode)) >= 0 ? fd : -2;
 	return fd >= 0 ? fd : -1;
+}
+
+int shim_sys_open(const char *canon, int flags, int mode)
+{
+	char phys[PATH_MAX];
+	struct shim_sys_set set;
+
+	enum cps_vfamily fam = cps_vpath_family(canon);
+	if (fam == CPS_VF_CPUINFO && shim_test_root() && (flags & O_ACCMODE) == O_RDONLY)
+		return test_cpuinfo(flags);
+	if (fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE && shim_test_root()) {
+		int cfd = test_cgroup(canon, flags);
+		if (cfd >= 0)
+			return cfd;
+	}
+	int k = shim_sys_phys(canon, phys, sizeof(phys), &set);
+	if (k <= CPS_VSYS_NONE)
+		return -1;
+	if (k == CPS_VSYS_ABSENT) {
+		errno = ENOENT;
+		return -2;
+	}
+	bool reading = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_DIRECTORY | O_PATH));
+	/* the ranges are kept views of their own (range-N, shared by every
+	 * set of n CPUs, or of w possible CPUs): view_dispatch.c's */
+	if ((k == CPS_VSYS_RANGE || k == CPS_VSYS_POSSIBLE || k == CPS_VSYS_ONLINE) &&
+	    !shim_test_root() && reading)
+		return -1;
+	if (k < CPS_VSYS_MASK || !reading)
+		return open_physical(canon, phys, k, flags, mode, &set);
+	return open_content(canon, phys, k, flags, mode, &set);
 }
 
 static int real_faccessat(int dirfd, const char *path, int mode, int flags);
