@@ -433,23 +433,51 @@ static bool walk_seen(struct walk *w, const struct stat *st)
 /* FTW_ACTIONRETVAL's answers, and a plain nonzero one: stop */
 #define WALK_STOP(r) ((w->flags & FTW_ACTIONRETVAL) ? (r) == FTW_STOP : (r) != 0)
 
+/* The type nftw reports for w->path, its stat in *st. */
+static int walk_type(const struct walk *w, struct stat *st)
+{
+	bool stat_ok = ((w->flags & FTW_PHYS) ? lstat(w->path, st) : stat(w->path, st)) == 0;
+	if (!stat_ok)
+		return !(w->flags & FTW_PHYS) && lstat(w->path, st) == 0 && S_ISLNK(st->st_mode)
+			       ? FTW_SLN
+			       : FTW_NS;
+	if (S_ISDIR(st->st_mode))
+		return FTW_D;
+	return S_ISLNK(st->st_mode) ? FTW_SL : FTW_F;
+}
+
+static int walk_at(struct walk *w, size_t len, int base, int level);
+
+/* The entries of the open directory d (w->path, len bytes), each walked
+ * at level + 1: 0, or what stops the walk. */
+static int walk_entries(struct walk *w, DIR *d, size_t len, int level)
+{
+	struct dirent *e;
+	int r = 0;
+	while ((e = readdir(d))) {
+		size_t nl = strlen(e->d_name);
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (len + 1 + nl >= sizeof(w->path))
+			continue;
+		w->path[len] = '/';
+		memcpy(w->path + len + 1, e->d_name, nl + 1);
+		r = walk_at(w, len + 1 + nl, (int)len + 1, level + 1);
+		w->path[len] = 0;
+		if ((w->flags & FTW_ACTIONRETVAL) && r == FTW_SKIP_SIBLINGS)
+			return 0;
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 static int walk_at(struct walk *w, size_t len, int base, int level)
 {
 	struct stat st;
 	struct FTW f = { base, level };
-	int type, r;
-	bool stat_ok = ((w->flags & FTW_PHYS) ? lstat(w->path, &st) : stat(w->path, &st)) == 0;
+	int r, type = walk_type(w, &st);
 
-	if (!stat_ok)
-		type = !(w->flags & FTW_PHYS) && lstat(w->path, &st) == 0 && S_ISLNK(st.st_mode)
-			       ? FTW_SLN
-			       : FTW_NS;
-	else if (S_ISDIR(st.st_mode))
-		type = FTW_D;
-	else if (S_ISLNK(st.st_mode))
-		type = FTW_SL;
-	else
-		type = FTW_F;
 	if (type != FTW_D || ((w->flags & FTW_MOUNT) && level > 0 && st.st_dev != w->dev)) {
 		if (type == FTW_D)
 			return 0; /* another file system: not entered, not reported */
@@ -474,25 +502,7 @@ static int walk_at(struct walk *w, size_t len, int base, int level)
 			return r == FTW_SKIP_SIBLINGS ? FTW_SKIP_SIBLINGS : 0;
 		}
 	}
-	struct dirent *e;
-	r = 0;
-	while ((e = readdir(d))) {
-		size_t nl = strlen(e->d_name);
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (len + 1 + nl >= sizeof(w->path))
-			continue;
-		w->path[len] = '/';
-		memcpy(w->path + len + 1, e->d_name, nl + 1);
-		r = walk_at(w, len + 1 + nl, (int)len + 1, level + 1);
-		w->path[len] = 0;
-		if ((w->flags & FTW_ACTIONRETVAL) && r == FTW_SKIP_SIBLINGS) {
-			r = 0;
-			break;
-		}
-		if (r)
-			break;
-	}
+	r = walk_entries(w, d, len, level);
 	closedir(d);
 	if (r)
 		return r;
