@@ -314,56 +314,84 @@ static inline int raw_setaffinity(size_t size, const uint64_t *phys)
 #endif
 }
 
-EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
+/* What the steps of sched_setaffinity return when the call is not theirs
+ * to make (a call returns 0 or -1) */
+#define SETAFF_NOT_MINE 1
+
+/* The calling thread's mask, the same as last time at the same table
+ * sequence: it maps onto the same CPUs, kept from then. Inline: this is
+ * the whole of the hot path. */
+static inline __attribute__((always_inline)) int setaffinity_again(size_t size,
+								  const cpu_set_t *mask)
+{
+	if (!(CPS_LIKELY(__atomic_load_n(&shim_state, __ATOMIC_ACQUIRE) == ST_READY) &&
+	      own_want.size == size && own_want.nw && own_want.seq == shm_seq(&shim_ctx.t) &&
+	      own_want.pnw <= OWN_WANT_WORDS))
+		return SETAFF_NOT_MINE;
+	size_t j = 0;
+	while (j < size / 8 && get_word((const void *)mask, j) == own_want.raw[j])
+		j++;
+	if (j != size / 8)
+		return SETAFF_NOT_MINE;
+	uint64_t seen = own_want.seq;
+	int r = raw_setaffinity(own_want.pnw * 8, own_want.phys);
+	if (r == 0 && shm_seq(&shim_ctx.t) != seen)
+		record_own_wanted(own_want.want, own_want.nw);
+	return r;
+}
+
+/* Remembers a call of the calling thread that succeeded, if its record
+ * holds at the sequence of the set copy that mapped it: the next call with
+ * the same mask is setaffinity_again's. */
+static void remember_own_call(size_t size, const cpu_set_t *mask, const uint64_t *phys,
+			      uint32_t nw, uint64_t sseq)
+{
+	own_want.size = 0;
+	if (own_want.nw && own_want.seq == sseq && size % 8 == 0 && size <= sizeof(own_want.raw) &&
+	    nw <= OWN_WANT_WORDS) {
+		memcpy(own_want.raw, mask, size);
+		memcpy(own_want.phys, phys, nw * 8);
+		own_want.pnw = nw;
+		own_want.size = (uint32_t)size;
+	}
+}
+
+/* The calling thread, mapped straight from the set copy; SETAFF_NOT_MINE
+ * when the set copy cannot map it (the general path then asks the table) */
+__attribute__((noinline)) static int setaffinity_own(size_t size, const cpu_set_t *mask)
+{
+	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
+	size_t vw;
+	uint32_t nw;
+	uint64_t sseq = 0;
+	long got = setcopy_to_physical(phys, mask, size, virt, &vw, &nw, &sseq);
+	if (got < 0)
+		return SETAFF_NOT_MINE;
+	if (got == 0) {
+		errno = EINVAL; /* as the kernel for a mask with no usable CPU */
+		return -1;
+	}
+	uint64_t seen = 0;
+	bool held = own_want_held(virt, vw, &seen);
+	const struct shm_header *h = shim_ctx.t.h;
+	int r = raw_setaffinity(nw * 8, phys);
+	if (r == 0 && !(held && __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) == seen))
+		record_own_wanted(virt, vw); /* keeps errno */
+	if (r == 0)
+		remember_own_call(size, mask, phys, nw, sseq);
+	else
+		own_want.size = 0;
+	return r;
+}
+
+/* Another thread or process, or the calling thread when the set copy
+ * cannot map its mask: its set from the table, through libc; untranslated
+ * when it is in no set or the shim is not ready */
+__attribute__((noinline)) static int setaffinity_general(pid_t pid, size_t size,
+							 const cpu_set_t *mask)
 {
 	struct shim_cpus v;
 	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
-	if (pid == 0 && !is_null(mask)) {
-		/* the calling thread: the same mask as last time, at the same
-		 * table sequence, maps onto the same CPUs */
-		if (CPS_LIKELY(__atomic_load_n(&shim_state, __ATOMIC_ACQUIRE) == ST_READY) &&
-		    own_want.size == size && own_want.nw &&
-		    own_want.seq == shm_seq(&shim_ctx.t) && own_want.pnw <= OWN_WANT_WORDS) {
-			size_t j = 0;
-			while (j < size / 8 && get_word((const void *)mask, j) == own_want.raw[j])
-				j++;
-			if (j == size / 8) {
-				uint64_t seen = own_want.seq;
-				int r = raw_setaffinity(own_want.pnw * 8, own_want.phys);
-				if (r == 0 && shm_seq(&shim_ctx.t) != seen)
-					record_own_wanted(own_want.want, own_want.nw);
-				return r;
-			}
-		}
-		/* else straight from the set copy */
-		size_t vw;
-		uint32_t nw;
-		uint64_t sseq = 0;
-		long got = setcopy_to_physical(phys, mask, size, virt, &vw, &nw, &sseq);
-		if (got == 0) {
-			errno = EINVAL; /* as the kernel for a mask with no usable CPU */
-			return -1;
-		}
-		if (got > 0) {
-			uint64_t seen = 0;
-			bool held = own_want_held(virt, vw, &seen);
-			const struct shm_header *h = shim_ctx.t.h;
-			int r = raw_setaffinity(nw * 8, phys);
-			if (r == 0 && !(held && __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) == seen))
-				record_own_wanted(virt, vw); /* keeps errno */
-			/* remember the call, if its record holds at the sequence
-			 * of the set copy that mapped it */
-			own_want.size = 0;
-			if (r == 0 && own_want.nw && own_want.seq == sseq && size % 8 == 0 &&
-			    size <= sizeof(own_want.raw) && nw <= OWN_WANT_WORDS) {
-				memcpy(own_want.raw, mask, size);
-				memcpy(own_want.phys, phys, nw * 8);
-				own_want.pnw = nw;
-				own_want.size = (uint32_t)size;
-			}
-			return r;
-		}
-	}
 	if (!shim_ready() || is_null(mask) || !shim_cpus_of(pid, &v)) {
 		if (!shim_real.sched_setaffinity) {
 			errno = ENOSYS;
@@ -383,6 +411,21 @@ EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 				   tid, virt);
 	}
 	return r;
+}
+
+/* Three paths: the calling thread's mask as last time (inline), the
+ * calling thread's from the set copy, anything else from the table */
+EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
+{
+	if (pid == 0 && !is_null(mask)) {
+		int r = setaffinity_again(size, mask);
+		if (r != SETAFF_NOT_MINE)
+			return r;
+		r = setaffinity_own(size, mask);
+		if (r != SETAFF_NOT_MINE)
+			return r;
+	}
+	return setaffinity_general(pid, size, mask);
 }
 
 __attribute__((noinline)) static int pthread_getaffinity_slow(pthread_t th, size_t size,
