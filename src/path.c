@@ -331,98 +331,118 @@ enum cps_canon cps_path_canon(char *out, size_t outlen, const char *base, const 
 	return cps_path_canon_walk(out, outlen, base, path, pid, tid, flags, consumed);
 }
 
+/* The walk's state: the canonical path so far (ol bytes of out), its
+ * depth in components (from 1), and the depth of the first component whose
+ * ".." only the kernel can resolve (0: none) */
+struct canon_walk {
+	char *out;
+	size_t outlen, ol;
+	unsigned depth, first_untrusted;
+};
+
+/* A relative path starts from base, its trailing slashes left out: false
+ * if base is not absolute or does not fit */
+static bool walk_from_base(struct canon_walk *w, const char *base)
+{
+	if (!base || base[0] != '/')
+		return false;
+	size_t bl = strlen(base);
+	while (bl > 0 && base[bl - 1] == '/')
+		bl--;
+	if (bl >= w->outlen)
+		return false;
+	memcpy(w->out, base, bl);
+	w->ol = bl;
+	w->depth = count_comps(w->out, w->ol);
+	return true;
+}
+
+/* "..": one component up ("/.." is "/"); false when it would climb out of
+ * a component only the kernel can resolve */
+static bool walk_up(struct canon_walk *w)
+{
+	if (w->depth == 0)
+		return true;
+	if (w->first_untrusted && w->depth >= w->first_untrusted)
+		return false;
+	while (w->ol > 0 && w->out[w->ol - 1] != '/')
+		w->ol--;
+	if (w->ol > 0)
+		w->ol--;
+	w->depth--;
+	return true;
+}
+
+/* Any other component, cl bytes at comp: appended, or, a link of /proc or
+ * /sys, replaced by the link's target (the whole path so far); as itself
+ * when it is the last and the caller follows no link. False: out is too
+ * short. */
+static bool walk_down(struct canon_walk *w, const char *comp, size_t cl, bool link_itself,
+		      pid_t pid, pid_t tid)
+{
+	char tgt[96];
+	struct expand e = { tgt, sizeof(tgt), 0 };
+	enum comp_kind k = comp_kind(w->out, w->ol, comp, cl, pid, tid, &e);
+
+	if (k == C_EXPAND && link_itself)
+		k = C_TRUSTED;
+	if (k == C_EXPAND) {
+		if (e.len >= w->outlen)
+			return false;
+		memcpy(w->out, tgt, e.len);
+		w->ol = e.len;
+		w->depth = count_comps(w->out, w->ol);
+		w->first_untrusted = 0;
+		return true;
+	}
+	if (w->ol + 1 + cl >= w->outlen)
+		return false;
+	w->out[w->ol++] = '/';
+	memcpy(w->out + w->ol, comp, cl);
+	w->ol += cl;
+	w->depth++;
+	if (k == C_UNTRUSTED && !w->first_untrusted)
+		w->first_untrusted = w->depth;
+	return true;
+}
+
 enum cps_canon cps_path_canon_walk(char *out, size_t outlen, const char *base, const char *path,
 				   pid_t pid, pid_t tid, int flags, size_t *consumed)
 {
-	size_t ol = 0, i = 0;
-	unsigned depth = 0, first_untrusted = 0; /* depths count from 1 */
-	bool dir = false;
+	struct canon_walk w = { out, outlen, 0, 0, 0 };
+	size_t i = 0;
+	bool dir = false; /* the path names a directory: it ends in "/", "." or ".." */
 
 	if (!path || !path[0] || outlen < 2)
 		return CPS_CANON_VIEWLESS;
-	if (path[0] != '/') {
-		size_t bl;
-
-		if (!base || base[0] != '/')
-			return CPS_CANON_VIEWLESS;
-		bl = strlen(base);
-		while (bl > 0 && base[bl - 1] == '/')
-			bl--;
-		if (bl >= outlen)
-			return CPS_CANON_VIEWLESS;
-		memcpy(out, base, bl);
-		ol = bl;
-		depth = count_comps(out, ol);
-	}
-
+	if (path[0] != '/' && !walk_from_base(&w, base))
+		return CPS_CANON_VIEWLESS;
 	while (path[i]) {
-		size_t s, cl;
-
 		while (path[i] == '/')
 			i++;
 		if (!path[i]) {
 			dir = true; /* a trailing slash */
 			break;
 		}
-		s = i;
+		size_t s = i;
 		while (path[i] && path[i] != '/')
 			i++;
-		cl = i - s;
-		dir = false;
-		if (cl == 1 && path[s] == '.') {
-			dir = true;
-			continue;
+		size_t cl = i - s;
+		bool dot = cl == 1 && path[s] == '.';
+		bool dotdot = cl == 2 && path[s] == '.' && path[s + 1] == '.';
+		dir = dot || dotdot;
+		if (dotdot && !walk_up(&w)) {
+			if (consumed)
+				*consumed = s;
+			return CPS_CANON_KERNEL;
 		}
-		if (cl == 2 && path[s] == '.' && path[s + 1] == '.') {
-			dir = true;
-			if (depth == 0)
-				continue; /* "/.." is "/" */
-			if (first_untrusted && depth >= first_untrusted) {
-				if (consumed)
-					*consumed = s;
-				return CPS_CANON_KERNEL;
-			}
-			while (ol > 0 && out[ol - 1] != '/')
-				ol--;
-			if (ol > 0)
-				ol--;
-			depth--;
-			continue;
-		}
-
-		char tgt[96];
-		struct expand e = { tgt, sizeof(tgt), 0 };
-		enum comp_kind k = comp_kind(out, ol, path + s, cl, pid, tid, &e);
-		bool last = true;
-
-		for (size_t j = i; path[j]; j++)
-			if (path[j] != '/') {
-				last = false;
-				break;
-			}
-		if (k == C_EXPAND && last && (flags & CPS_CANON_NOFOLLOW) && path[i] != '/')
-			k = C_TRUSTED; /* the link itself */
-		if (k == C_EXPAND) {
-			if (e.len >= outlen)
-				return CPS_CANON_VIEWLESS;
-			memcpy(out, tgt, e.len);
-			ol = e.len;
-			depth = count_comps(out, ol);
-			first_untrusted = 0;
-			continue;
-		}
-		if (ol + 1 + cl >= outlen)
+		if (!dot && !dotdot &&
+		    !walk_down(&w, path + s, cl, (flags & CPS_CANON_NOFOLLOW) && !path[i], pid, tid))
 			return CPS_CANON_VIEWLESS;
-		out[ol++] = '/';
-		memcpy(out + ol, path + s, cl);
-		ol += cl;
-		depth++;
-		if (k == C_UNTRUSTED && !first_untrusted)
-			first_untrusted = depth;
 	}
-	if (ol == 0)
-		out[ol++] = '/';
-	out[ol] = '\0';
+	if (w.ol == 0)
+		out[w.ol++] = '/';
+	out[w.ol] = '\0';
 	if (!cps_path_in_views(out))
 		return CPS_CANON_VIEWLESS;
 	return dir ? CPS_CANON_DIR : CPS_CANON_OK;
