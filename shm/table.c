@@ -168,6 +168,37 @@ static void bind_handle(struct shm_table *t, void *base, size_t size)
 	t->root_id = h->root_id;
 }
 
+/* Why a table of another version is refused: newer, an older layout (and
+ * what to do), or neither */
+static const char *version_why(uint32_t version)
+{
+	uint32_t layout = version >> 24;
+	if (layout > SHM_LAYOUT)
+		return "the table has a newer layout version than this program understands";
+	if (layout == 1)
+		return "the table was made by an older cpusetshim (layout 1, without memory "
+		       "nodes) and is not upgraded in place: make it again with 'cpuset init "
+		       "--force' once its sets are no longer used";
+	if (layout == 2)
+		return "the table was made by an older cpusetshim (layout 2, without threads' "
+		       "start times) and is not upgraded in place: make it again with 'cpuset "
+		       "init --force' once its sets are no longer used";
+	return "the table has another layout version";
+}
+
+/* The header's layout fields are those its capacities give (want), and
+ * the file is as long as they say */
+static bool layout_matches(const struct shm_header *want, const struct shm_header *h, size_t size)
+{
+	return want->mask_words == h->mask_words && want->set_slots == h->set_slots &&
+	       want->proc_slots == h->proc_slots && want->thread_slots == h->thread_slots &&
+	       want->set_rsz == h->set_rsz && want->proc_rsz == h->proc_rsz &&
+	       want->thread_rsz == h->thread_rsz && want->off_sets == h->off_sets &&
+	       want->off_procs == h->off_procs && want->off_threads == h->off_threads &&
+	       want->off_journal == h->off_journal && want->journal_size == h->journal_size &&
+	       want->total_size == h->total_size && h->total_size == size;
+}
+
 /* Every field of the header that fixes the layout must be exactly what the
  * capacities give: anything else is a corrupt or hostile table. */
 static int validate_header(const struct shm_header *h, size_t size, const char **why)
@@ -184,31 +215,14 @@ static int validate_header(const struct shm_header *h, size_t size, const char *
 		return -EBADMSG;
 	}
 	if (h->version != SHM_VERSION) {
-		*why = (h->version >> 24) > SHM_LAYOUT
-			       ? "the table has a newer layout version than this program understands"
-			       : (h->version >> 24) >= 1 && (h->version >> 24) < SHM_LAYOUT
-			       ? ((h->version >> 24) == 1
-					  ? "the table was made by an older cpusetshim (layout 1, without "
-					    "memory nodes) and is not upgraded in place: make it again with "
-					    "'cpuset init --force' once its sets are no longer used"
-					  : "the table was made by an older cpusetshim (layout 2, without "
-					    "threads' start times) and is not upgraded in place: make it "
-					    "again with 'cpuset init --force' once its sets are no longer "
-					    "used")
-			       : "the table has another layout version";
+		*why = version_why(h->version);
 		return -EPROTONOSUPPORT;
 	}
 	if (h->header_size != sizeof(*h) || shm_layout(&want, &h->caps) < 0) {
 		*why = "the table's header holds impossible capacities";
 		return -EUCLEAN;
 	}
-	if (want.mask_words != h->mask_words || want.set_slots != h->set_slots ||
-	    want.proc_slots != h->proc_slots || want.thread_slots != h->thread_slots ||
-	    want.set_rsz != h->set_rsz || want.proc_rsz != h->proc_rsz ||
-	    want.thread_rsz != h->thread_rsz || want.off_sets != h->off_sets ||
-	    want.off_procs != h->off_procs || want.off_threads != h->off_threads ||
-	    want.off_journal != h->off_journal || want.journal_size != h->journal_size ||
-	    want.total_size != h->total_size || h->total_size != size) {
+	if (!layout_matches(&want, h, size)) {
 		*why = "the table's layout does not match its capacities";
 		return -EUCLEAN;
 	}
