@@ -124,66 +124,81 @@ static pid_t num(const char *s, const char **end)
 
 enum { VIEW_CAP = 1 << 20 };
 
-/* The view's text for canonical path canon into out: 1 made, 0 not a view
- * (continue), a negative errno (the open's answer). For a file that is
- * the physical one, *phys_path is set and 2 returned. */
+/* make_view's answers */
+enum { VIEW_NONE = 0, VIEW_MADE = 1, VIEW_PHYSICAL = 2 };
+
+/* A file of /sys/devices/system/cpu or node (make_view's answers) */
+static int make_sys_view(const char *canon, const struct cps_view_input *in,
+			 struct cps_buf *out, char *phys, size_t plen)
+{
+	int k = cps_vsys_resolve(canon, in, phys, plen);
+	if (k < 0)
+		return VIEW_NONE;
+	switch (k) {
+	case CPS_VSYS_NONE: return VIEW_NONE;
+	case CPS_VSYS_ABSENT: return -ENOENT;
+	case CPS_VSYS_SAME:
+	case CPS_VSYS_DIR: return VIEW_PHYSICAL;
+	case CPS_VSYS_RANGE: return cps_view_cpurange(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
+	case CPS_VSYS_POSSIBLE: return cps_view_possible(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
+	case CPS_VSYS_KERNEL_MAX: return cps_view_kernel_max(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
+	case CPS_VSYS_HAS_CPU: return VIEW_NONE; /* the real file (DESIGN.md) */
+	default: break;
+	}
+	char *real = malloc(65536);
+	if (!real)
+		return VIEW_NONE;
+	long len = cps_sys_read_file(phys, real, 65536);
+	int r = len < 0 ? (int)len : cps_view_cpumask_file(out, k, real, (size_t)len, in);
+	free(real);
+	if (len < 0)
+		return r;
+	return r < 0 ? VIEW_NONE : VIEW_MADE;
+}
+
+/* A file of /proc, of family f (make_view's answers) */
+static int make_proc_view(const char *canon, enum cps_vfamily f, pid_t tgid,
+			  const struct cps_view_input *in, struct cps_buf *out)
+{
+	if (f == CPS_VF_STATUS) {
+		/* the caller's own process: its threads' too */
+		const char *e;
+		if (num(canon + 6, &e) != tgid)
+			return VIEW_NONE;
+	} else if (f != CPS_VF_CPUINFO && f != CPS_VF_STAT && f != CPS_VF_PIDSTAT) {
+		return VIEW_NONE; /* the cgroup files: the real ones (DESIGN.md) */
+	}
+	char *real = malloc(VIEW_CAP);
+	if (!real)
+		return VIEW_NONE;
+	long len = cps_sys_read_file(canon, real, VIEW_CAP);
+	if (len < 0) {
+		free(real);
+		return (int)len;
+	}
+	int r;
+	switch (f) {
+	case CPS_VF_CPUINFO: r = cps_view_cpuinfo_set(out, real, (size_t)len, in); break;
+	case CPS_VF_STAT: r = cps_view_stat(out, real, (size_t)len, in); break;
+	case CPS_VF_STATUS: r = cps_view_status(out, real, (size_t)len, in); break;
+	case CPS_VF_PIDSTAT: r = cps_view_pidstat(out, real, (size_t)len, in); break;
+	default: r = -EINVAL;
+	}
+	free(real);
+	return r < 0 ? VIEW_NONE : VIEW_MADE;
+}
+
+/* The view's text for canonical path canon into out: VIEW_MADE, VIEW_NONE
+ * (not a view: continue), a negative errno (the open's answer), or, for a
+ * file that is the physical one, its path in phys and VIEW_PHYSICAL. */
 static int make_view(const char *canon, pid_t tgid, const struct cps_placement *pl,
 		     struct cps_buf *out, char *phys, size_t plen)
 {
 	struct cps_view_input in = cps_view_input_of(pl->cpus, pl->nw, pl->n);
 	enum cps_vfamily f = cps_vpath_family(canon);
-	char *real = NULL;
-	long len = 0;
-	int r = 0;
-	if (f == CPS_VF_CPUDIR || f == CPS_VF_NODE) {
-		int k = cps_vsys_resolve(canon, &in, phys, plen);
-		if (k < 0)
-			return 0;
-		switch (k) {
-		case CPS_VSYS_NONE: return 0;
-		case CPS_VSYS_ABSENT: return -ENOENT;
-		case CPS_VSYS_SAME:
-		case CPS_VSYS_DIR: return 2;
-		case CPS_VSYS_RANGE: return cps_view_cpurange(out, &in) < 0 ? 0 : 1;
-		case CPS_VSYS_POSSIBLE: return cps_view_possible(out, &in) < 0 ? 0 : 1;
-		case CPS_VSYS_KERNEL_MAX: return cps_view_kernel_max(out, &in) < 0 ? 0 : 1;
-		case CPS_VSYS_HAS_CPU: return 0; /* the real file (DESIGN.md) */
-		default: break;
-		}
-		if (!(real = malloc(65536)))
-			return 0;
-		if ((len = cps_sys_read_file(phys, real, 65536)) < 0) {
-			free(real);
-			return (int)len;
-		}
-		r = cps_view_cpumask_file(out, k, real, (size_t)len, &in);
-		free(real);
-		return r < 0 ? 0 : 1;
-	}
-	const char *path = canon;
-	if (f == CPS_VF_STATUS) {
-		/* the caller's own process: its threads' too */
-		const char *e;
-		if (num(canon + 6, &e) != tgid)
-			return 0;
-	} else if (f != CPS_VF_CPUINFO && f != CPS_VF_STAT && f != CPS_VF_PIDSTAT) {
-		return 0; /* the cgroup files: the real ones (DESIGN.md) */
-	}
-	if (!(real = malloc(VIEW_CAP)))
-		return 0;
-	if ((len = cps_sys_read_file(path, real, VIEW_CAP)) < 0) {
-		free(real);
-		return (int)len;
-	}
-	switch (f) {
-	case CPS_VF_CPUINFO: r = cps_view_cpuinfo_set(out, real, (size_t)len, &in); break;
-	case CPS_VF_STAT: r = cps_view_stat(out, real, (size_t)len, &in); break;
-	case CPS_VF_STATUS: r = cps_view_status(out, real, (size_t)len, &in); break;
-	case CPS_VF_PIDSTAT: r = cps_view_pidstat(out, real, (size_t)len, &in); break;
-	default: r = -EINVAL;
-	}
-	free(real);
-	return r < 0 ? 0 : 1;
+	if (f == CPS_VF_CPUDIR || f == CPS_VF_NODE)
+		return make_sys_view(canon, &in, out, phys, plen);
+	return make_proc_view(canon, f, tgid, &in, out);
 }
 
 /* The directory a relative path of tid's open starts from (its cwd, or
@@ -203,11 +218,12 @@ static bool start_dir(pid_t tid, int dirfd, const struct cps_placement *pl, char
 	return kernel_dir_virtual(base, len, pl);
 }
 
-/* The descriptor a made view answers with: its physical file (r 2) by
- * the caller's reading flags, else a file of its bytes; or -errno. */
+/* The descriptor a made view answers with: its physical file
+ * (VIEW_PHYSICAL) by the caller's reading flags, else a file of its bytes;
+ * or -errno. */
 static int view_fd(int r, const char *phys, const struct cps_buf *out, int flags)
 {
-	if (r == 2) {
+	if (r == VIEW_PHYSICAL) {
 		int fd = open(phys, O_RDONLY | O_CLOEXEC |
 					    (flags & (O_NOFOLLOW | O_DIRECTORY | O_NONBLOCK | O_NOCTTY)));
 		return fd >= 0 ? fd : -errno;
@@ -255,7 +271,7 @@ int sv_files_open(struct sv *s, const struct seccomp_notif *q, struct seccomp_no
 	char sb[4096];
 	struct cps_buf out = cps_buf_on(sb, sizeof(sb));
 	int r = make_view(canon, tgid, &pl, &out, phys, sizeof(phys));
-	if (r == 0) {
+	if (r == VIEW_NONE) {
 		cps_buf_free(&out);
 		return 0;
 	}
