@@ -138,6 +138,7 @@ struct cps_vfile {
 	unsigned char family; /* enum cps_vfamily */
 	unsigned char kind;   /* enum cps_vsys_kind: the transform of a /sys view */
 	unsigned char flags;  /* CPS_VFILE_NODES */
+	unsigned char name_len; /* the name's bytes */
 };
 
 extern const struct cps_vfile cps_vfiles[];

@@ -26,12 +26,18 @@ static unsigned hex_groups(const char *s, size_t pos, size_t end)
 	for (; pos < end; pos++) {
 		char c = s[pos];
 
+		/* a group of zeros and its comma at once: most of a node mask */
+		if (!digits && end - pos > 9 && !memcmp(s + pos, "00000000,", 9)) {
+			groups++;
+			pos += 8;
+			continue;
+		}
 		if (c == ',') {
 			if (!digits)
 				return 0;
 			groups++;
 			digits = 0;
-		} else if (cps_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) {
+		} else if ((unsigned)(c - '0') < 10u || (unsigned)((c | 0x20) - 'a') < 6u) {
 			if (++digits > 8)
 				return 0;
 		} else {
@@ -49,21 +55,24 @@ static size_t status_value(const char *s, const struct line *l, const char *name
 	return skip_blanks(s, l->start + strlen(name), l->eol);
 }
 
-/* The start of the first line of s that begins with name (a line's
- * start: 0 or after a newline), or len: one pass of memmem, not a test of
- * every line (this is on every open of a status file). */
+/* The start of the line of s that begins with name (a line's start: 0 or
+ * after a newline), or len. The lines are looked at from the end, where
+ * the kernel prints the CPU and node lines (this is on every open of a
+ * status file); a name on two lines (no kernel's) gives the last. */
 static size_t line_starting(const char *s, size_t len, const char *name)
 {
-	char pat[32];
-	size_t n = strlen(name);
-	const char *p;
+	size_t n = strlen(name), q = len;
 
-	if (len >= n && memcmp(s, name, n) == 0)
-		return 0;
-	pat[0] = '\n';
-	memcpy(pat + 1, name, n);
-	p = memmem(s, len, pat, n + 1);
-	return p ? (size_t)(p - s) + 1 : len;
+	for (;;) {
+		const char *nl = q ? memrchr(s, '\n', q) : NULL;
+		size_t st = nl ? (size_t)(nl - s) + 1 : 0;
+
+		if (len - st >= n && memcmp(s + st, name, n) == 0)
+			return st;
+		if (!nl)
+			return len;
+		q = (size_t)(nl - s);
+	}
 }
 
 static const char cpus_hex[] = "Cpus_allowed:";

@@ -142,38 +142,38 @@ int cps_buf_put_kmask(struct cps_buf *out, const uint64_t *m, size_t nw, unsigne
 
 int cps_buf_put_kmask_bits(struct cps_buf *out, const uint64_t *m, size_t nw, unsigned nbits)
 {
-	size_t start = out->len;
 	unsigned groups = nbits ? (nbits + 31) / 32 : 1;
 	unsigned first = nbits % 32 ? nbits % 32 : 32;
-	int r = 0;
+	/* "%0*x" of the first group's width, then ",%08x" a group: by hand,
+	 * into room taken once */
+	int r = cps_buf_reserve(out, (size_t)groups * 9);
 
-	for (unsigned g = groups; !r && g-- > 0;) {
+	if (r)
+		return r;
+	char *d = out->p + out->len;
+	for (unsigned g = groups; g-- > 0;) {
 		unsigned bit = g * 32;
-		uint32_t val = 0;
-
-		if (bit / 64 < nw)
-			val = (uint32_t)(m[bit / 64] >> (bit % 64));
-		/* "%0*x" of the first group's width, then ",%08x": by hand */
-		char d[9];
+		uint32_t val = bit / 64 < nw ? (uint32_t)(m[bit / 64] >> (bit % 64)) : 0;
 		unsigned w = 8;
-		size_t o = 0;
+
 		if (g == groups - 1) {
 			if (first < 32)
 				val &= (UINT32_C(1) << first) - 1;
 			w = (first + 3) / 4;
 		} else {
-			d[o++] = ',';
+			*d++ = ',';
+		}
+		if (!val) { /* most groups of a wide mask */
+			memcpy(d, "00000000", w);
+			d += w;
+			continue;
 		}
 		for (unsigned i = w; i-- > 0;)
-			d[o++] = "0123456789abcdef"[(val >> (4 * i)) & 15];
-		r = cps_buf_append(out, d, o);
+			*d++ = "0123456789abcdef"[(val >> (4 * i)) & 15];
 	}
-	if (r) {
-		out->len = start;
-		if (out->p)
-			out->p[start] = '\0';
-	}
-	return r;
+	out->len = (size_t)(d - out->p);
+	*d = '\0';
+	return 0;
 }
 
 /* CPUs separated by blanks ("0 1 2 \n"). */
