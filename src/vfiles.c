@@ -14,6 +14,11 @@
 const struct cps_vfile cps_vfiles[] = { CPS_VFILES(ROW, 0) };
 const size_t cps_nvfiles = sizeof(cps_vfiles) / sizeof(cps_vfiles[0]);
 #undef ROW
+/* name and name_len are bytes: every row's directory and name fit */
+#define ROW_FITS(a, dir, name, family, kind, flags) \
+	_Static_assert(sizeof(dir) <= 255 && sizeof(name) <= 256, "a row's path is too long");
+CPS_VFILES(ROW_FITS, 0)
+#undef ROW_FITS
 
 /* ---- the stubs' two-byte table, made by the compiler ----
  * cps_path_second[c]: a bit per second byte (taken modulo 64) of the
