@@ -11,11 +11,13 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload/setcopy.h"
 #include "preload/shim.h"
+#include "preload/view.h"
 #include "src/procfs.h"
 
 /* How many arguments the kernel reads for nr, for the numbers the shim
@@ -39,6 +41,25 @@ static int args_of(long nr)
 	default: /* mbind and move_pages have six */
 		return 6;
 	}
+}
+
+/* Under a test root, what the captured machine's kernel answers
+ * (preload/view_sys.c): its mask size, whole longs of its CPU ids, when
+ * more than this kernel's r, and EINVAL for a len in bits below its count
+ * of CPU ids, as the kernel checks its own. The bytes past r are zero. */
+static long troot_getaffinity_size(long r, size_t len, void *mask)
+{
+	unsigned ids = shim_troot_nr_cpu_ids();
+	size_t want = ((size_t)ids + 63) / 64 * 8;
+	if (want <= (size_t)r)
+		return r;
+	if (len * 8 < ids) {
+		errno = EINVAL;
+		return -1;
+	}
+	want = want < len ? want : len;
+	memset((char *)mask + r, 0, want - (size_t)r);
+	return (long)want;
 }
 
 #if defined(__x86_64__)
@@ -82,6 +103,8 @@ EXPORT long syscall(long nr, ...)
 	if (nr == SYS_sched_getaffinity) {
 		long r = shim_real.syscall(nr, a[0], a[1], a[2]);
 		/* r is the kernel's mask size in bytes; keep it */
+		if (CPS_UNLIKELY(r > 0 && __atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) > 0))
+			r = troot_getaffinity_size(r, (size_t)a[1], (void *)a[2]);
 		if (r > 0 && ok) {
 			SHIM_KEEP_ERRNO;
 			pid_t pid = (pid_t)a[0];

@@ -72,6 +72,11 @@ int shim_view_fd(const char *data, size_t len, int flags);
 
 /* The test root (CPUSETSHIM_TEST_ROOT), or NULL. */
 const char *shim_test_root(void);
+/* The captured machine's kernel's count of CPU ids (its highest
+ * possible CPU + 1), or 0 with no test root or none read: the masks of
+ * its sched_getaffinity (preload/syscall.c), so that a machine of more
+ * CPUs than this kernel's masks hold reads as on its own kernel. */
+unsigned shim_troot_nr_cpu_ids(void);
 /* The set the /sys views show (the test's CPUSETSHIM_TEST_CPUS under a
  * test root, else the caller's). */
 bool shim_sys_cpus(struct shim_cpus *v);

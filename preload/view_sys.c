@@ -107,6 +107,34 @@ const char *shim_test_root(void)
 	return st > 0 ? troot.root : NULL;
 }
 
+/* Read once, racing first callers computing the same value: 0 not read,
+ * else the count + 1 (1: none, the file unreadable). */
+static unsigned troot_nr_cpu_ids;
+
+unsigned shim_troot_nr_cpu_ids(void)
+{
+	const char *r = shim_test_root();
+	if (CPS_LIKELY(!r))
+		return 0;
+	unsigned n = __atomic_load_n(&troot_nr_cpu_ids, __ATOMIC_RELAXED);
+	if (n)
+		return n - 1;
+	char path[PATH_MAX], buf[4096];
+	uint64_t m[CPS_MAX_WORDS];
+	struct cps_parse_error err;
+	int pn = snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/possible", r);
+	long len = pn > 0 && (size_t)pn < sizeof(path) ? cps_sys_read_file(path, buf, sizeof(buf) - 1) : -1;
+	n = 0;
+	if (len > 0) {
+		buf[len] = 0;
+		buf[strcspn(buf, "\n")] = 0;
+		int last = cps_cpulist_parse(buf, m, CPS_MAX_WORDS, &err) == 0 ? cps_mask_last(m, CPS_MAX_WORDS) : -1;
+		n = last >= 0 ? (unsigned)last + 1 : 0;
+	}
+	__atomic_store_n(&troot_nr_cpu_ids, n + 1, __ATOMIC_RELAXED);
+	return n;
+}
+
 /* The set these views show: the test's, else the process's. */
 bool shim_sys_cpus(struct shim_cpus *v)
 {

@@ -227,6 +227,48 @@ in_machine "$M" "$S" lscpu --sysroot "$M" -p > "$T/got" 2>&1
 $CMP lscpu "$T/lscpu-p" "$S" "$T/got" "$M" > "$T/out" 2>&1
 verdict lscpu "machine 20261211 made where 20261205 was, set {0-7}: lscpu -p" $?
 
+# A machine of more CPU ids than this kernel's masks may hold (machine
+# 7100826: 288 possible CPUs; masks here may be of 256): read through the
+# shim as on its own kernel. libnuma sizes its masks by what the raw
+# sched_getaffinity answers, and a node's cpumap wider than that is
+# "Cannot parse cpumap" and one node. Wanted: the size in whole longs of
+# the larger of the two kernels, and each node's CPUs as its cpulist
+# says, on any host.
+mseed=7100826 mkinds="more-ids-than-host" shown=
+M=$T/more-ids
+$GEN make "$mseed" "$M" || die "genmachine make $mseed"
+S=$(cat "$M/sys/devices/system/cpu/possible")
+case $(uname -m) in
+x86_64) nr=204 ;;
+aarch64 | riscv64) nr=123 ;;
+ppc64le) nr=223 ;;
+*) nr= ;;
+esac
+if [ -n "$nr" ]; then
+size="import ctypes; b = ctypes.create_string_buffer(8192); print(ctypes.CDLL(None).syscall($nr, 0, 8192, b))"
+host=$($PY -c "$size")
+want=$($PY -c "import sys; h = int(sys.argv[1]); print(max(h, (int(sys.argv[2].split('-')[-1]) + 64) // 64 * 8))" "$host" "$S")
+in_machine "$M" "$S" $PY -c "$size" > "$T/got" 2>&1
+echo "raw sched_getaffinity: got $(cat "$T/got"), want $want (this kernel's $host)" > "$T/out"
+[ "$(cat "$T/got")" = "$want" ]
+verdict affinity "machine $mseed, {$S}: raw sched_getaffinity's mask size" $?
+else
+	note "no sched_getaffinity number known for $(uname -m): its mask size not checked"
+fi
+in_machine "$M" "$S" numactl --hardware > "$T/got" 2>&1
+for d in "$M"/sys/devices/system/node/node[0-9]*; do
+	n=${d##*node}
+	echo "node $n cpus: $($PY -c 'import sys
+out = []
+for r in open(sys.argv[1]).read().split(","):
+    a, _, b = r.strip().partition("-")
+    out += range(int(a), int(b or a) + 1)
+print(" ".join(map(str, out)))' "$d/cpulist")"
+done | sort > "$T/want"
+{ grep -v '^node [0-9]* cpus:' "$T/got" | grep -i 'warn\|cannot'; grep '^node [0-9]* cpus:' "$T/got" | sort; } > "$T/gotn"
+diff -u "$T/want" "$T/gotn" > "$T/out"
+verdict numactl "machine $mseed, {$S}: numactl --hardware's nodes, no warning" $?
+
 end=$(date +%s)
 if [ -n "${RANDMACH_SEEDS:-}" ]; then
 	tried=$(echo $seeds | cut -d' ' -f1-$machines | sed 's/ /,/g')
