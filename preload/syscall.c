@@ -53,7 +53,7 @@ static long troot_getaffinity_size(long r, size_t len, void *mask)
 	size_t want = ((size_t)ids + 63) / 64 * 8;
 	if (want <= (size_t)r)
 		return r;
-	if (len * 8 < ids) {
+	if (len < ((size_t)ids + 7) / 8) { /* len * 8 < ids, without the wrap */
 		errno = EINVAL;
 		return -1;
 	}
