@@ -16,6 +16,7 @@ struct htab {
 	size_t rsz;
 	uint32_t *count; /* header counter */
 	uint32_t cap;
+	uint64_t *occ; /* its occupancy summary */
 };
 
 static inline uint32_t hash32(uint32_t k, uint32_t slots)
@@ -45,6 +46,33 @@ static long ht_find(const struct htab *h, int32_t key)
 	return -1;
 }
 
+/* Slot i holds a record now: its group's bit set (journaled). */
+static int occ_mark(struct shm_table *t, const struct htab *h, uint32_t i)
+{
+	uint32_t g = i / SHM_GROUP;
+	uint64_t *w = &h->occ[g / 64], bit = 1ull << (g % 64);
+	if (*w & bit)
+		return 0;
+	uint64_t v = *w | bit;
+	return shm_write(t, w, &v, sizeof(v));
+}
+
+/* Slot i was emptied: its group's bit cleared if no record is left in
+ * the group (journaled). */
+static int occ_unmark(struct shm_table *t, const struct htab *h, uint32_t i)
+{
+	uint32_t g = i / SHM_GROUP, lo = g * SHM_GROUP;
+	uint32_t hi = lo + SHM_GROUP < h->slots ? lo + SHM_GROUP : h->slots;
+	for (uint32_t j = lo; j < hi; j++)
+		if (key_at(h, j) != 0)
+			return 0;
+	uint64_t *w = &h->occ[g / 64], bit = 1ull << (g % 64);
+	if (!(*w & bit))
+		return 0;
+	uint64_t v = *w & ~bit;
+	return shm_write(t, w, &v, sizeof(v));
+}
+
 static long ht_insert(struct shm_table *t, struct htab *h, int32_t key)
 {
 	if (key <= 0)
@@ -62,6 +90,8 @@ static long ht_insert(struct shm_table *t, struct htab *h, int32_t key)
 				return e;
 			memset(r, 0, h->rsz);
 			memcpy(r, &key, sizeof(key));
+			if ((e = occ_mark(t, h, i)) < 0)
+				return e;
 			e = shm_write_u32(t, h->count, *h->count + 1);
 			return e < 0 ? e : (long)i;
 		}
@@ -71,7 +101,9 @@ static long ht_insert(struct shm_table *t, struct htab *h, int32_t key)
 }
 
 /* Backward-shift deletion (Knuth 6.4, algorithm R): no tombstones, so every
- * lookup stops at the first free slot. Each moved record is journaled. */
+ * lookup stops at the first free slot. Each moved record is journaled. A
+ * record moves only into a slot that held one, so only the slot emptied
+ * last can leave its group empty. */
 static int ht_remove(struct shm_table *t, struct htab *h, uint32_t i)
 {
 	uint32_t mask = h->slots - 1;
@@ -101,7 +133,7 @@ static int ht_remove(struct shm_table *t, struct htab *h, uint32_t i)
 			if (e < 0)
 				return e;
 			memset(ri, 0, h->rsz);
-			return 0;
+			return occ_unmark(t, h, i);
 		}
 		e = shm_write(t, ri, h->recs + (size_t)j * h->rsz, h->rsz);
 		if (e < 0)
@@ -113,13 +145,13 @@ static int ht_remove(struct shm_table *t, struct htab *h, uint32_t i)
 static struct htab procs(const struct shm_table *t)
 {
 	return (struct htab){ t->procs, t->proc_slots, t->proc_rsz, &t->h->nprocs,
-			      t->h->caps.max_procs };
+			      t->h->caps.max_procs, t->pocc };
 }
 
 static struct htab threads(const struct shm_table *t)
 {
 	return (struct htab){ t->threads, t->thread_slots, t->thread_rsz, &t->h->nthreads,
-			      t->h->caps.max_threads };
+			      t->h->caps.max_threads, t->tocc };
 }
 
 long shm_proc_find_committed(const struct shm_table *t, pid_t pid)
@@ -175,4 +207,34 @@ int shm_thread_remove(struct shm_table *t, uint32_t i)
 {
 	struct htab h = threads(t);
 	return ht_remove(t, &h, i);
+}
+
+static long occ_rebuild_one(struct shm_table *t, const struct htab *h)
+{
+	long changed = 0;
+	for (uint32_t w = 0; w < shm_occ_words(h->slots); w++) {
+		uint64_t v = 0;
+		for (uint32_t b = 0; b < 64; b++) {
+			uint32_t lo = (w * 64 + b) * SHM_GROUP;
+			for (uint32_t j = lo; j < lo + SHM_GROUP && j < h->slots; j++)
+				if (key_at(h, j) != 0) {
+					v |= 1ull << b;
+					break;
+				}
+		}
+		if (v == h->occ[w])
+			continue;
+		changed += __builtin_popcountll(v ^ h->occ[w]);
+		int e = shm_write(t, &h->occ[w], &v, sizeof(v));
+		if (e < 0)
+			return e;
+	}
+	return changed;
+}
+
+long shm_occ_rebuild(struct shm_table *t)
+{
+	struct htab p = procs(t), th = threads(t);
+	long a = occ_rebuild_one(t, &p), b = a < 0 ? 0 : occ_rebuild_one(t, &th);
+	return a < 0 ? a : b < 0 ? b : a + b;
 }

@@ -39,4 +39,10 @@ long shm_thread_insert(struct shm_table *t, pid_t tid);
 int shm_proc_remove(struct shm_table *t, uint32_t i);
 int shm_thread_remove(struct shm_table *t, uint32_t i);
 
+/* The occupancy summaries made again from the records (a raw write left a
+ * record in a group marked empty, or a group marked that holds none),
+ * inside a transaction: each word that differs is written (journaled).
+ * Returns how many groups changed, or a negative errno. */
+long shm_occ_rebuild(struct shm_table *t);
+
 #endif

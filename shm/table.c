@@ -100,6 +100,12 @@ int shm_layout(struct shm_header *h, const struct shm_caps *c)
 	off = ALIGN_UP(off + (uint64_t)h->proc_slots * h->proc_rsz, 4096);
 	h->off_threads = off;
 	off = ALIGN_UP(off + (uint64_t)h->thread_slots * h->thread_rsz, 4096);
+	/* the summaries lie in the data part, before the journal: their
+	 * words are journaled as the records are */
+	h->off_pocc = off;
+	off += 8 * (uint64_t)shm_occ_words(h->proc_slots);
+	h->off_tocc = off;
+	off = ALIGN_UP(off + 8 * (uint64_t)shm_occ_words(h->thread_slots), 4096);
 	h->off_journal = off;
 	h->journal_size = JOURNAL_BYTES;
 	off += h->journal_size;
@@ -164,6 +170,8 @@ static void bind_handle(struct shm_table *t, void *base, size_t size)
 	t->procs = t->base + h->off_procs;
 	t->threads = t->base + h->off_threads;
 	t->journal = t->base + h->off_journal;
+	t->pocc = (uint64_t *)(t->base + h->off_pocc);
+	t->tocc = (uint64_t *)(t->base + h->off_tocc);
 	t->journal_size = h->journal_size;
 	t->root_id = h->root_id;
 }
@@ -183,6 +191,10 @@ static const char *version_why(uint32_t version)
 		return "the table was made by an older cpusetshim (layout 2, without threads' "
 		       "start times) and is not upgraded in place: make it again with 'cpuset "
 		       "init --force' once its sets are no longer used";
+	if (layout == 3)
+		return "the table was made by an older cpusetshim (layout 3, without the "
+		       "registries' occupancy summaries) and is not upgraded in place: make it "
+		       "again with 'cpuset init --force' once its sets are no longer used";
 	return "the table has another layout version";
 }
 
@@ -196,6 +208,7 @@ static bool layout_matches(const struct shm_header *want, const struct shm_heade
 	       want->thread_rsz == h->thread_rsz && want->off_sets == h->off_sets &&
 	       want->off_procs == h->off_procs && want->off_threads == h->off_threads &&
 	       want->off_journal == h->off_journal && want->journal_size == h->journal_size &&
+	       want->off_pocc == h->off_pocc && want->off_tocc == h->off_tocc &&
 	       want->total_size == h->total_size && h->total_size == size;
 }
 
@@ -231,6 +244,21 @@ static int validate_header(const struct shm_header *h, size_t size, const char *
 		return -EUCLEAN;
 	}
 	return 0;
+}
+
+void shm_table_rebase(struct shm_table *t, const struct shm_table *from, unsigned char *buf)
+{
+	*t = *from;
+	ptrdiff_t d = buf - from->base;
+	t->base = buf;
+	t->h = (struct shm_header *)buf;
+	t->sets += d;
+	t->procs += d;
+	t->threads += d;
+	t->journal += d;
+	t->pocc = (uint64_t *)((unsigned char *)t->pocc + d);
+	t->tocc = (uint64_t *)((unsigned char *)t->tocc + d);
+	t->writable = false;
 }
 
 static int open_path(char *path, size_t len, const char *name)

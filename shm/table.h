@@ -24,8 +24,9 @@
  * number, so a mismatch shows as a bad magic, never as a misread table. */
 #define SHM_MAGIC 0x02014d4948535043ULL
 /* Layout 2: a set's memory nodes (three more masks and mems_own).
- * Layout 3: a thread record's own start time (tstart). */
-#define SHM_LAYOUT 3u
+ * Layout 3: a thread record's own start time (tstart).
+ * Layout 4: the registries' occupancy summaries (off_pocc, off_tocc). */
+#define SHM_LAYOUT 4u
 /* The format number also encodes the sizes the layout depends on. */
 #define SHM_VERSION                                                         \
 	((SHM_LAYOUT << 24) | ((uint32_t)sizeof(pthread_mutex_t) << 8) |    \
@@ -120,6 +121,7 @@ struct shm_header {
 	uint32_t set_slots, proc_slots, thread_slots;
 	uint32_t set_rsz, proc_rsz, thread_rsz; /* record sizes in bytes */
 	uint64_t off_sets, off_procs, off_threads, off_journal;
+	uint64_t off_pocc, off_tocc; /* occupancy summaries (SHM_GROUP) */
 	uint64_t journal_size;
 	uint32_t mode;        /* permission bits it was made with */
 	uint32_t gid;         /* group of a shared table, or (uint32_t)-1 */
@@ -148,6 +150,7 @@ struct shm_table {
 	size_t size;
 	struct shm_header *h;
 	unsigned char *sets, *procs, *threads, *journal;
+	uint64_t *pocc, *tocc; /* the registries' occupancy summaries */
 	uint32_t set_slots, proc_slots, thread_slots;
 	size_t set_rsz, proc_rsz, thread_rsz;
 	size_t journal_size;
@@ -208,6 +211,11 @@ int shm_table_name(char *buf, size_t len, const char *explicit_name);
  * it (shm_table_lost). */
 int shm_table_open(struct shm_table *t, const char *name, int how, const char **why);
 void shm_table_close(struct shm_table *t);
+
+/* t becomes from's handle over a copy of its bytes at buf (a private
+ * copy the caller made, as long as from's mapping): every pointer into the
+ * table moved to the copy, not writable. */
+void shm_table_rebase(struct shm_table *t, const struct shm_table *from, unsigned char *buf);
 
 /* Create a new table named name and populate it (populate runs with the
  * table writable, before anyone can see it; it returns 0 or -errno). The
@@ -326,6 +334,31 @@ static inline struct shm_set *shm_set_by_id(const struct shm_table *t, uint32_t 
 	struct shm_set *s = shm_set_at(t, id % t->set_slots);
 	return __atomic_load_n(&s->id, __ATOMIC_RELAXED) == id ? s : NULL;
 }
+/* The occupancy summaries: one bit per SHM_GROUP slots of the member
+ * and of the thread registry, set while a record may be in the group
+ * (set when one is put there, cleared when the group's last one goes,
+ * both journaled with the records), so that a walk over a sparse
+ * registry (a table of 8,192 members holding three) passes the empty
+ * groups without reading them. A walk without the lock may miss a record
+ * put in a moment before, as it would by reading its slot a moment
+ * earlier; one inside a read section or the lock sees them all. */
+#define SHM_GROUP 64u
+static inline uint32_t shm_occ_words(uint32_t slots)
+{
+	return (slots + SHM_GROUP * 64 - 1) / (SHM_GROUP * 64);
+}
+static inline bool shm_occ_maybe(const uint64_t *occ, uint32_t slot)
+{
+	uint32_t g = slot / SHM_GROUP;
+	return (__atomic_load_n(&occ[g / 64], __ATOMIC_RELAXED) >> (g % 64)) & 1;
+}
+/* For a walk at slot i: the slots to pass to leave i's group when the
+ * summary says it is empty, else 0. */
+static inline uint32_t shm_occ_skip(const uint64_t *occ, uint32_t i)
+{
+	return shm_occ_maybe(occ, i) ? 0 : SHM_GROUP - i % SHM_GROUP;
+}
+
 /* Whether the record of len bytes at rec may hold data (t->present). */
 #define SHM_PRESENT_PAGE 4096u
 static inline bool shm_slot_present(const struct shm_table *t, const void *rec, size_t len)

@@ -109,15 +109,7 @@ int cps_table_copy(struct cps_ctx *c, struct shm_table *copy)
 		free(present);
 		present = NULL;
 	}
-	*copy = c->t;
-	ptrdiff_t d = buf - c->t.base;
-	copy->base = buf;
-	copy->h = (struct shm_header *)buf;
-	copy->sets += d;
-	copy->procs += d;
-	copy->threads += d;
-	copy->journal += d;
-	copy->writable = false;
+	shm_table_rebase(copy, &c->t, buf);
 	copy->present = present;
 	return r;
 }
@@ -502,7 +494,8 @@ static void check_set_count(struct check_state *cs)
 }
 
 /* The member records: a positive pid found by its index, in a set that
- * exists; the header's count of them. */
+ * exists, in a group the occupancy summary marks; the header's count of
+ * them. */
 static void check_members(struct check_state *cs)
 {
 	const struct shm_table *t = cs->t;
@@ -519,12 +512,16 @@ static void check_members(struct check_state *cs)
 			     p->pid, j);
 		if (!shm_set_by_id(t, p->set))
 			viol(cs, "member %d is in a missing set %u", p->pid, p->set);
+		if (!shm_occ_maybe(t->pocc, j))
+			viol(cs, "member %d in slot %u is in a group the occupancy summary says is empty",
+			     p->pid, j);
 	}
 	if (nprocs != t->h->nprocs)
 		viol(cs, "the header counts %u members but there are %u", t->h->nprocs, nprocs);
 }
 
-/* The thread records: each found by its index; the header's count. */
+/* The thread records: each found by its index, in a marked group; the
+ * header's count. */
 static void check_threads(struct check_state *cs)
 {
 	const struct shm_table *t = cs->t;
@@ -536,6 +533,9 @@ static void check_threads(struct check_state *cs)
 		nthreads++;
 		if (th->tid < 0 || shm_thread_find(t, th->tid) != (long)j)
 			viol(cs, "thread %d in slot %u cannot be found by its tid (dangling index)",
+			     th->tid, j);
+		if (!shm_occ_maybe(t->tocc, j))
+			viol(cs, "thread %d in slot %u is in a group the occupancy summary says is empty",
 			     th->tid, j);
 	}
 	if (nthreads != t->h->nthreads)

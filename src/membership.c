@@ -101,6 +101,11 @@ static long members_body(struct cps_ctx *c, void *arg)
 	const struct members_arg *a = arg;
 	size_t n = 0;
 	for (uint32_t i = 0; i < c->t.proc_slots; i++) {
+		uint32_t skip = shm_occ_skip(c->t.pocc, i);
+		if (skip) {
+			i += skip - 1;
+			continue;
+		}
 		const struct shm_proc *p = shm_proc_at(&c->t, i);
 		if (p->pid <= 0 || (a->set && p->set != a->set))
 			continue;
@@ -214,7 +219,12 @@ static void find_dead_threads(struct cps_ctx *c, struct cps_dead_list *d)
 		from++;
 	bool exact = from < slots;
 	for (uint32_t n = 0; n < slots && (!exact || seen < live); n++) {
-		const struct shm_thread *th = shm_thread_at(t, (from + n) & (slots - 1));
+		uint32_t i = (from + n) & (slots - 1), skip = shm_occ_skip(t->tocc, i);
+		if (skip) {
+			n += skip - 1;
+			continue;
+		}
+		const struct shm_thread *th = shm_thread_at(t, i);
 		pid_t tid = __atomic_load_n(&th->tid, __ATOMIC_RELAXED);
 		if (tid <= 0)
 			continue;
@@ -258,7 +268,12 @@ void cps_find_dead(struct cps_ctx *c, bool full, uint32_t set, struct cps_dead_l
 	uint32_t window = full || live <= SWEEP_WINDOW ? live : SWEEP_WINDOW;
 	uint32_t stride = full || window <= SWEEP_SAMPLE ? 1 : window / SWEEP_SAMPLE;
 	for (uint32_t n = 0; n < slots && (!exact || seen < live) && d->n < SWEEP_MAX; n++) {
-		const struct shm_proc *p = shm_proc_at(t, (from + n) & (slots - 1));
+		uint32_t i = (from + n) & (slots - 1), skip = shm_occ_skip(t->pocc, i);
+		if (skip) {
+			n += skip - 1;
+			continue;
+		}
+		const struct shm_proc *p = shm_proc_at(t, i);
 		pid_t pid = __atomic_load_n(&p->pid, __ATOMIC_RELAXED);
 		if (pid <= 0)
 			continue;
@@ -346,7 +361,11 @@ static int sweep_thread_records(struct cps_ctx *c, bool full)
 	bool exact = from < slots;
 	uint32_t seen = 0;
 	for (uint32_t n = 0; look && n < slots && (!exact || seen < t->h->nthreads);) {
-		uint32_t i = (from + n) & (slots - 1);
+		uint32_t i = (from + n) & (slots - 1), skip = shm_occ_skip(t->tocc, i);
+		if (skip) {
+			n += skip;
+			continue;
+		}
 		struct shm_thread *th = shm_thread_at(t, i);
 		if (th->tid <= 0) {
 			n++;

@@ -146,9 +146,9 @@ static bool has_children(struct cps_ctx *c, uint32_t id)
 	return false;
 }
 
-int cps_repair_tree(struct cps_ctx *c, uint32_t *moved)
+int cps_repair_tree(struct cps_ctx *c, uint32_t *moved, uint32_t *groups)
 {
-	*moved = 0;
+	*moved = *groups = 0;
 	int r = cps_txn_begin(c, false);
 	if (r < 0)
 		return r;
@@ -163,6 +163,11 @@ int cps_repair_tree(struct cps_ctx *c, uint32_t *moved)
 	}
 	if (r >= 0)
 		r = recount_all(c);
+	long g = r < 0 ? 0 : shm_occ_rebuild(&c->t);
+	if (g < 0)
+		r = (int)g;
+	else
+		*groups = (uint32_t)g;
 	return cps_txn_end(c, r);
 }
 

@@ -141,8 +141,10 @@ int cps_attach_flags(struct cps_ctx *c, uint32_t id, pid_t pid, unsigned flags);
 /* cpuset repair's second half: sets whose parents do not lead to the
  * root (a set its own parent, a cycle: raw writes) put under the root,
  * and every set's children counts and reserved CPUs made again; *moved:
- * how many were put back. 0 or a negative errno. */
-int cps_repair_tree(struct cps_ctx *c, uint32_t *moved);
+ * how many were put back; and the registries' occupancy summaries made
+ * again from their records (*groups: how many groups changed). 0 or a
+ * negative errno. */
+int cps_repair_tree(struct cps_ctx *c, uint32_t *moved, uint32_t *groups);
 /* The symbolic name of an errno the rules return ("EINVAL"), or "error". */
 const char *cps_errname(int err);
 /* Root on a table that is not its own moves only the table owner's

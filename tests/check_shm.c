@@ -53,6 +53,13 @@ START_TEST(layout_pinned)
 	ck_assert_uint_ge(h.thread_slots, 2 * c.max_threads);
 	ck_assert(h.off_sets < h.off_procs && h.off_procs < h.off_threads &&
 		  h.off_threads < h.off_journal && h.off_journal < h.total_size);
+	/* the summaries: after the threads, in the data part before the
+	 * journal, a bit per SHM_GROUP slots */
+	ck_assert_uint_eq(h.off_pocc, h.off_threads + (uint64_t)h.thread_slots * h.thread_rsz);
+	ck_assert_uint_eq(h.off_tocc, h.off_pocc + 8 * (uint64_t)shm_occ_words(h.proc_slots));
+	ck_assert_uint_le(h.off_tocc + 8 * (uint64_t)shm_occ_words(h.thread_slots), h.off_journal);
+	ck_assert_uint_eq(shm_occ_words(16384), 4);
+	ck_assert_uint_eq(shm_occ_words(16), 1);
 	/* 8,192-CPU masks fit; beyond is refused */
 	c.mask_bits = 8192;
 	ck_assert_int_eq(shm_layout(&h, &c), 0);
@@ -250,6 +257,22 @@ START_TEST(journal_abort_and_dead_writer)
 }
 END_TEST
 
+/* The occupancy summary of a registry is exact: a group's bit is set
+ * if and only if a record is in one of its slots. */
+static void occ_exact(const uint64_t *occ, const unsigned char *recs, uint32_t slots, size_t rsz)
+{
+	for (uint32_t lo = 0; lo < slots; lo += SHM_GROUP) {
+		bool any = false;
+		for (uint32_t j = lo; j < lo + SHM_GROUP && j < slots; j++)
+			any |= *(const int32_t *)(recs + (size_t)j * rsz) != 0;
+		ck_assert_msg(shm_occ_maybe(occ, lo) == any, "group of slot %u: bit %d, records %d", lo,
+			      shm_occ_maybe(occ, lo), any);
+		/* and a walk is told to pass the whole group, from any slot of it */
+		if (!any)
+			ck_assert_uint_eq(shm_occ_skip(occ, lo + 5), SHM_GROUP - 5);
+	}
+}
+
 START_TEST(registry_model)
 {
 	/* random inserts and removals against a plain array model */
@@ -284,9 +307,34 @@ START_TEST(registry_model)
 			shm_write_commit(&c.t);
 			ck_assert_int_eq(shm_write_begin(&c.t), 0);
 		}
+		if (step % 97 == 0)
+			occ_exact(c.t.pocc, c.t.procs, c.t.proc_slots, c.t.proc_rsz);
 	}
 	shm_write_commit(&c.t);
+	occ_exact(c.t.pocc, c.t.procs, c.t.proc_slots, c.t.proc_rsz);
 	ck_assert_uint_eq(c.t.h->nprocs, (uint32_t)live);
+	/* the thread registry's, the same way; then emptied: every bit clear */
+	ck_assert_int_eq(shm_write_begin(&c.t), 0);
+	for (int step = 0; step < 3000; step++) {
+		x = x * 1103515245u + 12345u;
+		pid_t key = (pid_t)(1 + (x >> 8) % 700);
+		long i = shm_thread_find(&c.t, key);
+		if (i >= 0)
+			ck_assert_int_eq(shm_thread_remove(&c.t, (uint32_t)i), 0);
+		else if (c.t.h->nthreads < 512)
+			ck_assert_int_ge(shm_thread_insert(&c.t, key), 0);
+		if (step % 101 == 0)
+			occ_exact(c.t.tocc, c.t.threads, c.t.thread_slots, c.t.thread_rsz);
+	}
+	for (pid_t k = 1; k <= 700; k++) {
+		long i = shm_thread_find(&c.t, k);
+		if (i >= 0)
+			ck_assert_int_eq(shm_thread_remove(&c.t, (uint32_t)i), 0);
+	}
+	shm_write_commit(&c.t);
+	occ_exact(c.t.tocc, c.t.threads, c.t.thread_slots, c.t.thread_rsz);
+	for (uint32_t w = 0; w < shm_occ_words(c.t.thread_slots); w++)
+		ck_assert_uint_eq(c.t.tocc[w], 0);
 	for (pid_t k = 1; k <= 2000; k++)
 		ck_assert_int_eq(shm_proc_find(&c.t, k) >= 0, model[k] != 0);
 	cps_close(&c);
@@ -306,10 +354,17 @@ START_TEST(registry_rollback_restores_index)
 	ck_assert_int_eq(shm_write_begin(&c.t), 0);
 	for (pid_t k = 1; k <= 60; k += 2)
 		ck_assert_int_eq(shm_proc_remove(&c.t, (uint32_t)shm_proc_find(&c.t, k)), 0);
+	/* emptied: the summary says so, and the rollback brings it back */
+	for (pid_t k = 2; k <= 60; k += 2)
+		ck_assert_int_eq(shm_proc_remove(&c.t, (uint32_t)shm_proc_find(&c.t, k)), 0);
+	ck_assert_uint_eq(c.t.h->nprocs, 0);
+	occ_exact(c.t.pocc, c.t.procs, c.t.proc_slots, c.t.proc_rsz);
+	ck_assert_uint_eq(c.t.pocc[0], 0);
 	shm_write_abort(&c.t);
 	for (pid_t k = 1; k <= 60; k++)
 		ck_assert_int_ge(shm_proc_find(&c.t, k), 0);
 	ck_assert_uint_eq(c.t.h->nprocs, 60);
+	occ_exact(c.t.pocc, c.t.procs, c.t.proc_slots, c.t.proc_rsz);
 	cps_close(&c);
 	shm_table_unlink(n);
 }

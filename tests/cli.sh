@@ -244,6 +244,12 @@ expect_status "a layout 2 table" 3 "$CPUSET" list
 expect_stderr "layout 2 reason" "made by an older cpusetshim (layout 2, without threads' start times)"
 expect_stderr "and the remedy" "cpuset init --force"
 "$CPUSET" init --force >/dev/null
+"$PYTHON3" -c 'import struct,sys
+f=open(sys.argv[1],"r+b"); f.seek(8); v=struct.unpack("<I",f.read(4))[0]
+f.seek(8); f.write(struct.pack("<I",(v & 0xffffff) | (3 << 24)))' /dev/shm/$CPUSETSHIM_TABLE
+expect_status "a layout 3 table" 3 "$CPUSET" list
+expect_stderr "layout 3 reason" "made by an older cpusetshim (layout 3, without the registries' occupancy summaries)"
+"$CPUSET" init --force >/dev/null
 
 check "cpuset-inspect --check" "$CPUSET_INSPECT" --check
 check "cpuset-inspect --tree" "$CPUSET_INSPECT" --tree

@@ -128,6 +128,29 @@ expect_status "both can go now" 0 "$CPUSET" destroy b
 expect_status "both can go now (s0)" 0 "$CPUSET" destroy s0
 expect_status "and the counts are right" 0 "$CPUSET_INSPECT" --check
 
+# ---- the occupancy summary cleared by a raw write: a member the walks
+# would pass by is named by the checker, and repair marks its group again
+fresh
+expect_status "attach a member" 0 "$CPUSET" attach s0 $sleeper
+expect_eq "its group is marked" "$(poke get pocc u64)" 1
+expect_eq "and listed" "$("$CPUSET" show s0 | grep -c "$sleeper")" 1
+poke set pocc u64 0
+expect_status "a member in a group marked empty: the checker" 1 "$CPUSET_INSPECT" --check
+expect_match "names it" "$(cat "$T/out")" \
+	"member $sleeper in slot [0-9]+ is in a group the occupancy summary says is empty"
+expect_eq "the members' list passes the group" "$("$CPUSET" show s0 | grep -c "$sleeper")" 0
+expect_status "repair" 0 "$CPUSET" repair
+expect_match "repair says what it did" "$(cat "$T/out")" \
+	"repaired: 1 group of the registries' occupancy summaries made again"
+expect_status "the table checks out after repair" 0 "$CPUSET_INSPECT" --check
+expect_eq "the member is listed again" "$("$CPUSET" show s0 | grep -c "$sleeper")" 1
+# a group marked that holds nothing costs a look only, and repair clears it
+poke set tocc u64 0x5
+expect_status "marked groups without records pass the checker" 0 "$CPUSET_INSPECT" --check
+expect_status "repair" 0 "$CPUSET" repair
+expect_match "repair clears them" "$(cat "$T/out")" "repaired: 2 groups of the registries"
+expect_eq "the thread summary is empty again" "$(poke get tocc u64)" 0
+
 # ---- 6: a forged or held lock word ----
 fresh
 poke set lockword u32 1

@@ -11,7 +11,8 @@
  *   tablepoke NAME truncate SIZE        shrink (or grow) the file
  *
  * WHERE is a header field (seq, lockword, jcount, ...), a part of the
- * table (sets, procs, threads, journal), set:ID (the slot of set ID),
+ * table (sets, procs, threads, journal, pocc and tocc: the occupancy
+ * summaries of the member and thread registries), set:ID (the slot of set ID),
  * cpus:ID (its CPU mask, the first of its masks),
  * proc:I or thread:I (slot I), jentry:K (the K-th undo entry, 0 first,
  * walked by the entries' lengths), optionally followed by +N or -N.
@@ -41,7 +42,7 @@ static const struct {
 #define F(n) { #n, offsetof(struct shm_header, n) }
 	F(magic), F(version), F(header_size), F(total_size), F(mask_words), F(set_slots),
 	F(proc_slots), F(thread_slots), F(set_rsz), F(proc_rsz), F(thread_rsz), F(off_sets),
-	F(off_procs), F(off_threads), F(off_journal), F(journal_size), F(mode), F(gid),
+	F(off_procs), F(off_threads), F(off_journal), F(off_pocc), F(off_tocc), F(journal_size), F(mode), F(gid),
 	F(creator_uid), F(root_id), F(created), F(seq), F(writes), F(repairs), F(next_id),
 	F(nsets), F(nprocs), F(nthreads), F(lock), F(jcount), F(jlast), F(jused),
 	{ "max_sets", offsetof(struct shm_header, caps.max_sets) },
@@ -110,6 +111,10 @@ static off_t where(const char *w)
 			base = (off_t)H.off_threads;
 		else if (!strcmp(name, "journal"))
 			base = (off_t)H.off_journal;
+		else if (!strcmp(name, "pocc"))
+			base = (off_t)H.off_pocc;
+		else if (!strcmp(name, "tocc"))
+			base = (off_t)H.off_tocc;
 		else if (!strcmp(name, "set") && colon && H.set_slots)
 			base = (off_t)(H.off_sets + (k % H.set_slots) * H.set_rsz);
 		else if (!strcmp(name, "cpus") && colon && H.set_slots) /* set ID's CPU mask */

@@ -503,14 +503,17 @@ static int cmd_repair(struct cps_ctx *c, int argc, char **argv)
 	int r = cps_repair(c);
 	if (r < 0)
 		return cli_refused(r, NULL, "repair");
-	uint32_t moved = 0;
-	int t = cps_repair_tree(c, &moved);
+	uint32_t moved = 0, groups = 0;
+	int t = cps_repair_tree(c, &moved, &groups);
 	if (t < 0)
 		return cli_refused(t, c->why, "repair");
 	if (moved)
 		printf("repaired: %u set%s whose parents did not lead to the root put under the "
 		       "root, every set's counts made again\n", moved, moved == 1 ? "" : "s");
-	if (r || !moved)
+	if (groups)
+		printf("repaired: %u group%s of the registries' occupancy summaries made again "
+		       "from their records\n", groups, groups == 1 ? "" : "s");
+	if (r || !(moved || groups))
 		printf("%s\n", r ? "repaired: a dead writer's transaction was rolled back"
 				 : "nothing to repair");
 	return CLI_OK;

@@ -298,15 +298,7 @@ static int copy_table(struct top_state *s, struct shm_table *out)
 	if (!s->copy)
 		return r;
 	/* what is there, even if a writer stayed inside */
-	*out = c->t;
-	ptrdiff_t d = s->copy - c->t.base;
-	out->base = s->copy;
-	out->h = (struct shm_header *)s->copy;
-	out->sets += d;
-	out->procs += d;
-	out->threads += d;
-	out->journal += d;
-	out->writable = false;
+	shm_table_rebase(out, &c->t, s->copy);
 	return 0;
 }
 
