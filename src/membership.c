@@ -580,7 +580,8 @@ static int attach_move_threads(struct cps_ctx *c, uint32_t id, pid_t pid, unsign
 		return cps_attach_move(c, pid, id, pi,
 				       "registered in the set, but the kernel refused to move the "
 				       "process");
-	int r = cps_migrate_process(c, pid, id);
+	/* cpuset-run moving itself: one thread, its own (pi was read just now) */
+	int r = cps_migrate_process(c, pid, id, pid == c->self && pi->nthreads == 1);
 	if (r >= 0 && c->unmoved) {
 		c->why = "registered in the set, but the kernel refused to move the process";
 		return -c->unmoved_err;

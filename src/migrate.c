@@ -375,13 +375,13 @@ static void migrate_process_pages(struct migration *m, pid_t pid, int foreign_be
 	c->unmoved_pages++;
 }
 
-int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set)
+int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set, bool self_single)
 {
 	struct migration m;
 	struct tidlist tids;
 	migration_init(&m, c, set);
 	tidlist_init(&tids);
-	int r = migrate_threads(&m, pid, 0, false, &tids);
+	int r = migrate_threads(&m, pid, 0, self_single && pid == c->self, &tids);
 	tidlist_free(&tids);
 	migration_free(&m);
 	return r;

@@ -214,8 +214,11 @@ int cps_thread_record(struct cps_ctx *c, pid_t pid, pid_t tid, uint64_t tstart,
 int cps_thread_forget(struct cps_ctx *c, pid_t pid, pid_t tid);
 
 /* Move every thread of pid onto set's CPUs through each thread's wanted
- * mask, repeating until no new thread appears. Returns threads moved. */
-int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set);
+ * mask, repeating until no new thread appears. self_single: pid is the
+ * caller, which has one thread (its /proc stat just said so, and only it
+ * could make another): that thread is moved without a listing of
+ * /proc/PID/task. Returns threads moved. */
+int cps_migrate_process(struct cps_ctx *c, pid_t pid, uint32_t set, bool self_single);
 /* Every member of set, and every process whose nearest registered ancestor
  * is a member. Returns threads moved. */
 int cps_migrate_set(struct cps_ctx *c, uint32_t set);

@@ -148,7 +148,7 @@ static int enforced(struct cps_ctx *c, uint32_t id)
 			r = cps_kernel_affinity(0, k, nw);
 		if (r < 0 || (holds = cps_affinity_holds(id, si.cpus, k, nw, msg, sizeof(msg))))
 			break;
-		cps_migrate_process(c, c->self, id);
+		cps_migrate_process(c, c->self, id, false);
 	}
 	if (r == 0 && holds)
 		return 0;
