@@ -229,24 +229,23 @@ expect_eq "the owner's nodes, listed as owned by the root" \
 check "cpuset-inspect --check with owned nodes" "$CPUSET_INSPECT" --check
 expect_status "init --mems of a node without memory" 2 "$CPUSET" init --force --mems 1023
 expect_stderr "init --mems reason" "hold no memory on this machine"
-# a table of layout 1 (before memory nodes) is refused with what to do
-"$CPUSET" init --force >/dev/null
-"$PYTHON3" -c 'import struct,sys
+# a table of an older layout is refused with what to do: a fresh table
+# with the layout number of its format changed
+as_layout() {
+	"$CPUSET" init --force >/dev/null
+	"$PYTHON3" -c 'import struct,sys
 f=open(sys.argv[1],"r+b"); f.seek(8); v=struct.unpack("<I",f.read(4))[0]
-f.seek(8); f.write(struct.pack("<I",(v & 0xffffff) | (1 << 24)))' /dev/shm/$CPUSETSHIM_TABLE
+f.seek(8); f.write(struct.pack("<I",(v & 0xffffff) | (int(sys.argv[2]) << 24)))' \
+		/dev/shm/$CPUSETSHIM_TABLE "$1"
+}
+as_layout 1
 expect_status "a layout 1 table" 3 "$CPUSET" list
 expect_stderr "layout 1 reason" "made by an older cpusetshim (layout 1, without memory nodes)"
-"$CPUSET" init --force >/dev/null
-"$PYTHON3" -c 'import struct,sys
-f=open(sys.argv[1],"r+b"); f.seek(8); v=struct.unpack("<I",f.read(4))[0]
-f.seek(8); f.write(struct.pack("<I",(v & 0xffffff) | (2 << 24)))' /dev/shm/$CPUSETSHIM_TABLE
+as_layout 2
 expect_status "a layout 2 table" 3 "$CPUSET" list
 expect_stderr "layout 2 reason" "made by an older cpusetshim (layout 2, without threads' start times)"
 expect_stderr "and the remedy" "cpuset init --force"
-"$CPUSET" init --force >/dev/null
-"$PYTHON3" -c 'import struct,sys
-f=open(sys.argv[1],"r+b"); f.seek(8); v=struct.unpack("<I",f.read(4))[0]
-f.seek(8); f.write(struct.pack("<I",(v & 0xffffff) | (3 << 24)))' /dev/shm/$CPUSETSHIM_TABLE
+as_layout 3
 expect_status "a layout 3 table" 3 "$CPUSET" list
 expect_stderr "layout 3 reason" "made by an older cpusetshim (layout 3, without the registries' occupancy summaries)"
 "$CPUSET" init --force >/dev/null
