@@ -52,9 +52,25 @@ expect_eq "status under the test root: the set's nodes {1,3} the kernel allows, 
 # numa_maps by the set's nodes {1,3}: another process's, read outside and
 # under the shim; each N<node>= and the policy's nodes renumbered (this
 # machine's nodes outside {1,3} read as 2 + their number), in order
+# what other processes change between two reads: how many map a page
+# (mapmax=) and which pages are active (active=)
+steady() { sed 's/ mapmax=[0-9]*//; s/ active=[0-9]*//' "$@"; }
 sleep 30 &
 sp=$!
 at_exit "kill $sp 2>/dev/null"
+# settled first: its start (the locale's files mapped, the heap grown)
+# changes its maps, and a loaded machine stretches that start; two reads
+# alike 0.1 s apart, the process asleep
+settled=
+for _i in $(seq 1 100); do
+	a=$(steady "/proc/$sp/numa_maps")
+	sleep 0.1
+	if [ "$(cut -d' ' -f3 "/proc/$sp/stat")" = S ] && [ "$a" = "$(steady "/proc/$sp/numa_maps")" ]; then
+		settled=1
+		break
+	fi
+done
+[ -n "$settled" ] || die "sleep 30 (pid $sp) did not settle in 10 s"
 outside cat "/proc/$sp/numa_maps" >"$T/nm.real" 2>&1
 env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_TEST_ROOT="$T" CPUSETSHIM_TEST_MEMS=1,3 \
 	cat "/proc/$sp/numa_maps" >"$T/nm.view" 2>&1
@@ -94,9 +110,6 @@ for line in open(sys.argv[1]).read().splitlines():
             out.append(f)
     print(addr + pol + "".join(" " + f for f in out))
 PY
-# what other processes change between two reads: how many map a page
-# (mapmax=) and which pages are active (active=)
-steady() { sed 's/ mapmax=[0-9]*//; s/ active=[0-9]*//' "$@"; }
 expect_eq "numa_maps of another process by the set's nodes {1,3}, its own lines" \
 	"$(wc -l <"$T/nm.view")" "$(wc -l <"$T/nm.real")"
 expect_eq "numa_maps: N<node>= and the policy's nodes renumbered, in order" \
