@@ -534,11 +534,113 @@ static int task_mems(spank_t sp, const struct step *s, size_t nw, uint64_t *node
 	return 0;
 }
 
+/* The task's CPUs (the mask Slurm gave its process) in the step's table,
+ * opened (made if need be) in c. -1: refused, and logged. */
+static int task_open_cpus(const struct step *s, struct cps_ctx *c, uint64_t *cpus)
+{
+	size_t bytes = CPU_ALLOC_SIZE(CPS_MAX_CPUS);
+	cpu_set_t *cs = CPU_ALLOC(CPS_MAX_CPUS);
+	if (!cs || sched_getaffinity(0, bytes, cs) < 0) {
+		slurm_error(TAG "task %u: cannot read its CPUs: %m", s->task);
+		CPU_FREE(cs);
+		return -1;
+	}
+	int r = table_open(c, s->table, s->uid, true);
+	if (r < 0) {
+		slurm_error(TAG "task %u: cannot open or make table %s: %s", s->task, s->table,
+			    why(c, r));
+		CPU_FREE(cs);
+		return -1;
+	}
+	cps_mask_zero(cpus, CPS_MAX_WORDS);
+	bool fits = cps_mask_from_cpuset(cpus, c->t.mask_words, cs, bytes) == 0;
+	CPU_FREE(cs);
+	if (!fits) {
+		slurm_error(TAG "task %u: a CPU of its mask is beyond table %s's width", s->task,
+			    s->table);
+		cps_close(c);
+		return -1;
+	}
+	return 0;
+}
+
+/* One round of the task's joining: the step's set, the task's set in it,
+ * the task attached. 0 done; else the error, *stop set when another
+ * round cannot help. *what names the step a failure was in. */
+static int task_join_once(struct cps_ctx *c, const struct step *s, const uint64_t *cpus,
+			  const struct cps_mems *mems, uint32_t *id, const char **what, bool *stop)
+{
+	*what = "make the step's set";
+	long p = step_parent(c, s, cpus);
+	if (p < 0) {
+		*stop = p == -EACCES || p == -ENOSPC || p == -EPERM;
+		return (int)p;
+	}
+	if (p == 0)
+		return -EAGAIN;
+	*what = "make the task's set";
+	int r = cps_create_mems(c, (uint32_t)p, CPS_AUTOCLEAN, s->tname, cpus, mems, id);
+	if (r == -EEXIST) {
+		/* a set of that name left by a requeued run of the job */
+		uint32_t old;
+		if (cps_find(c, s->tname, &old) == 0)
+			cps_destroy(c, old);
+		return r;
+	}
+	if (r == -EACCES || r == -EINVAL || r == -EBUSY)
+		return r; /* the parent moved under us */
+	if (r < 0) {
+		*stop = true;
+		return r;
+	}
+	*what = "attach the task";
+	r = cps_attach(c, *id, 0);
+	if (r == 0 && !table_still_ours(s, *id)) {
+		/* the user's last step ended meanwhile and removed the table
+		 * we had open: again, in the table of that name */
+		cps_close(c);
+		r = table_open(c, s->table, s->uid, true);
+		if (r < 0) {
+			*stop = true;
+			return r;
+		}
+		*what = "make the step's set";
+		return -EAGAIN;
+	}
+	return r; /* -EINVAL: the set went (a sweep took it before we came) */
+}
+
+/* The task in a set of its own under the step's: tasks of the step race
+ * for its parent set, and a few rounds settle it. 0, or -1 logged (c
+ * closed). */
+static int task_join(struct cps_ctx *c, const struct step *s, const uint64_t *cpus,
+		     const struct cps_mems *mems, uint32_t *id)
+{
+	const char *what = "make the step's set";
+	bool stop = false;
+	int r = -EAGAIN;
+	for (int tries = 0; tries < 200 && r < 0 && !stop; tries++) {
+		if (tries)
+			pause_ms(tries < 20 ? 1 : 10);
+		r = task_join_once(c, s, cpus, mems, id, &what, &stop);
+	}
+	if (r < 0) {
+		slurm_error(TAG "task %u: cannot %s in table %s: %s", s->task, what, s->table,
+			    why(c, r));
+		cps_close(c);
+		return -1;
+	}
+	return 0;
+}
+
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
 	struct step s;
 	struct cps_ctx c;
-	uint64_t cpus[CPS_MAX_WORDS];
+	uint64_t cpus[CPS_MAX_WORDS], nodes[CPS_MAX_WORDS];
+	struct cps_mems mems;
+	const char *mfrom;
+	uint32_t id = 0;
 	(void)ac;
 	(void)av;
 	if (!spank_remote(sp))
@@ -550,90 +652,15 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	int r = step_of(sp, &s, true);
 	if (r != 0)
 		return r < 0 ? -1 : 0;
-	size_t bytes = CPU_ALLOC_SIZE(CPS_MAX_CPUS);
-	cpu_set_t *cs = CPU_ALLOC(CPS_MAX_CPUS);
-	if (!cs || sched_getaffinity(0, bytes, cs) < 0) {
-		slurm_error(TAG "task %u: cannot read its CPUs: %m", s.task);
-		CPU_FREE(cs);
+	if (task_open_cpus(&s, &c, cpus) < 0)
 		return -1;
-	}
-	r = table_open(&c, s.table, s.uid, true);
-	if (r < 0) {
-		slurm_error(TAG "task %u: cannot open or make table %s: %s", s.task, s.table,
-			    why(&c, r));
-		CPU_FREE(cs);
-		return -1;
-	}
-	cps_mask_zero(cpus, CPS_MAX_WORDS);
-	bool fits = cps_mask_from_cpuset(cpus, c.t.mask_words, cs, bytes) == 0;
-	CPU_FREE(cs);
-	if (!fits) {
-		slurm_error(TAG "task %u: a CPU of its mask is beyond table %s's width", s.task,
-			    s.table);
-		cps_close(&c);
-		return -1;
-	}
-	uint64_t nodes[CPS_MAX_WORDS];
-	struct cps_mems mems;
-	const char *mfrom;
 	cps_mask_zero(nodes, CPS_MAX_WORDS);
 	if (task_mems(sp, &s, c.t.mask_words, nodes, &mems, &mfrom) < 0) {
 		cps_close(&c);
 		return -1;
 	}
-	uint32_t id = 0;
-	const char *what = "make the step's set";
-	r = -EAGAIN;
-	/* tasks of the step race for its parent set: a few rounds settle it */
-	for (int tries = 0; tries < 200 && r < 0; tries++) {
-		if (tries)
-			pause_ms(tries < 20 ? 1 : 10);
-		what = "make the step's set";
-		long p = step_parent(&c, &s, cpus);
-		if (p < 0) {
-			r = (int)p;
-			if (r == -EACCES || r == -ENOSPC || r == -EPERM)
-				break;
-			continue;
-		}
-		if (p == 0) {
-			r = -EAGAIN;
-			continue;
-		}
-		what = "make the task's set";
-		r = cps_create_mems(&c, (uint32_t)p, CPS_AUTOCLEAN, s.tname, cpus, &mems, &id);
-		if (r == -EEXIST) {
-			/* a set of that name left by a requeued run of the job */
-			uint32_t old;
-			if (cps_find(&c, s.tname, &old) == 0)
-				cps_destroy(&c, old);
-			continue;
-		}
-		if (r == -EACCES || r == -EINVAL || r == -EBUSY)
-			continue; /* the parent moved under us */
-		if (r < 0)
-			break;
-		what = "attach the task";
-		r = cps_attach(&c, id, 0);
-		if (r == -EINVAL)
-			continue; /* the set went (a sweep took it before we came) */
-		if (r == 0 && !table_still_ours(&s, id)) {
-			/* the user's last step ended meanwhile and removed the
-			 * table we had open: again, in the table of that name */
-			cps_close(&c);
-			r = table_open(&c, s.table, s.uid, true);
-			if (r < 0)
-				break;
-			what = "make the step's set";
-			r = -EAGAIN;
-		}
-	}
-	if (r < 0) {
-		slurm_error(TAG "task %u: cannot %s in table %s: %s", s.task, what, s.table,
-			    why(&c, r));
-		cps_close(&c);
+	if (task_join(&c, &s, cpus, &mems, &id) < 0)
 		return -1;
-	}
 	const char *kind = NULL;
 	enum sv_mode sv = task_sv_mode(sp, &kind);
 	if (task_env(sp, &c, id, sv) < 0) {

@@ -124,6 +124,39 @@ static int say(char *why, size_t wlen, int r, const char *fmt, const char *arg)
 	return r;
 }
 
+static bool word_is(const char *p, size_t l, const char *w)
+{
+	return l == strlen(w) && !strncmp(p, w, l);
+}
+
+/* A word that changes how Slurm says or applies the binding, not which
+ * nodes: passed over (an empty one too, of ",," or a trailing comma). */
+static bool modifier_word(const char *p, size_t l)
+{
+	static const char *const words[] = { "quiet", "verbose", "q", "v", "prefer", "p", "sort", "" };
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (word_is(p, l, words[i]))
+			return true;
+	return false;
+}
+
+/* map_mem:LIST or mask_mem:LIST (map: true), LIST the rest of v from
+ * list: the local task's entry, as nodes. */
+static int parse_list(const char *v, const char *list, bool map, unsigned local, uint64_t *nodes,
+		      size_t nw, char *why, size_t wlen)
+{
+	const char *s, *e;
+	if (!*list || entry_of(list, local, &s, &e) < 0)
+		return say(why, wlen, -EINVAL, "malformed list in '%s'", v);
+	int r = map ? map_node(s, e, nodes, nw) : hex_nodes(s, e, nodes, nw);
+	if (r == -ERANGE)
+		return say(why, wlen, -EINVAL, "a node beyond this machine's width in '%s'", v);
+	if (r < 0)
+		return say(why, wlen, -EINVAL,
+			   map ? "malformed node in '%s'" : "malformed or empty mask in '%s'", v);
+	return CPS_MEMBIND_NODES;
+}
+
 int cps_membind_parse(const char *v, unsigned local, uint64_t *nodes, size_t nw, char *why,
 		      size_t wlen)
 {
@@ -132,34 +165,20 @@ int cps_membind_parse(const char *v, unsigned local, uint64_t *nodes, size_t nw,
 		return kind;
 	for (const char *p = v; *p;) {
 		size_t l = strcspn(p, ",");
-		bool map = !strncmp(p, "map_mem:", 8), mask = !strncmp(p, "mask_mem:", 9);
-		if (map || mask) {
-			/* the list: the rest of the value */
-			const char *list = p + (map ? 8 : 9), *s, *e;
-			if (!*list || entry_of(list, local, &s, &e) < 0)
-				return say(why, wlen, -EINVAL, "malformed list in '%s'", v);
-			int r = map ? map_node(s, e, nodes, nw) : hex_nodes(s, e, nodes, nw);
-			if (r == -ERANGE)
-				return say(why, wlen, -EINVAL, "a node beyond this machine's width in '%s'", v);
-			if (r < 0)
-				return say(why, wlen, -EINVAL, map ? "malformed node in '%s'"
-								   : "malformed or empty mask in '%s'", v);
-			return CPS_MEMBIND_NODES;
-		}
-		if (l == 4 && !strncmp(p, "rank", 4)) {
-			unsigned n = local;
-			if (n >= nw * 64)
+		bool map = !strncmp(p, "map_mem:", 8);
+		if (map || !strncmp(p, "mask_mem:", 9))
+			return parse_list(v, p + (map ? 8 : 9), map, local, nodes, nw, why, wlen);
+		if (word_is(p, l, "rank")) {
+			if (local >= nw * 64)
 				return say(why, wlen, -EINVAL, "a node beyond this machine's width in '%s'", v);
 			cps_mask_zero(nodes, nw);
-			cps_mask_set(nodes, nw, n);
+			cps_mask_set(nodes, nw, local);
 			kind = CPS_MEMBIND_NODES;
-		} else if (l == 5 && !strncmp(p, "local", 5)) {
+		} else if (word_is(p, l, "local")) {
 			kind = CPS_MEMBIND_LOCAL;
-		} else if (l == 4 && !strncmp(p, "none", 4)) {
+		} else if (word_is(p, l, "none")) {
 			kind = CPS_MEMBIND_UNSAID;
-		} else if (!((l == 5 && !strncmp(p, "quiet", 5)) || (l == 7 && !strncmp(p, "verbose", 7)) ||
-			     (l == 1 && (*p == 'q' || *p == 'v')) || (l == 6 && !strncmp(p, "prefer", 6)) ||
-			     (l == 1 && *p == 'p') || (l == 4 && !strncmp(p, "sort", 4)) || l == 0)) {
+		} else if (!modifier_word(p, l)) {
 			return say(why, wlen, -EINVAL, "unknown word in '%s'", v);
 		}
 		p += l + (p[l] != 0);
