@@ -352,11 +352,19 @@ static inline bool shm_occ_maybe(const uint64_t *occ, uint32_t slot)
 	uint32_t g = slot / SHM_GROUP;
 	return (__atomic_load_n(&occ[g / 64], __ATOMIC_RELAXED) >> (g % 64)) & 1;
 }
-/* For a walk at slot i: the slots to pass to leave i's group when the
- * summary says it is empty, else 0. */
-static inline uint32_t shm_occ_skip(const uint64_t *occ, uint32_t i)
+/* For a walk of the slots (from + n) % slots, n counting up from 0: the
+ * first n' >= n whose slot's group may hold a record, slots when none
+ * (the walks start at a free slot, anywhere in a group). */
+static inline uint32_t shm_occ_walk(const uint64_t *occ, uint32_t from, uint32_t n,
+				    uint32_t slots)
 {
-	return shm_occ_maybe(occ, i) ? 0 : SHM_GROUP - i % SHM_GROUP;
+	while (n < slots) {
+		uint32_t i = (from + n) & (slots - 1);
+		if (shm_occ_maybe(occ, i))
+			return n;
+		n += SHM_GROUP - i % SHM_GROUP;
+	}
+	return slots;
 }
 
 /* Whether the record of len bytes at rec may hold data (t->present). */

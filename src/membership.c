@@ -100,12 +100,9 @@ static long members_body(struct cps_ctx *c, void *arg)
 {
 	const struct members_arg *a = arg;
 	size_t n = 0;
-	for (uint32_t i = 0; i < c->t.proc_slots; i++) {
-		uint32_t skip = shm_occ_skip(c->t.pocc, i);
-		if (skip) {
-			i += skip - 1;
-			continue;
-		}
+	uint32_t slots = c->t.proc_slots;
+	for (uint32_t i = shm_occ_walk(c->t.pocc, 0, 0, slots); i < slots;
+	     i = shm_occ_walk(c->t.pocc, 0, i + 1, slots)) {
 		const struct shm_proc *p = shm_proc_at(&c->t, i);
 		if (p->pid <= 0 || (a->set && p->set != a->set))
 			continue;
@@ -218,13 +215,9 @@ static void find_dead_threads(struct cps_ctx *c, struct cps_dead_list *d)
 	while (from < slots && __atomic_load_n(&shm_thread_at(t, from)->tid, __ATOMIC_RELAXED) != 0)
 		from++;
 	bool exact = from < slots;
-	for (uint32_t n = 0; n < slots && (!exact || seen < live); n++) {
-		uint32_t i = (from + n) & (slots - 1), skip = shm_occ_skip(t->tocc, i);
-		if (skip) {
-			n += skip - 1;
-			continue;
-		}
-		const struct shm_thread *th = shm_thread_at(t, i);
+	for (uint32_t n = shm_occ_walk(t->tocc, from, 0, slots); n < slots && (!exact || seen < live);
+	     n = shm_occ_walk(t->tocc, from, n + 1, slots)) {
+		const struct shm_thread *th = shm_thread_at(t, (from + n) & (slots - 1));
 		pid_t tid = __atomic_load_n(&th->tid, __ATOMIC_RELAXED);
 		if (tid <= 0)
 			continue;
@@ -267,13 +260,10 @@ void cps_find_dead(struct cps_ctx *c, bool full, uint32_t set, struct cps_dead_l
 	uint32_t first = (uint32_t)((unsigned long)now.tv_nsec ^ (unsigned long)c->self) % live;
 	uint32_t window = full || live <= SWEEP_WINDOW ? live : SWEEP_WINDOW;
 	uint32_t stride = full || window <= SWEEP_SAMPLE ? 1 : window / SWEEP_SAMPLE;
-	for (uint32_t n = 0; n < slots && (!exact || seen < live) && d->n < SWEEP_MAX; n++) {
-		uint32_t i = (from + n) & (slots - 1), skip = shm_occ_skip(t->pocc, i);
-		if (skip) {
-			n += skip - 1;
-			continue;
-		}
-		const struct shm_proc *p = shm_proc_at(t, i);
+	for (uint32_t n = shm_occ_walk(t->pocc, from, 0, slots);
+	     n < slots && (!exact || seen < live) && d->n < SWEEP_MAX;
+	     n = shm_occ_walk(t->pocc, from, n + 1, slots)) {
+		const struct shm_proc *p = shm_proc_at(t, (from + n) & (slots - 1));
 		pid_t pid = __atomic_load_n(&p->pid, __ATOMIC_RELAXED);
 		if (pid <= 0)
 			continue;
@@ -360,12 +350,9 @@ static int sweep_thread_records(struct cps_ctx *c, bool full)
 		from++;
 	bool exact = from < slots;
 	uint32_t seen = 0;
-	for (uint32_t n = 0; look && n < slots && (!exact || seen < t->h->nthreads);) {
-		uint32_t i = (from + n) & (slots - 1), skip = shm_occ_skip(t->tocc, i);
-		if (skip) {
-			n += skip;
-			continue;
-		}
+	for (uint32_t n = 0; look && (n = shm_occ_walk(t->tocc, from, n, slots)) < slots &&
+			     (!exact || seen < t->h->nthreads);) {
+		uint32_t i = (from + n) & (slots - 1);
 		struct shm_thread *th = shm_thread_at(t, i);
 		if (th->tid <= 0) {
 			n++;
