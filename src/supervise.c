@@ -506,76 +506,142 @@ static uint64_t tid_start(pid_t tid)
 	return cps_proc_stat(tid, &pi) == 0 && pi.state != 'Z' && pi.state != 'X' ? pi.start : 0;
 }
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9 */
+#endif
+
+/* The target thread held: a pidfd of the thread (Linux 6.9 on; of the
+ * process for its leader before), else its start time alone. A thread
+ * whose pidfd still names a live task has kept its id since the pidfd
+ * was taken: the kernel frees an id only after the task is gone from
+ * it. */
+struct target {
+	pid_t tid;
+	int pidfd;      /* -1: the start time alone */
+	uint64_t start; /* its start time when taken */
+};
+
+static void target_take(struct target *t, pid_t tid, pid_t tgid)
+{
+	t->tid = tid;
+	t->pidfd = (int)syscall(SYS_pidfd_open, tid, tid == tgid ? 0 : PIDFD_THREAD);
+	if (t->pidfd < 0 && tid == tgid)
+		t->pidfd = (int)syscall(SYS_pidfd_open, tid, 0);
+	t->start = tid_start(tid);
+}
+
+/* Still the thread taken, alive: one system call with a pidfd. */
+static bool target_same(const struct target *t)
+{
+	if (t->pidfd >= 0)
+		return syscall(SYS_pidfd_send_signal, t->pidfd, 0, NULL, 0) == 0;
+	return tid_start(t->tid) == t->start;
+}
+
+/* A test's pause between the checks and the call (the window a reused
+ * thread id would need): DIR/paused is made, DIR/go awaited (60 s). */
+static void test_pause(pid_t tid)
+{
+	const char *d = getenv("CPUSETSHIM_TEST_SV_PAUSE");
+	char p[PATH_MAX], g[PATH_MAX];
+	if (!d || !*d || snprintf(p, sizeof(p), "%s/paused", d) >= (int)sizeof(p) ||
+	    snprintf(g, sizeof(g), "%s/go", d) >= (int)sizeof(g))
+		return;
+	FILE *f = fopen(p, "we");
+	if (f) {
+		fprintf(f, "%d\n", (int)tid);
+		fclose(f);
+	}
+	struct timespec ts = { 0, 1000000 };
+	for (int i = 0; i < 60000 && access(g, F_OK) < 0; i++)
+		nanosleep(&ts, NULL);
+	unlink(g);
+	unlink(p);
+}
+/* The target of a set: a thread of the supervised tree, alive, taken
+ * (pidfd) before it is checked. 0, or the caller's errno. */
+static int target_check(struct sv *s, pid_t tid, struct target *t, pid_t *tgid)
+{
+	*tgid = cps_proc_tgid(tid);
+	if (*tgid < 0)
+		return -ESRCH;
+	target_take(t, tid, *tgid);
+	if (!t->start)
+		return -ESRCH;
+	return in_tree(s, *tgid) ? 0 : -EPERM;
+}
+
+/* The physical mask a set asks for: the caller's set's CPUs; 0 or the
+ * caller's errno. */
+static int set_mask(struct sv *s, const struct seccomp_notif *q, const unsigned char *in, size_t rl,
+		    struct cps_placement *pl, uint64_t *phys)
+{
+	pid_t caller = 0;
+	int r = sv_caller_set(s, (pid_t)q->pid, &caller, pl);
+	if (r < 0)
+		return r == -ESRCH ? -ESRCH : -EINVAL;
+	uint64_t want[CPS_MAX_WORDS];
+	cps_mask_zero(want, CPS_MAX_WORDS);
+	cps_mask_from_cpuset(want, CPS_MAX_WORDS, in, rl);
+	if (SV_MARKED(q->data.args[1]))
+		cps_mask_and(phys, want, pl->cpus, pl->nw);
+	else
+		cps_virt_to_phys(phys, pl->cpus, pl->nw, want, CPS_MAX_WORDS, cps_wrap_enabled());
+	return cps_mask_empty(phys, pl->nw) ? -EINVAL : 0;
+}
+
+/* The set itself, by thread id, bracketed by two looks at the thread
+ * taken: the call cannot have reached another process unless the
+ * thread ended and its id was given to another within the one system
+ * call between the last look and the call (DESIGN.md, The supervisor). */
+static int set_target(const struct target *t, const struct cps_placement *pl, const uint64_t *phys)
+{
+	if (!target_same(t))
+		return -ESRCH;
+	int r = cps_sys_setaffinity(t->tid, pl->nw * 8, phys);
+	if (r < 0)
+		return r;
+	/* ended since: nothing is undone (a second call could only reach
+	 * whoever holds the id now); the caller hears ESRCH */
+	return target_same(t) ? 0 : -ESRCH;
+}
+
 static void do_setaffinity(struct sv *s, const struct seccomp_notif *q, struct seccomp_notif_resp *a)
 {
-	pid_t target = (pid_t)q->data.args[0] ? (pid_t)q->data.args[0] : (pid_t)q->pid;
+	pid_t tid = (pid_t)q->data.args[0] ? (pid_t)q->data.args[0] : (pid_t)q->pid;
 	uint32_t len = (uint32_t)q->data.args[1];
-	bool physical = SV_MARKED(q->data.args[1]);
-	uint64_t addr = q->data.args[2];
 	unsigned char in[MAXB];
 	size_t rl = len < MAXB ? len : MAXB;
 	memset(in, 0, sizeof(in));
-	if (sv_peek((pid_t)q->pid, addr, in, rl) < 0) {
+	if (sv_peek((pid_t)q->pid, q->data.args[2], in, rl) < 0) {
 		a->error = -EFAULT;
 		return;
 	}
 	if (!sv_id_valid(s, q->id))
 		return;
+	struct target t = { .pidfd = -1 };
 	struct cps_placement pl;
-	pid_t caller = 0, tgid = cps_proc_tgid(target);
-	/* the target: a thread of the supervised tree, alive now */
-	uint64_t start = tid_start(target);
-	if (tgid < 0 || !start) {
-		a->error = -ESRCH;
-		return;
+	uint64_t phys[CPS_MAX_WORDS];
+	pid_t tgid;
+	int r = target_check(s, tid, &t, &tgid);
+	if (!r)
+		r = set_mask(s, q, in, rl, &pl, phys);
+	if (!r) {
+		test_pause(tid);
+		r = set_target(&t, &pl, phys);
 	}
-	if (!in_tree(s, tgid)) {
-		a->error = -EPERM;
-		return;
-	}
-	int r = sv_caller_set(s, (pid_t)q->pid, &caller, &pl);
-	if (r < 0) {
-		a->error = r == -ESRCH ? -ESRCH : -EINVAL;
-		return;
-	}
-	uint64_t want[CPS_MAX_WORDS], phys[CPS_MAX_WORDS];
-	cps_mask_zero(want, CPS_MAX_WORDS);
-	cps_mask_from_cpuset(want, CPS_MAX_WORDS, in, rl);
-	if (physical)
-		cps_mask_and(phys, want, pl.cpus, pl.nw);
-	else
-		cps_virt_to_phys(phys, pl.cpus, pl.nw, want, CPS_MAX_WORDS, cps_wrap_enabled());
-	if (cps_mask_empty(phys, pl.nw)) {
-		a->error = -EINVAL;
-		return;
-	}
-	uint64_t before[CPS_MAX_WORDS];
-	cps_mask_zero(before, CPS_MAX_WORDS);
-	long got = cps_sys_getaffinity(target, MAXB, before);
-	if (got < 0) {
-		a->error = (int)got;
-		return;
-	}
-	r = cps_sys_setaffinity(target, pl.nw * 8, phys);
+	if (t.pidfd >= 0)
+		close(t.pidfd);
 	if (r < 0) {
 		a->error = r;
 		return;
 	}
-	/* and after: a thread that ended and whose id went to another
-	 * process between the check and the call gets its mask back. The
-	 * same start time is the same thread, still of the tree (orphans
-	 * of the tree are reparented to the keeper or the supervisor). */
-	if (tid_start(target) != start) {
-		cps_sys_setaffinity(target, (size_t)got, before);
-		a->error = -ESRCH;
-		return;
-	}
 	/* the wish kept for resizes, as the shim keeps it (virtual) */
-	if (!physical && s->c->t.writable) {
+	if (!SV_MARKED(q->data.args[1]) && s->c->t.writable) {
 		uint64_t v[CPS_MAX_WORDS];
 		cps_mask_zero(v, CPS_MAX_WORDS);
 		cps_phys_to_virt(v, s->nw, pl.cpus, pl.nw, phys);
-		cps_thread_record(s->c, tgid, target, start, v, s->nw);
+		cps_thread_record(s->c, tgid, tid, t.start, v, s->nw);
 	}
 	a->val = 0;
 }

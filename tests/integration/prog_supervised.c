@@ -10,6 +10,9 @@
  *                                a line on stdin
  *   prog_supervised bindraw P    the same with the physical marker word
  *   prog_supervised setpid PID V sched_setaffinity(PID, {V}): the errno
+ *   prog_supervised setthread V  a thread that ends at a line on stdin;
+ *                                prints its id, then the errno of
+ *                                sched_setaffinity(its id, {V})
  *   prog_supervised aspid PID    a child made with thread id PID
  *                                (clone3's set_tid, root), which waits
  *                                60 s (its stdout closed); prints "ok"
@@ -19,7 +22,11 @@
  *                                SIGUSR1, then makes N raw
  *                                sched_getaffinity calls while SIGUSR1
  *                                may arrive (SA_RESTART): prints the
- *                                wrong answers and the signals caught
+ *                                wrong answers, the signals caught and
+ *                                the calls that ended with EINTR
+ *   prog_supervised loopnr N     the same with a handler without
+ *                                SA_RESTART (a native call never ends
+ *                                with EINTR)
  *   prog_supervised getcpu       the getcpu system call's CPU
  *   prog_supervised schedgetcpu  sched_getcpu(3) (glibc: the rseq area)
  *   prog_supervised edges        the affinity calls' answers (return
@@ -152,6 +159,16 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/* setthread's thread: says its id, ends at a line */
+static volatile pid_t reader_tid;
+static void *reader_main(void *arg)
+{
+	(void)arg;
+	char b[8];
+	reader_tid = (pid_t)syscall(SYS_gettid);
+	return fgets(b, sizeof(b), stdin) ? NULL : NULL;
+}
+
 static volatile sig_atomic_t signals;
 static void on_signal(int sig)
 {
@@ -206,6 +223,20 @@ int main(int argc, char **argv)
 		printf("%s\n", r < 0 ? strerror(errno) : "ok");
 		return 0;
 	}
+	if (!strcmp(argv[1], "setthread") && argc > 2) {
+		pthread_t t;
+		pthread_create(&t, NULL, reader_main, NULL);
+		for (int w = 0; !reader_tid && w < 10000; w++)
+			usleep(1000);
+		printf("%d\n", (int)reader_tid);
+		fflush(stdout);
+		CPU_ZERO(&s);
+		CPU_SET(atoi(argv[2]), &s);
+		long r = syscall(SYS_sched_setaffinity, reader_tid, sizeof(s), &s);
+		printf("%s\n", r < 0 ? strerror(errno) : "ok");
+		pthread_join(t, NULL);
+		return 0;
+	}
 	if (!strcmp(argv[1], "aspid") && argc > 2) {
 		pid_t want = (pid_t)atoi(argv[2]);
 		/* clone3's argument as the kernel's uapi has it (5.5 on):
@@ -238,23 +269,25 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		return 0;
 	}
-	if (!strcmp(argv[1], "loop") && argc > 2) {
-		struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	if ((!strcmp(argv[1], "loop") || !strcmp(argv[1], "loopnr")) && argc > 2) {
+		struct sigaction sa = { .sa_handler = on_signal,
+					.sa_flags = strcmp(argv[1], "loop") ? 0 : SA_RESTART };
 		sigaction(SIGUSR1, &sa, NULL);
 		printf("%d\n", (int)getpid());
 		fflush(stdout);
 		/* the storm has begun: the first signal (10 s at most) */
 		for (int w = 0; !signals && w < 10000; w++)
 			usleep(1000);
-		long n = atol(argv[2]), bad = 0;
+		long n = atol(argv[2]), bad = 0, eintr = 0;
 		cpu_set_t want;
 		raw_get(0, &want);
 		for (long i = 0; i < n; i++) {
 			long r = raw_get(0, &s);
+			eintr += r < 0 && errno == EINTR;
 			if (r < 0 || !CPU_EQUAL(&s, &want))
 				bad++;
 		}
-		printf("%ld %ld\n", bad, (long)signals);
+		printf("%ld %ld %ld\n", bad, (long)signals, eintr);
 		return 0;
 	}
 	if (!strcmp(argv[1], "edges")) {

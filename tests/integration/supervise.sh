@@ -231,6 +231,42 @@ else
 	skip "a thread id reused outside the tree" "needs root (ns_last_pid)"
 fi
 
+# the same between the supervisor's checks and its call: it pauses there
+# (CPUSETSHIM_TEST_SV_PAUSE), the target thread ends, its id goes to a
+# process outside the tree, on CPU 0 only; the supervisor goes on
+mkdir "$T/pause"
+FIFO=$T/fifo.setthread
+mkfifo "$FIFO"
+with_san env CPUSETSHIM_TEST_SV_PAUSE="$T/pause" "$CPUSET_RUN" --set "$S2" "$P" setthread 1 \
+	<"$FIFO" >"$T/st" 2>&1 &
+BG=$!
+exec 9>"$FIFO"
+for _i in $(seq 1 200); do [ -s "$T/pause/paused" ] && break; sleep 0.05; done
+tid=$(head -1 "$T/st")
+if [ -s "$T/pause/paused" ] && [ "$(cat "$T/pause/paused")" = "$tid" ]; then
+	echo >&9 # the thread ends
+	for _i in $(seq 1 200); do [ -e "/proc/$tid" ] || break; sleep 0.05; done
+	how=$(outside taskset -c 0 "$P" aspid "$tid")
+	touch "$T/pause/go"
+	exec 9>&-
+	wait $BG
+	if [ "$how" = ok ]; then
+		expect_eq "a thread id reused between the checks and the call: ESRCH" \
+			"$(sed -n 2p "$T/st")" "No such process"
+		expect_eq "and the process that has it now keeps its mask, CPU 0" "$(real_cpus "$tid")" 0
+		kill "$tid"
+	elif [ "$how" = "Function not implemented" ] || [ "$how" = "Argument list too long" ]; then
+		skip "a thread id reused between the checks and the call" "clone3 without set_tid: $how"
+	else
+		fail "a thread id reused between the checks and the call: id $tid not made again" "$how"
+	fi
+else
+	touch "$T/pause/go"
+	exec 9>&-
+	wait $BG
+	fail "the supervisor paused before its call" "$(cat "$T/st" "$T/pause/paused" 2>&1)"
+fi
+
 # ---- the supervisor or the keeper killed: the tree ends ----
 for victim in supervisor keeper; do
 	# not through with_san: $! must be cpuset-run's own pid (supervised,
@@ -266,7 +302,7 @@ done
 wait $BG
 res=$(sed -n 2p "$T/storm")
 note "signal storm: $sent signals sent, prog says (wrong, caught): $res"
-expect_match "20,000 calls under a signal storm: no wrong answer" "$res" "^0 [0-9]+$"
+expect_match "20,000 calls under a signal storm: no wrong answer" "$res" "^0 [0-9]+ 0$"
 expect_match "and signals arrived during the calls" "$(echo "$res" | awk '{ print $2 }')" '^([2-9]|[1-9][0-9]+)$'
 
 # ---- a set-user-id child under no_new_privs ----
