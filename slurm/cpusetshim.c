@@ -471,7 +471,8 @@ static void say_slurm(const char *msg)
 /* The task's process becomes the supervisor of its program: the program's
  * process returns (0: Slurm execs the program in it, under the filter);
  * the supervisor ends as the program did, never returning to Slurm, which
- * waits for it as the task. If it dies, its keeper kills the tree. */
+ * waits for it as the task. If it dies, its keeper kills the tree (and
+ * the keeper's warden if the keeper dies). */
 static int task_supervise(struct cps_ctx *c, const struct step *s, uint32_t id, enum sv_mode sv,
 			  const char *kind)
 {

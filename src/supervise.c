@@ -1,14 +1,17 @@
 /* The supervisor of cpuset-run and of the Slurm plugin (DESIGN.md, "The
  * supervisor").
  *
- * Three processes: cpuset-run itself (or the Slurm task), the supervisor S (a member of the
- * set, so pinned to its CPUs and moved by its resizes, and a child
- * subreaper), the keeper K (its child, a subreaper too, outside the
- * filter) and the program P (K's child, with PR_SET_PDEATHSIG), which
- * installs the filter and execs. S answers the notifications; K waits
- * for the program's tree and, if S dies, kills it; if K dies, P dies of
- * its death signal and S kills what is left (orphans come to S). So the
- * tree never runs on with its calls unanswered.
+ * Four processes: cpuset-run itself (or the Slurm task) is the
+ * supervisor S (a member of the set, so pinned to its CPUs and moved by
+ * its resizes, and a child subreaper); its child the keeper K, K's child
+ * the warden W (in a process group of its own), both subreapers outside
+ * the filter; and the program P (W's child, with PR_SET_PDEATHSIG, in
+ * the caller's process group again), which installs the filter and
+ * execs. S answers the notifications; W waits for the program's tree;
+ * each guardian watches the one above it by a pidfd and kills the tree
+ * when it is gone (K for S, W for K); if W dies, P dies of its death
+ * signal and K kills what is left (orphans come to it). So the tree
+ * never runs on with its calls unanswered while one guardian lives.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -327,19 +330,19 @@ static void kill_children(void)
 }
 
 /* True if process tgid descends from the supervisor other than through
- * being the keeper: every process of the tree does (the keeper and the
- * supervisor are subreapers, so orphans come back to them), and nothing
- * else does. */
+ * being the keeper or the warden: every process of the tree does (the
+ * three are subreapers, so orphans come back to them), and nothing else
+ * does. */
 static bool in_tree(struct sv *s, pid_t tgid)
 {
-	if (tgid <= 0 || tgid == s->self || tgid == s->keeper)
+	if (tgid <= 0 || tgid == s->self || tgid == s->keeper || tgid == s->warden)
 		return false;
 	pid_t p = tgid;
 	for (int depth = 0; depth < 65536; depth++) {
 		struct cps_procinfo pi;
 		if (cps_proc_stat(p, &pi) < 0)
 			return false;
-		if (pi.ppid == s->self || pi.ppid == s->keeper)
+		if (pi.ppid == s->self || pi.ppid == s->keeper || pi.ppid == s->warden)
 			return true;
 		if (pi.ppid <= 1)
 			return false;
@@ -736,7 +739,7 @@ static int status_of(int st, int *sig)
 
 static int send_fd(int sock, int fd, pid_t prog, int killable)
 {
-	int hdr[2] = { prog, killable };
+	int hdr[3] = { prog, killable, getppid() };
 	struct iovec iov = { hdr, sizeof(hdr) };
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	memset(cbuf, 0, sizeof(cbuf));
@@ -753,9 +756,9 @@ static int send_fd(int sock, int fd, pid_t prog, int killable)
 	return sendmsg(sock, &m, MSG_NOSIGNAL) < 0 ? -1 : 0;
 }
 
-static int recv_fd(int sock, pid_t *prog, int *killable)
+static int recv_fd(int sock, pid_t *prog, int *killable, pid_t *warden)
 {
-	int hdr[2] = { 0, 0 }, fd = -1;
+	int hdr[3] = { 0, 0, 0 }, fd = -1;
 	struct iovec iov = { hdr, sizeof(hdr) };
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
@@ -771,6 +774,7 @@ static int recv_fd(int sock, pid_t *prog, int *killable)
 			memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	*prog = hdr[0];
 	*killable = hdr[1];
+	*warden = hdr[2];
 	return fd;
 }
 
@@ -780,11 +784,14 @@ static sigset_t old_mask;
 
 /* The program: filtered, then exec'd; with argv NULL it returns, filtered,
  * for its caller's exec (the Slurm task). */
-static void program(enum sv_mode mode, char **argv, int sock, pid_t keeper)
+static void program(enum sv_mode mode, char **argv, int sock, pid_t warden, pid_t pgrp)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != keeper)
-		_exit(125); /* the keeper died before we could watch it */
+	if (getppid() != warden)
+		_exit(125); /* the warden died before we could watch it */
+	/* the caller's process group: its terminal's signals reach us */
+	if (setpgid(0, pgrp) < 0)
+		_exit(125);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
@@ -807,21 +814,24 @@ static void program(enum sv_mode mode, char **argv, int sock, pid_t keeper)
 	_exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
 }
 
-/* The keeper's watch: until the program's tree has ended (it is the
- * tree's subreaper), or the supervisor is gone (then the tree is killed).
- * Never returns. */
-static void keep(pid_t prog, int pfd)
+/* The watch of the keeper and of the warden: until their child has
+ * ended, or the process watched (pfd) is gone, which ends the tree. The
+ * warden (tree: the program's subreaper) then waits for the rest of the
+ * tree; for the keeper whatever came to it after its child (the warden)
+ * ended is an orphan of a warden killed, and is killed. Exits as the
+ * child did. */
+static void keep(pid_t child, int pfd, bool tree)
 {
 	sigset_t m = fwd_set();
 	int sfd = signalfd(-1, &m, SFD_CLOEXEC | SFD_NONBLOCK);
 	int status = 125, sig = 0;
-	bool prog_done = false;
+	bool child_done = false;
 	for (;;) {
 		struct pollfd p[2] = { { pfd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
 		if (poll(p, 2, -1) < 0)
 			continue;
 		if (p[0].revents) {
-			/* the supervisor is gone: so is the tree */
+			/* the process watched is gone: so is the tree */
 			kill_children();
 			_exit(125);
 		}
@@ -831,34 +841,69 @@ static void keep(pid_t prog, int pfd)
 		int st;
 		pid_t w;
 		while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-			if (w == prog) {
+			if (w == child) {
 				status = status_of(st, &sig);
-				prog_done = true;
+				child_done = true;
 			}
-		if (w < 0 && errno == ECHILD && prog_done)
+		if (child_done && !tree)
+			kill_children();
+		if (w < 0 && errno == ECHILD && child_done)
 			break;
 	}
 	sv_exit_as(status, sig);
 }
 
-/* The keeper: starts the program and keeps its tree. Returns only in the
- * program's process, when argv is NULL. */
-static void keeper(enum sv_mode mode, char **argv, int sock, pid_t sup)
+/* A guardian's start: a subreaper, watching the process pid (its
+ * parent) by a pidfd; -1 if that one is gone already. */
+static int guard(pid_t watched)
 {
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	int pfd = (int)syscall(SYS_pidfd_open, sup, 0);
-	if (pfd < 0 || getppid() != sup)
+	int pfd = (int)syscall(SYS_pidfd_open, watched, 0);
+	if (pfd >= 0 && getppid() != watched) {
+		close(pfd);
+		return -1;
+	}
+	return pfd;
+}
+
+/* The warden: in a process group of its own (a kill of the caller's
+ * group leaves it), starts the program and keeps its tree, which it
+ * kills if the keeper is gone. Returns only in the program's process,
+ * when argv is NULL. */
+static void warden(enum sv_mode mode, char **argv, int sock, pid_t kp, pid_t pgrp)
+{
+	int pfd = guard(kp);
+	if (pfd < 0 || setpgid(0, 0) < 0)
 		_exit(125);
 	pid_t me = getpid(), prog = fork();
 	if (prog < 0)
 		_exit(125);
 	if (prog == 0) {
 		close(pfd);
-		program(mode, argv, sock, me);
+		program(mode, argv, sock, me, pgrp);
 		return;
 	}
 	close(sock);
-	keep(prog, pfd);
+	keep(prog, pfd, true);
+}
+
+/* The keeper: starts the warden, kills the tree if the supervisor is
+ * gone. Returns only in the program's process, when argv is NULL. */
+static void keeper(enum sv_mode mode, char **argv, int sock, pid_t sup)
+{
+	int pfd = guard(sup);
+	if (pfd < 0)
+		_exit(125);
+	pid_t me = getpid(), pgrp = getpgrp(), w = fork();
+	if (w < 0)
+		_exit(125);
+	if (w == 0) {
+		close(pfd);
+		warden(mode, argv, sock, me, pgrp);
+		return;
+	}
+	close(sock);
+	keep(w, pfd, false);
 }
 
 void sv_exit_as(int status, int sig)
@@ -962,7 +1007,7 @@ static int run(struct cps_ctx *c, uint32_t set, enum sv_mode mode, char **argv, 
 	}
 	close(sv[1]);
 	int killable = 0;
-	s.listener = recv_fd(sv[0], &s.prog, &killable);
+	s.listener = recv_fd(sv[0], &s.prog, &killable, &s.warden);
 	close(sv[0]);
 	if (s.listener >= 0 && !killable)
 		say("note: this kernel lacks SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV: a signal "

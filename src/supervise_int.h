@@ -17,6 +17,7 @@ struct sv {
 	int listener;
 	pid_t self;       /* the supervisor: every process of the tree descends from it */
 	pid_t keeper;     /* its child, outside the tree */
+	pid_t warden;     /* the keeper's child, the program's parent, outside */
 	pid_t prog;       /* the program's first process */
 	size_t nw;        /* mask words of the table */
 };

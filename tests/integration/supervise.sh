@@ -267,25 +267,52 @@ else
 	fail "the supervisor paused before its call" "$(cat "$T/st" "$T/pause/paused" 2>&1)"
 fi
 
-# ---- the supervisor or the keeper killed: the tree ends ----
-for victim in supervisor keeper; do
+# ---- the tree's guardians killed: the tree ends ----
+# the supervisor (cpuset-run), its keeper, both, or the whole process group
+# of a cpuset-run started by setsid: no process of the tree is left, a
+# daemon (its own session, its parent gone) included
+for victim in supervisor keeper both group; do
 	# not through with_san: $! must be cpuset-run's own pid (supervised,
 	# the tree has no preload to give a sanitizer runtime)
-	"$CPUSET_RUN" --set "$S1" --supervise sh -c 'sleep 60 & sleep 60 & echo $$; wait' >"$T/tree" 2>&1 &
+	rm -f "$T/daemon"
+	tree="sh -c 'setsid sleep 120 </dev/null >/dev/null 2>&1 & echo \$!' >'$T/daemon'; sleep 120 & echo \$\$; wait"
+	if [ $victim = group ]; then
+		setsid "$CPUSET_RUN" --set "$S1" --supervise sh -c "$tree" >"$T/tree" 2>&1 &
+	else
+		"$CPUSET_RUN" --set "$S1" --supervise sh -c "$tree" >"$T/tree" 2>&1 &
+	fi
 	BG=$!
 	wait_line "$T/tree"
 	shpid=$(head -1 "$T/tree")
+	daemon=$(cat "$T/daemon")
 	kids=$(cat /proc/"$shpid"/task/*/children 2>/dev/null)
 	keeper=$(cat /proc/$BG/task/*/children 2>/dev/null | awk '{ print $1 }')
-	if [ $victim = supervisor ]; then kill -9 $BG; else kill -9 "$keeper"; fi
+	warden=$(cat /proc/"$keeper"/task/*/children 2>/dev/null | awk '{ print $1 }')
+	[ -n "$daemon" ] && [ -n "$keeper" ] && [ -n "$warden" ] && kill -0 "$daemon" ||
+		fail "the tree started (a daemon $daemon, keeper $keeper, warden $warden)"
+	case $victim in
+	both) what="the supervisor and the keeper" ;;
+	group) what="the process group" ;;
+	*) what="the $victim" ;;
+	esac
+	case $victim in
+	supervisor) kill -9 $BG ;;
+	keeper) kill -9 "$keeper" ;;
+	both) kill -9 $BG "$keeper" ;;
+	group)
+		expect_eq "setsid cpuset-run: its own process group" "$(ps -o pgid= -p $BG | tr -d ' ')" "$BG"
+		env kill -9 -- -$BG # procps kill: the process group
+		;;
+	esac
 	gone=no
-	for _i in $(seq 1 100); do
+	for _i in $(seq 1 400); do
 		alive=
-		for p in $shpid $kids; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+		for p in $shpid $kids $daemon $keeper $warden; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
 		[ -z "$alive" ] && gone=yes && break
 		sleep 0.05
 	done
-	expect_eq "the $victim killed: the program and its children end" "$gone" yes
+	expect_eq "$what killed: the program, its children and a daemon end" "$gone" yes
+	[ -n "$alive" ] && kill -9 $alive 2>/dev/null
 	wait $BG 2>/dev/null
 done
 
