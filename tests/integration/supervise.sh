@@ -245,8 +245,13 @@ for _i in $(seq 1 200); do [ -s "$T/pause/paused" ] && break; sleep 0.05; done
 tid=$(head -1 "$T/st")
 if [ -s "$T/pause/paused" ] && [ "$(cat "$T/pause/paused")" = "$tid" ]; then
 	echo >&9 # the thread ends
-	for _i in $(seq 1 200); do [ -e "/proc/$tid" ] || break; sleep 0.05; done
-	how=$(outside taskset -c 0 "$P" aspid "$tid")
+	# its id is free once the kernel has released the thread, shortly
+	# after its /proc directory went
+	for _i in $(seq 1 200); do
+		how=$(outside taskset -c 0 "$P" aspid "$tid")
+		[ "$how" = "File exists" ] || break
+		sleep 0.05
+	done
 	touch "$T/pause/go"
 	exec 9>&-
 	wait $BG
