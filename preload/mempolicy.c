@@ -52,8 +52,7 @@ static long fail(int e)
 	return -1;
 }
 
-/* len bytes of the caller's memory at src: 0, or -EFAULT. */
-static int user_read(void *dst, const void *src, size_t len)
+int shim_user_read(void *dst, const void *src, size_t len)
 {
 	struct iovec l = { dst, len }, r = { (void *)src, len };
 	long n = cps_sys6(SYS_process_vm_readv, shim_self_pid, (long)&l, 1, (long)&r, 1, 0);
@@ -66,7 +65,7 @@ static int user_read(void *dst, const void *src, size_t len)
 	return -EFAULT;
 }
 
-static int user_write(void *dst, const void *src, size_t len)
+int shim_user_write(void *dst, const void *src, size_t len)
 {
 	struct iovec l = { (void *)src, len }, r = { dst, len };
 	long n = cps_sys6(SYS_process_vm_writev, shim_self_pid, (long)&l, 1, (long)&r, 1, 0);
@@ -99,7 +98,7 @@ static int mask_in(uint64_t *phys, const struct shim_cpus *v, const void *um, un
 		cps_mask_zero(phys, v->nw);
 		return 0;
 	}
-	if (user_read(vm, um, words * sizeof(unsigned long)) < 0)
+	if (shim_user_read(vm, um, words * sizeof(unsigned long)) < 0)
 		return -EFAULT;
 	for (size_t b = v->nw * 64; b + 1 < maxnode; b++)
 		if (vm[b / CPS_ULONG_BITS] >> (b % CPS_ULONG_BITS) & 1)
@@ -119,7 +118,7 @@ static int mask_out(void *um, unsigned long maxnode, const struct shim_cpus *v, 
 	cps_vnodes_out(vm, maxnode < VN_BITS + 1 ? maxnode : VN_BITS + 1, v->cpus, v->nw, phys);
 	while (done < words) {
 		size_t k = words - done < VN_WORDS ? words - done : VN_WORDS;
-		if (user_write((unsigned long *)um + done, vm, k * sizeof(unsigned long)) < 0)
+		if (shim_user_write((unsigned long *)um + done, vm, k * sizeof(unsigned long)) < 0)
 			return -EFAULT;
 		memset(vm, 0, sizeof(vm)); /* beyond the first chunk: no node */
 		done += k;
@@ -174,7 +173,7 @@ static long move_pages_v(const long *a, const struct shim_cpus *v)
 		unsigned long k = count - i < MP_CHUNK ? count - i : MP_CHUNK;
 		int pn[MP_CHUNK], st[MP_CHUNK];
 		if (nodes) {
-			if (user_read(pn, nodes + i, k * sizeof(int)) < 0)
+			if (shim_user_read(pn, nodes + i, k * sizeof(int)) < 0)
 				return i ? fail(EFAULT) : RAW(SYS_move_pages, a);
 			for (unsigned long j = 0; j < k; j++) {
 				long p = cps_vnode_phys(v->cpus, v->nw, v->n, pn[j]);
@@ -189,11 +188,11 @@ static long move_pages_v(const long *a, const struct shim_cpus *v)
 			return r;
 		total += r;
 		SHIM_KEEP_ERRNO;
-		if (user_read(st, status + i, k * sizeof(int)) < 0)
+		if (shim_user_read(st, status + i, k * sizeof(int)) < 0)
 			continue;
 		for (unsigned long j = 0; j < k; j++)
 			st[j] = (int)cps_pnode_virt(v->cpus, v->nw, v->n, st[j]);
-		user_write(status + i, st, k * sizeof(int));
+		shim_user_write(status + i, st, k * sizeof(int));
 	}
 	return total;
 }

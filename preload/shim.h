@@ -216,6 +216,11 @@ unsigned shim_to_physical(uint64_t *phys, const void *buf, size_t size, const st
 /* The memory-policy system call numbers, and syscall(3) of one of them
  * with its node numbers translated (a: the six arguments). */
 bool shim_is_mempolicy(long nr);
+/* len bytes of the caller's memory at src read (written at dst) through
+ * process_vm_readv (writev) on itself: 0, or -EFAULT where the kernel
+ * would fault (preload/mempolicy.c) */
+int shim_user_read(void *dst, const void *src, size_t len);
+int shim_user_write(void *dst, const void *src, size_t len);
 long shim_mempolicy(long nr, const long *a);
 /* The set's nodes (nw words) as the calling thread's policy, unless the
  * program set its own (preload/mempolicy.c); refresh lock held. */

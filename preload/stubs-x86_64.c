@@ -21,7 +21,8 @@
 #endif
 
 /* The pass-through of syscall(2) with no frame at all: every number but
- * the three we translate and the two that move the working directory jumps to libc's syscall with the caller's
+ * the three we translate, io_uring_setup, the memory-policy ones and the
+ * two that move the working directory jumps to libc's syscall with the caller's
  * registers and stack as they were (libc takes its seventh argument from
  * the stack). The rest, and the case where libc's is not resolved yet, go
  * to shim_syscall_slow (preload/syscall.c), also with everything as the
@@ -51,6 +52,8 @@ __asm__(".text\n"
 	"cmpq $" SHIM_STR(SYS_move_pages) ", %rdi\n"
 	"je 1f\n"
 	"cmpq $450, %rdi\n" /* SYS_set_mempolicy_home_node */
+	"je 1f\n"
+	"cmpq $" SHIM_STR(SYS_io_uring_setup) ", %rdi\n"
 	"je 1f\n"
 	"movq shim_syscall_next(%rip), %r11\n"
 	"testq %r11, %r11\n"

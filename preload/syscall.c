@@ -1,6 +1,7 @@
 /* syscall(2): the three numbers the shim translates
  * (SYS_sched_getaffinity, SYS_sched_setaffinity, SYS_getcpu), raw return
- * values kept, the memory-policy ones (preload/mempolicy.c), and the two that move the working directory (SYS_chdir,
+ * values kept, SYS_io_uring_setup's polling CPU, the memory-policy ones
+ * (preload/mempolicy.c), and the two that move the working directory (SYS_chdir,
  * SYS_fchdir: preload/path.c forgets it); every other number passes
  * through. On x86-64 the entry
  * point is a frameless stub (preload/stubs-x86_64.c) and this is its slow
@@ -10,6 +11,7 @@
 #endif
 
 #include <errno.h>
+#include <linux/io_uring.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -28,6 +30,8 @@ static int args_of(long nr)
 	case SYS_chdir:
 	case SYS_fchdir:
 		return 1;
+	case SYS_io_uring_setup:
+		return 2;
 	case SYS_sched_getaffinity:
 	case SYS_sched_setaffinity:
 	case SYS_getcpu:
@@ -62,6 +66,42 @@ static long troot_getaffinity_size(long r, size_t len, void *mask)
 	return (long)want;
 }
 
+/* io_uring_setup(entries, params) with a polling thread on a CPU
+ * (IORING_SETUP_SQPOLL with IORING_SETUP_SQ_AFF): the CPU is virtual. The
+ * call is made with a copy of params naming the physical CPU, and what
+ * the kernel writes back is copied to the caller's with its own number. A
+ * CPU past the set: EINVAL, the kernel's answer for a CPU outside the
+ * caller's cpuset. Anything else, or params the shim cannot read, passes
+ * through. */
+static long uring_setup(long nr, const long *a)
+{
+	const uint32_t aff = IORING_SETUP_SQPOLL | IORING_SETUP_SQ_AFF;
+	struct io_uring_params p;
+	unsigned n, phys;
+	if (!a[1] || !shim_ready() || shim_user_read(&p, (const void *)a[1], sizeof(p)) < 0 ||
+	    (p.flags & aff) != aff || !shim_count(&n))
+		return shim_real.syscall(nr, a[0], a[1]);
+	uint32_t v = p.sq_thread_cpu;
+	if (v >= n) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!setcopy_pcpu(v, &phys))
+		return shim_real.syscall(nr, a[0], a[1]);
+	p.sq_thread_cpu = phys;
+	long r = shim_real.syscall(nr, a[0], (long)&p);
+	if (r < 0)
+		return r;
+	p.sq_thread_cpu = v;
+	if (shim_user_write((void *)a[1], &p, sizeof(p)) < 0) {
+		/* the kernel's answer for params it cannot write back */
+		shim_real.syscall(SYS_close, r);
+		errno = EFAULT;
+		return -1;
+	}
+	return r;
+}
+
 #if defined(__x86_64__)
 __attribute__((used)) long shim_syscall_slow(long nr, ...)
 #else
@@ -94,6 +134,8 @@ EXPORT long syscall(long nr, ...)
 	}
 	if (CPS_UNLIKELY(shim_is_mempolicy(nr)))
 		return shim_mempolicy(nr, a);
+	if (CPS_UNLIKELY(nr == SYS_io_uring_setup))
+		return uring_setup(nr, a);
 	if (CPS_LIKELY(nr != SYS_sched_getaffinity && nr != SYS_sched_setaffinity &&
 		       nr != SYS_getcpu))
 		return shim_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);

@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/io_uring.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
@@ -266,28 +267,29 @@ static int install_filter(enum sv_mode mode, bool *killable)
 	const bool files = mode == SV_FILES;
 	struct sock_filter f[] = {
 		/* 0 */ LD_ABS(offsetof(struct seccomp_data, arch)),
-		/* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, 12),
+		/* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, 13),
 		/* 2 */ LD_ABS(offsetof(struct seccomp_data, nr)),
 		/* 3 */ BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~X32_BIT),
-		/* 4 */ JEQ(SYS_sched_getaffinity, 5, 0),
-		/* 5 */ JEQ(SYS_sched_setaffinity, 7, 0),
-		/* 6 */ JEQ(SYS_getcpu, 6, 0),
-		/* 7 */ JEQ(SYS_openat, files ? 5 : 1, 0),
-		/* 8 */ JEQ(SYS_open, files ? 4 : 0, 0),
-		/* 9 */ RET(SECCOMP_RET_ALLOW),
-		/* 10: sched_getaffinity: a marked read passes */
-		/* 10 */ LD_ABS(ARG_HI(1)),
-		/* 11 */ JEQ(CPS_PHYS_MARK, 0, 1),
-		/* 12 */ RET(SECCOMP_RET_ALLOW),
-		/* 13 */ RET(SECCOMP_RET_USER_NOTIF),
-		/* 14: i386: its affinity calls fail closed */
-		/* 14 */ JEQ(AUDIT_ARCH_I386, 0, 5),
-		/* 15 */ LD_ABS(offsetof(struct seccomp_data, nr)),
-		/* 16 */ JEQ(241, 2, 0), /* sched_setaffinity */
-		/* 17 */ JEQ(242, 1, 0), /* sched_getaffinity */
-		/* 18 */ JEQ(318, 0, 1), /* getcpu */
-		/* 19 */ RET(SECCOMP_RET_ERRNO | ENOSYS),
-		/* 20 */ RET(SECCOMP_RET_ALLOW),
+		/* 4 */ JEQ(SYS_sched_getaffinity, 6, 0),
+		/* 5 */ JEQ(SYS_sched_setaffinity, 8, 0),
+		/* 6 */ JEQ(SYS_getcpu, 7, 0),
+		/* 7 */ JEQ(SYS_io_uring_setup, 6, 0),
+		/* 8 */ JEQ(SYS_openat, files ? 5 : 1, 0),
+		/* 9 */ JEQ(SYS_open, files ? 4 : 0, 0),
+		/* 10 */ RET(SECCOMP_RET_ALLOW),
+		/* 11: sched_getaffinity: a marked read passes */
+		/* 11 */ LD_ABS(ARG_HI(1)),
+		/* 12 */ JEQ(CPS_PHYS_MARK, 0, 1),
+		/* 13 */ RET(SECCOMP_RET_ALLOW),
+		/* 14 */ RET(SECCOMP_RET_USER_NOTIF),
+		/* 15: i386: its affinity calls fail closed */
+		/* 15 */ JEQ(AUDIT_ARCH_I386, 0, 5),
+		/* 16 */ LD_ABS(offsetof(struct seccomp_data, nr)),
+		/* 17 */ JEQ(241, 2, 0), /* sched_setaffinity */
+		/* 18 */ JEQ(242, 1, 0), /* sched_getaffinity */
+		/* 19 */ JEQ(318, 0, 1), /* getcpu */
+		/* 20 */ RET(SECCOMP_RET_ERRNO | ENOSYS),
+		/* 21 */ RET(SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -688,6 +690,39 @@ static void do_getcpu(struct sv *s, const struct seccomp_notif *q, struct seccom
 	a->val = 0;
 }
 
+/* io_uring_setup(entries, params): the polling thread's CPU
+ * (IORING_SETUP_SQPOLL with IORING_SETUP_SQ_AFF) is a virtual one. The
+ * ring is the caller's own (its memory, its thread), so the kernel makes
+ * it: the CPU is rewritten in the caller's params and the call goes on
+ * (SECCOMP_USER_NOTIF_FLAG_CONTINUE). A CPU past the set: EINVAL, the
+ * kernel's answer for a CPU outside the caller's cpuset. */
+static void do_uring(struct sv *s, const struct seccomp_notif *q, struct seccomp_notif_resp *a)
+{
+	const uint32_t aff = IORING_SETUP_SQPOLL | IORING_SETUP_SQ_AFF;
+	uint64_t addr = q->data.args[1];
+	struct io_uring_params p;
+	a->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	/* what the kernel checks first (the params readable), its own */
+	if (!addr || sv_peek((pid_t)q->pid, addr, &p, sizeof(p)) < 0 || (p.flags & aff) != aff)
+		return;
+	struct cps_placement pl;
+	pid_t tgid = 0;
+	int r = sv_caller_set(s, (pid_t)q->pid, &tgid, &pl), phys;
+	a->flags = 0;
+	if (r < 0)
+		a->error = r == -ESRCH ? -ESRCH : -EAGAIN;
+	else if (p.sq_thread_cpu >= pl.n || (phys = cps_mask_nth(pl.cpus, pl.nw, p.sq_thread_cpu)) < 0)
+		a->error = -EINVAL;
+	else if (!sv_id_valid(s, q->id))
+		a->error = -ESRCH;
+	else if ((unsigned)phys != p.sq_thread_cpu &&
+		 poke((pid_t)q->pid, addr + offsetof(struct io_uring_params, sq_thread_cpu), &phys,
+		      sizeof(p.sq_thread_cpu)) < 0)
+		a->error = -EFAULT;
+	else
+		a->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+}
+
 static void answer(struct sv *s)
 {
 	struct seccomp_notif q;
@@ -704,6 +739,8 @@ static void answer(struct sv *s)
 		do_setaffinity(s, &q, &a);
 	else if (nr == SYS_getcpu)
 		do_getcpu(s, &q, &a);
+	else if (nr == SYS_io_uring_setup)
+		do_uring(s, &q, &a);
 	else if ((nr == SYS_openat || nr == SYS_open) && s->mode == SV_FILES) {
 		if (sv_files_open(s, &q, &a))
 			return; /* answered by the descriptor sent */

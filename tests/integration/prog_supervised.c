@@ -27,6 +27,12 @@
  *   prog_supervised loopnr N     the same with a handler without
  *                                SA_RESTART (a native call never ends
  *                                with EINTR)
+ *   prog_supervised uring CPU    io_uring_setup(2) by syscall(2) with a
+ *                                polling thread (IORING_SETUP_SQPOLL) on
+ *                                CPU (IORING_SETUP_SQ_AFF): "ok PID C"
+ *                                (C: the params' CPU after the call),
+ *                                then waits for a line on stdin; or the
+ *                                error
  *   prog_supervised getcpu       the getcpu system call's CPU
  *   prog_supervised schedgetcpu  sched_getcpu(3) (glibc: the rseq area)
  *   prog_supervised edges        the affinity calls' answers (return
@@ -312,6 +318,28 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "schedgetcpu")) {
 		printf("%d\n", sched_getcpu());
 		return 0;
+	}
+	if (!strcmp(argv[1], "uring") && argc > 2) {
+		/* the uapi's struct io_uring_params (Linux 5.1 on), spelled
+		 * here: musl's headers have no linux/ */
+		struct {
+			uint32_t sq_entries, cq_entries, flags, sq_thread_cpu, sq_thread_idle;
+			uint32_t features, wq_fd, resv[3];
+			uint64_t off[10];
+		} p;
+		memset(&p, 0, sizeof(p));
+		p.flags = 1u << 1 | 1u << 2; /* IORING_SETUP_SQPOLL | IORING_SETUP_SQ_AFF */
+		p.sq_thread_cpu = (uint32_t)atoi(argv[2]);
+		p.sq_thread_idle = 60000; /* ms: the thread stays while we wait */
+		long fd = syscall(425 /* SYS_io_uring_setup, every architecture */, 4, &p);
+		if (fd < 0) {
+			printf("%s\n", strerror(errno));
+			return 0;
+		}
+		printf("ok %d %u\n", (int)getpid(), p.sq_thread_cpu);
+		fflush(stdout);
+		char b[8];
+		return fgets(b, sizeof(b), stdin) ? 0 : 0;
 	}
 	if (!strcmp(argv[1], "getcpu")) {
 		unsigned cpu = 99, node = 99;
