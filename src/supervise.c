@@ -526,11 +526,11 @@ struct target {
 	uint64_t start; /* its start time when taken */
 };
 
-static void target_take(struct target *t, pid_t tid, pid_t tgid)
+static void target_take(struct target *t, pid_t tid)
 {
 	t->tid = tid;
-	t->pidfd = (int)syscall(SYS_pidfd_open, tid, tid == tgid ? 0 : PIDFD_THREAD);
-	if (t->pidfd < 0 && tid == tgid)
+	t->pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	if (t->pidfd < 0) /* before 6.9: a leader's only */
 		t->pidfd = (int)syscall(SYS_pidfd_open, tid, 0);
 	t->start = tid_start(tid);
 }
@@ -564,14 +564,12 @@ static void test_pause(pid_t tid)
 	unlink(p);
 }
 /* The target of a set: a thread of the supervised tree, alive, taken
- * (pidfd) before it is checked. 0, or the caller's errno. */
+ * (pidfd) before anything of it is read. 0, or the caller's errno. */
 static int target_check(struct sv *s, pid_t tid, struct target *t, pid_t *tgid)
 {
+	target_take(t, tid);
 	*tgid = cps_proc_tgid(tid);
-	if (*tgid < 0)
-		return -ESRCH;
-	target_take(t, tid, *tgid);
-	if (!t->start)
+	if (*tgid < 0 || !t->start)
 		return -ESRCH;
 	return in_tree(s, *tgid) ? 0 : -EPERM;
 }
