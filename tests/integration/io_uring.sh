@@ -82,6 +82,15 @@ per_set() {
 }
 each_set per_set
 
+# bad params: NULL, unreadable, read-only (the kernel faults writing them
+# back): the kernel's answers, through the shim and the supervisor
+want=$(outside taskset -c 1 "$P" uringbad | tr '\n' ' ')
+expect_eq "NULL, unreadable and read-only params, shim: the kernel's answers" \
+	"$(with_san "$CPUSET_RUN" --set "$S1" "$P" uringbad | tr '\n' ' ')" "$want"
+expect_eq "NULL, unreadable and read-only params, supervised: the kernel's answers" \
+	"$("$CPUSET_RUN" --set "$S1" "$PS" uringbad | tr '\n' ' ')" "$want"
+note "natively: $want"
+
 # what the translation changes: natively, confined to {1} by taskset
 # alone, CPU 0 is the machine's CPU 0, outside the mask
 s= list=1

@@ -33,6 +33,9 @@
  *                                (C: the params' CPU after the call),
  *                                then waits for a line on stdin; or the
  *                                error
+ *   prog_supervised uringbad     io_uring_setup's answers on NULL params,
+ *                                unreadable ones, and read-only ones with
+ *                                a polling thread on CPU 0
  *   prog_supervised getcpu       the getcpu system call's CPU
  *   prog_supervised schedgetcpu  sched_getcpu(3) (glibc: the rseq area)
  *   prog_supervised edges        the affinity calls' answers (return
@@ -53,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
@@ -340,6 +344,28 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		char b[8];
 		return fgets(b, sizeof(b), stdin) ? 0 : 0;
+	}
+	if (!strcmp(argv[1], "uringbad")) {
+		long pg = sysconf(_SC_PAGESIZE);
+		uint32_t *ro = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ro == MAP_FAILED)
+			return 1;
+		ro[2] = 1u << 1 | 1u << 2; /* flags: SQPOLL | SQ_AFF, CPU 0 */
+		ro[4] = 10;                /* sq_thread_idle, ms */
+		/* unreadable: PROT_NONE (an unmapped page could be mapped
+		 * again meanwhile, by the shim's first use among others) */
+		mprotect((char *)ro + pg, (size_t)pg, PROT_NONE);
+		mprotect(ro, (size_t)pg, PROT_READ);
+		void *c[] = { NULL, (char *)ro + pg, ro };
+		for (unsigned i = 0; i < 3; i++) {
+			errno = 0;
+			long r = syscall(425, 4, c[i]);
+			printf("%ld %d\n", r < 0 ? r : 0, r < 0 ? errno : 0);
+			if (r >= 0)
+				close((int)r);
+		}
+		return 0;
 	}
 	if (!strcmp(argv[1], "getcpu")) {
 		unsigned cpu = 99, node = 99;
