@@ -160,6 +160,9 @@ struct setcopy_fold {
 	uint32_t n, nw;
 	uint64_t at;
 	unsigned got;
+	long wrapped;  /* the first virtual CPU that wrapped onto a CPU the
+			* kernel's rule would not give, or -1 */
+	uint32_t set;  /* the set it was read in */
 };
 
 static inline __attribute__((always_inline)) void read_fold(void *arg)
@@ -173,6 +176,7 @@ static inline __attribute__((always_inline)) void read_fold(void *arg)
 		nw = CPS_MAX_WORDS;
 	size_t rw = CPS_WORDS_FOR(n), filled = 0;
 	unsigned got = 0;
+	long wrapped = -1;
 	/* all of 0..n-1 asked for: the whole set */
 	bool all = n > 0 && rw <= c->hw;
 	for (size_t j = 0; all && j < rw; j++)
@@ -186,6 +190,7 @@ static inline __attribute__((always_inline)) void read_fold(void *arg)
 			while (w && got < n) {
 				size_t v = j * 64 + (unsigned)__builtin_ctzll(w);
 				w &= w - 1;
+				size_t asked = v;
 				if (v >= n) {
 					if (!shim_wrap)
 						goto folded;
@@ -199,6 +204,12 @@ static inline __attribute__((always_inline)) void read_fold(void *arg)
 				if (!(c->ranks[v / 64] & bit)) {
 					c->ranks[v / 64] |= bit;
 					got++;
+					/* ranks below n come first: a wrapped one new
+					 * here is one the kernel's rule would not give;
+					 * the first kept (-1 + asked + 1), without a
+					 * branch in this loop */
+					wrapped += (long)((asked != v) & (wrapped < 0)) *
+						   ((long)asked + 1);
 				}
 			}
 		}
@@ -222,6 +233,8 @@ folded:
 	}
 	c->n = n;
 	c->nw = nw;
+	c->wrapped = wrapped;
+	c->set = shim_setcopy.s.set;
 	c->at = at;
 	c->got = got;
 }
@@ -244,9 +257,11 @@ long setcopy_to_physical(uint64_t *phys, const void *buf, size_t size, uint64_t 
 	}
 	*vw = hw;
 	uint64_t ranks[CPS_MAX_WORDS];
-	struct setcopy_fold c = { phys, virt, hw, ranks, 0, 0, 0, 0 };
+	struct setcopy_fold c = { phys, virt, hw, ranks, 0, 0, 0, 0, -1, 0 };
 	if (!setcopy_read(read_fold, &c) || c.n == 0)
 		return -1;
+	if (CPS_UNLIKELY(c.wrapped >= 0) && c.got)
+		shim_wrapped(c.set, (unsigned long)c.wrapped, c.n);
 	*sseq = c.at;
 	*nwp = c.nw;
 	return c.got;
@@ -302,6 +317,40 @@ bool shim_nodes_of(pid_t pid, struct shim_cpus *v)
 	return v->n > 0;
 }
 
+/* Our set's id if v holds its CPUs (read in the set copy), else 0. */
+struct set_if {
+	const struct shim_cpus *v;
+	uint32_t set;
+};
+
+static void read_set_if(void *arg)
+{
+	struct set_if *a = arg;
+	bool same = shim_setcopy.s.n == a->v->n && shim_setcopy.s.nw == a->v->nw &&
+		    a->v->nw <= CPS_MAX_WORDS;
+	for (size_t j = 0; same && j < a->v->nw; j++)
+		same = shim_setcopy.s.cpus[j] == a->v->cpus[j];
+	a->set = same ? shim_setcopy.s.set : 0;
+}
+
+static uint32_t shim_set_of_cpus(const struct shim_cpus *v)
+{
+	struct set_if a = { v, 0 };
+	return setcopy_read(read_set_if, &a) ? a.set : 0;
+}
+
+void shim_wrapped(uint32_t set, unsigned long asked, unsigned n)
+{
+	static pid_t said;
+	/* once a process (a child inherits said with another pid) */
+	if (__atomic_exchange_n(&said, shim_self_pid, __ATOMIC_RELAXED) != shim_self_pid)
+		shim_debug("virtual CPU %lu is beyond this set's %u CPU%s: bound to CPU %lu by the "
+			   "wrap rule (CPUSETSHIM_WRAP=0 refuses it instead); said once a process, "
+			   "counted in the table for cpuset-inspect", asked, n, n == 1 ? "" : "s",
+			   n ? asked % n : 0);
+	cps_count_wrapped(&shim_ctx.t, set);
+}
+
 /* Physical mask in buf (size bytes) -> virtual image in place. */
 void shim_to_virtual(void *buf, size_t size, const struct shim_cpus *v)
 {
@@ -317,6 +366,11 @@ void shim_to_virtual(void *buf, size_t size, const struct shim_cpus *v)
 unsigned shim_to_physical(uint64_t *phys, const void *buf, size_t size, const struct shim_cpus *v,
 			    uint64_t *virt)
 {
+	long wrapped;
 	cps_mask_from_cpuset(virt, CPS_MAX_WORDS, buf, kernel_read_size(size));
-	return cps_virt_to_phys(phys, v->cpus, v->nw, virt, CPS_MAX_WORDS, shim_wrap);
+	unsigned got = cps_virt_to_phys_w(phys, v->cpus, v->nw, virt, CPS_MAX_WORDS, shim_wrap,
+					  &wrapped);
+	if (CPS_UNLIKELY(wrapped >= 0) && got)
+		shim_wrapped(shim_set_of_cpus(v), (unsigned long)wrapped, v->n);
+	return got;
 }

@@ -207,7 +207,12 @@ bool shim_nodes_of(pid_t pid, struct shim_cpus *v);
 bool shim_sys_mems(struct shim_cpus *v);
 /* Physical mask in buf (size bytes) -> virtual image in place. */
 void shim_to_virtual(void *buf, size_t size, const struct shim_cpus *v);
-/* Virtual mask in buf -> physical; 0 CPUs means EINVAL. */
+/* A bind of the caller's that wrapped (virtual CPU asked, beyond the n
+ * CPUs of set): said once a process under CPUSETSHIM_DEBUG, and counted
+ * in the set's slot (set 0: not counted). */
+void shim_wrapped(uint32_t set, unsigned long asked, unsigned n);
+/* Virtual mask in buf -> physical; 0 CPUs means EINVAL. A wrap in the
+ * caller's own set is shim_wrapped's. */
 unsigned shim_to_physical(uint64_t *phys, const void *buf, size_t size, const struct shim_cpus *v,
 			  uint64_t *virt);
 

@@ -72,7 +72,12 @@ struct shm_set {
 	uint32_t attached;  /* has ever had a member (AUTOCLEAN) */
 	uint32_t created;   /* CLOCK_BOOTTIME seconds when made (AUTOCLEAN grace) */
 	uint32_t mems_own;  /* 1: its nodes were chosen, not its parent's (layout 2) */
-	uint32_t pad;
+	/* Binds of its members that named a CPU beyond the set and wrapped
+	 * (DESIGN.md, the wrap rule): added by the shim with one atomic add
+	 * outside any transaction, so approximate (a rolled-back
+	 * transaction that saved the slot takes back what was added
+	 * meanwhile). Was padding, always 0: the layout is the same. */
+	uint32_t wrapped;
 	char name[SHM_NAME_MAX];
 	uint64_t masks[];
 };

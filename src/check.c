@@ -294,6 +294,10 @@ static void check_set_record(struct check_state *cs, uint32_t i, const struct sh
 		viol(cs, "set %u has unknown flags %#x", s->id, s->flags);
 	if (memchr(s->name, 0, sizeof(s->name)) == NULL)
 		viol(cs, "set %u has an unterminated name", s->id);
+	else if (s->name[0] && !cps_name_ok(s->name))
+		/* raw bytes: the tool that prints this escapes them */
+		viol(cs, "set %u's name '%s' breaks the naming rule (1-47 letters, digits, '.', "
+			 "'_' or '-', not all digits)", s->id, s->name);
 }
 
 /* A set against its parent: the root has none; any other set's exists,

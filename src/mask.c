@@ -274,8 +274,17 @@ static bool has_prefix(const uint64_t *m, size_t mw, unsigned n)
 unsigned cps_virt_to_phys(uint64_t *phys, const uint64_t *set, size_t nw,
 			  const uint64_t *virt, size_t vnw, bool wrap)
 {
+	return cps_virt_to_phys_w(phys, set, nw, virt, vnw, wrap, NULL);
+}
+
+unsigned cps_virt_to_phys_w(uint64_t *phys, const uint64_t *set, size_t nw,
+			    const uint64_t *virt, size_t vnw, bool wrap, long *wrapped)
+{
 	unsigned n = cps_mask_count(set, nw);
 	unsigned got = 0;
+	long first_wrap = -1;
+	if (wrapped)
+		*wrapped = -1;
 
 	if (n == 0) {
 		cps_mask_zero(phys, nw);
@@ -292,6 +301,7 @@ unsigned cps_virt_to_phys(uint64_t *phys, const uint64_t *set, size_t nw,
 		while (w) {
 			size_t v = i * CPS_WORD_BITS + (unsigned)__builtin_ctzll(w);
 			w &= w - 1;
+			size_t asked = v;
 			if (v >= n) {
 				if (!wrap)
 					goto expand; /* bits only grow from here */
@@ -301,13 +311,23 @@ unsigned cps_virt_to_phys(uint64_t *phys, const uint64_t *set, size_t nw,
 			if (phys[v / CPS_WORD_BITS] & bit)
 				continue;
 			phys[v / CPS_WORD_BITS] |= bit;
-			if (++got == n) {
-				cps_mask_copy(phys, set, nw);
-				return n;
-			}
+			/* bits come in order: those below n are all in, so this
+			 * CPU is one the kernel's rule would not have given */
+			if (asked != v && first_wrap < 0)
+				first_wrap = (long)asked;
+			if (++got == n)
+				break;
 		}
+		if (got == n)
+			break;
 	}
 expand:
+	if (wrapped)
+		*wrapped = first_wrap;
+	if (got == n) {
+		cps_mask_copy(phys, set, nw);
+		return n;
+	}
 	if (got)
 		ranks_to_cpus(phys, set, nw, n);
 	return got;

@@ -61,6 +61,11 @@ bool cps_mask_to_cpuset(void *set, size_t setsize, const uint64_t *m, size_t nw)
  * as scratch). */
 unsigned cps_virt_to_phys(uint64_t *phys, const uint64_t *set, size_t nw,
 			  const uint64_t *virt, size_t vnw, bool wrap);
+/* The same; *wrapped (when not NULL) the first virtual CPU whose wrap
+ * gave the mask a CPU the kernel's rule (bits beyond the set ignored)
+ * would not have, or -1 if none did. */
+unsigned cps_virt_to_phys_w(uint64_t *phys, const uint64_t *set, size_t nw,
+			    const uint64_t *virt, size_t vnw, bool wrap, long *wrapped);
 /* phys_to_virt: the virtual image of a physical mask: each CPU of phys that
  * is in set becomes its rank in set; CPUs outside the set are ignored.
  * virt has vnw words; returns the number of bits set in virt. */

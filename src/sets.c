@@ -361,6 +361,15 @@ long cps_set_list(struct cps_ctx *c, uint32_t *ids, size_t max)
 	return n;
 }
 
+void cps_count_wrapped(const struct shm_table *t, uint32_t set)
+{
+	if (!t->writable || shm_table_lost(t))
+		return;
+	struct shm_set *s = shm_set_by_id(t, set);
+	if (s)
+		__atomic_fetch_add(&s->wrapped, 1u, __ATOMIC_RELAXED);
+}
+
 bool cps_name_ok(const char *n)
 {
 	size_t l = strlen(n);

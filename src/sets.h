@@ -258,5 +258,11 @@ int cps_thread_lookup(const struct shm_table *t, pid_t tid, uint64_t *wanted, si
 
 /* The wrap rule (DESIGN.md): true unless $CPUSETSHIM_WRAP=0. */
 bool cps_wrap_enabled(void);
+/* One more bind of set's that wrapped, in its slot: one atomic add, no
+ * transaction, so approximate; nothing when t is not writable. */
+void cps_count_wrapped(const struct shm_table *t, uint32_t set);
+/* Whether n is a set name: 1-47 letters, digits, '.', '_' or '-', not
+ * all digits (the rule of create, and of cpuset-inspect --check). */
+bool cps_name_ok(const char *n);
 
 #endif

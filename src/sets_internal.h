@@ -90,9 +90,6 @@ uint32_t cps_autoclean_clock(void);
  * (inside a transaction). */
 int cps_reap_unattached(struct cps_ctx *c);
 int cps_txn_end(struct cps_ctx *c, int r);
-/* Whether n is a set name: 1-47 letters, digits, '.', '_' or '-', not
- * all digits. */
-bool cps_name_ok(const char *n);
 /* The id of the set named name (0: none), in a read or write section. */
 uint32_t cps_find_name(struct cps_ctx *c, const char *name);
 

@@ -586,11 +586,17 @@ static int set_mask(struct sv *s, const struct seccomp_notif *q, const unsigned 
 	uint64_t want[CPS_MAX_WORDS];
 	cps_mask_zero(want, CPS_MAX_WORDS);
 	cps_mask_from_cpuset(want, CPS_MAX_WORDS, in, rl);
+	long wrapped = -1;
 	if (SV_MARKED(q->data.args[1]))
 		cps_mask_and(phys, want, pl->cpus, pl->nw);
 	else
-		cps_virt_to_phys(phys, pl->cpus, pl->nw, want, CPS_MAX_WORDS, cps_wrap_enabled());
-	return cps_mask_empty(phys, pl->nw) ? -EINVAL : 0;
+		cps_virt_to_phys_w(phys, pl->cpus, pl->nw, want, CPS_MAX_WORDS, cps_wrap_enabled(),
+				   &wrapped);
+	if (cps_mask_empty(phys, pl->nw))
+		return -EINVAL;
+	if (wrapped >= 0) /* said where someone looks: the set's count */
+		cps_count_wrapped(&s->c->t, pl->set);
+	return 0;
 }
 
 /* The set itself, by thread id, bracketed by two looks at the thread

@@ -22,7 +22,8 @@ seen() {
 ONLINE=$(cat /sys/devices/system/cpu/online)
 
 # --- the root is the machine's online CPUs, though made under taskset -c 1 ---
-taskset -c 1 "$CPUSET" list >"$T/out"
+taskset -c 1 "$CPUSET" init >/dev/null
+"$CPUSET" list >"$T/out"
 expect_eq "root made under taskset -c 1" "$(awk '$3 == "root" { print $NF }' "$T/out")" "$ONLINE"
 
 # --- taskset -c 0 ---

@@ -19,10 +19,12 @@ expect_status "unknown command" 2 "$CPUSET" frobnicate
 expect_stderr "unknown command named" "unknown command 'frobnicate'"
 expect_status "bad option" 2 "$CPUSET" --bogus list
 
-# a missing table is made by the first write, never by a read of inspect
+# a missing table is made by init and create only (tests/no_table.sh)
 expect_status "inspect without table" 3 "$CPUSET_INSPECT"
 expect_stderr "inspect says no such table" "no such table"
-expect_status "list makes the table" 0 "$CPUSET" list
+expect_status "list without table" 3 "$CPUSET" list
+expect_status "init makes the table" 0 "$CPUSET" init
+expect_status "then list reads it" 0 "$CPUSET" list
 expect_eq "root listed" "$(awk 'NR==2 {print $1, $3, $4}' "$T/out")" "1 root strict"
 
 # a shell confined to CPU 1, as the README's first example

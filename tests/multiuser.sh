@@ -44,6 +44,8 @@ as() {
 # ---- per-user tables ----
 expect_status "a makes a set in its own table" 0 as $ua "$CPUSET" create --cpus 0 --name a1
 expect_eq "a's table is a's, private" "$(stat -c '%U %a' /dev/shm/$def_a)" "$ua 600"
+expect_status "b has no table yet" 3 as $ub "$CPUSET" list
+expect_status "b makes its own table" 0 as $ub "$CPUSET" init
 expect_status "b lists its own table" 0 as $ub "$CPUSET" list
 expect_nomatch "b does not see a's set" "$(cat "$T/out")" "a1"
 expect_status "b cannot use a's table" 3 as $ub "$CPUSET" --table $def_a list

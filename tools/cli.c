@@ -67,27 +67,42 @@ int cli_refused(int err, const char *why, const char *fmt, ...)
 	}
 }
 
-int cli_open(struct cps_ctx *c, const char *table, int how)
+/* What a failed open says, and its exit code. */
+static int cli_open_failed(const struct cps_ctx *c, const char *table, int r)
 {
-	/* test-only fault points (only honoured when compiled in) */
-	if (getenv("CPUSETSHIM_FAULT_STEP") || getenv("CPUSETSHIM_FAULT_REPORT"))
-		how |= CPS_OPEN_FAULTS;
-	int r = cps_open(c, table, how);
-	if (r == 0) {
-		cli_ctx = c;
-		return CLI_OK;
-	}
 	char name[SHM_TABLE_NAME_MAX];
 	if (shm_table_name(name, sizeof(name), table) < 0) {
 		cli_err("invalid table name '%s' (a name without '/')", table ? table : "");
 		return CLI_USAGE;
 	}
 	if (r == -ENOENT)
-		cli_err("table %s: no such table (make one with '%s init' or any write command)",
-			name, "cpuset");
+		cli_err("table %s: no such table (make one with '%s init' or '%s create')", name,
+			"cpuset", "cpuset");
 	else
 		cli_err("table %s: %s; refusing to use it", name, c->why ? c->why : strerror(-r));
 	return CLI_TABLE;
+}
+
+int cli_open_existing(struct cps_ctx *c, const char *table, int how)
+{
+	/* test-only fault points (only honoured when compiled in) */
+	if (getenv("CPUSETSHIM_FAULT_STEP") || getenv("CPUSETSHIM_FAULT_REPORT"))
+		how |= CPS_OPEN_FAULTS;
+	char name[SHM_TABLE_NAME_MAX];
+	int r = cps_open(c, table, how);
+	if (r == 0) {
+		cli_ctx = c;
+		return CLI_OK;
+	}
+	if (r == -ENOENT && shm_table_name(name, sizeof(name), table) == 0)
+		return -ENOENT;
+	return cli_open_failed(c, table, r);
+}
+
+int cli_open(struct cps_ctx *c, const char *table, int how)
+{
+	int r = cli_open_existing(c, table, how);
+	return r == -ENOENT ? cli_open_failed(c, table, r) : r;
 }
 
 int cli_table_owner(const char *s)
@@ -196,17 +211,106 @@ int cli_set(struct cps_ctx *c, const char *what, uint32_t *id)
 	return cli_refused(-r, NULL, "set '%s'", what);
 }
 
+/* The UTF-8 sequence at p (n bytes left): its length and code point, or 0
+ * when the bytes are not UTF-8 (overlong forms, surrogates and code points
+ * beyond U+10FFFF included). */
+static size_t utf8_seq(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	size_t len;
+	uint32_t v, min;
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, v = p[0] & 0x1fu, min = 0x80;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, v = p[0] & 0x0fu, min = 0x800;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, v = p[0] & 0x07u, min = 0x10000;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (p[i] & 0x3fu);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* A terminal's control characters: C0, DEL and C1 (U+0080-U+009F, which
+ * terminals take as ESC sequences too). */
+static bool is_control(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
+}
+
+size_t cli_escape(char *out, size_t len, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0, end = strnlen(s, n);
+	if (!len)
+		return 0;
+	for (size_t i = 0; i < end;) {
+		uint32_t cp;
+		size_t k = utf8_seq(p + i, end - i, &cp);
+		if (k && !is_control(cp) && cp != '\\') {
+			if (o + k >= len)
+				break;
+			memcpy(out + o, p + i, k);
+			o += k;
+			i += k;
+			continue;
+		}
+		/* one byte, as \ooo (a backslash as \\): never half an escape */
+		if (o + 4 >= len)
+			break;
+		if (p[i] == '\\')
+			o += (size_t)snprintf(out + o, len - o, "\\\\");
+		else
+			o += (size_t)snprintf(out + o, len - o, "\\%03o", p[i]);
+		i++;
+	}
+	out[o] = 0;
+	return o;
+}
+
+const char *cli_name(const char *s)
+{
+	/* a few at once in one printf */
+	static char bufs[4][SHM_NAME_MAX * 4 + 1];
+	static unsigned next;
+	char *b = bufs[next++ % 4];
+	cli_escape(b, sizeof(bufs[0]), s, SHM_NAME_MAX);
+	return b;
+}
+
 void cli_json_str(FILE *f, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t end = strlen(s);
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
+	for (size_t i = 0; i < end;) {
+		uint32_t cp;
+		size_t k = utf8_seq(p + i, end - i, &cp);
+		if (!k) {
+			fputs("\\ufffd", f); /* not UTF-8: the replacement character */
+			i++;
+		} else if (cp == '"' || cp == '\\') {
+			fprintf(f, "\\%c", (int)cp);
+			i++;
+		} else if (is_control(cp)) {
+			fprintf(f, "\\u%04x", (unsigned)cp);
+			i += k;
+		} else {
+			fwrite(p + i, 1, k, f);
+			i += k;
+		}
 	}
 	fputc('"', f);
 }

@@ -26,8 +26,12 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_refused(int err, const char *why, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *cli_errname(int err);
-/* Open a table; on failure prints why and returns CLI_TABLE (or CLI_USAGE). */
+/* Open a table; on failure prints why and returns CLI_TABLE (or CLI_USAGE).
+ * Only how CPS_OPEN_CREATE makes a missing table. */
 int cli_open(struct cps_ctx *c, const char *table, int how);
+/* The same, but a table that does not exist (under a valid name) returns
+ * -ENOENT without a word: the caller says what that means for it. */
+int cli_open_existing(struct cps_ctx *c, const char *table, int how);
 /* --table-owner USER: root's confirmation of the owner of a table named
  * by --table or $CPUSETSHIM_TABLE (sets $CPUSETSHIM_TABLE_OWNER). */
 int cli_table_owner(const char *user);
@@ -50,7 +54,18 @@ int cli_octal(const char *s, unsigned long max, unsigned long *out);
 int cli_pid(const char *s, pid_t *out);
 /* Resolve an id or a name; prints and returns an exit code on failure. */
 int cli_set(struct cps_ctx *c, const char *what, uint32_t *id);
+/* A JSON string of s, valid whatever its bytes: '"', '\\' and control
+ * characters (C0, DEL, C1) escaped, UTF-8 as it is, each byte that is not
+ * UTF-8 as \ufffd. */
 void cli_json_str(FILE *f, const char *s);
+/* s (at most n bytes) for a terminal, as ps and ls -b do: printable UTF-8
+ * as it is; every byte of a control character (C0, DEL, C1) and every
+ * byte that is not UTF-8 as \ooo (three octal digits), a backslash as
+ * \\. Into out (len bytes, cut before an escape that does not fit);
+ * returns its length. cli_name: a set or process name (at most
+ * SHM_NAME_MAX bytes) so, in one of four static buffers used in turn. */
+size_t cli_escape(char *out, size_t len, const char *s, size_t n);
+const char *cli_name(const char *s);
 char *cli_cpulist(const uint64_t *m, size_t nw); /* static buffer */
 const char *cli_flags(unsigned flags);              /* "strict,autoclean" or "-" */
 const char *cli_user(uid_t uid);                    /* static buffer */

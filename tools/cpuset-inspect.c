@@ -62,14 +62,29 @@ static void viol(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void viol(const char *fmt, ...)
 {
 	va_list ap;
+	char msg[512], safe[sizeof(msg) * 4];
 	nviol++;
 	if (json)
 		return;
-	printf("VIOLATION: ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	printf("\n");
+	/* a message may quote a name's raw bytes */
+	cli_escape(safe, sizeof(safe), msg, sizeof(msg));
+	printf("VIOLATION: %s\n", safe);
+}
+
+/* A set's name from the copy, terminated whatever the slot holds (a raw
+ * write may leave it unterminated; --check says so), "-" for none. */
+static const char *set_name(const struct shm_set *s)
+{
+	static char buf[SHM_NAME_MAX];
+	size_t n = strnlen(s->name, sizeof(s->name));
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, s->name, n);
+	buf[n] = 0;
+	return buf[0] ? buf : "-";
 }
 
 /* The copy's threads by pid (then slot), made once: a member's threads
@@ -174,6 +189,38 @@ static void report_violation(void *arg, const char *msg)
 	viol("%s", msg);
 }
 
+/* Each set's members (by slot) that run, and those that ended: a record
+ * stays till the next write sweeps it, and no listing counts it as a
+ * member. Made once from the copy. */
+static unsigned *live_n, *dead_n;
+
+static void count_members(void)
+{
+	live_n = calloc(tbl.set_slots ? tbl.set_slots : 1, sizeof(*live_n));
+	dead_n = calloc(tbl.set_slots ? tbl.set_slots : 1, sizeof(*dead_n));
+	if (!live_n || !dead_n)
+		return; /* no memory: every count reads 0 */
+	for (uint32_t j = 0; j < tbl.proc_slots; j++) {
+		struct shm_proc *p = shm_proc_at(&tbl, j);
+		if (!shm_slot_present(&tbl, p, tbl.proc_rsz) || p->pid <= 0 || !tbl.set_slots)
+			continue;
+		uint32_t k = p->set % tbl.set_slots;
+		if (shm_set_at(&tbl, k)->id != p->set)
+			continue;
+		if (cps_proc_alive(p->pid, p->start))
+			live_n[k]++;
+		else
+			dead_n[k]++;
+	}
+}
+
+static unsigned live_of(const struct shm_set *s, unsigned *dead)
+{
+	uint32_t k = s->id % (tbl.set_slots ? tbl.set_slots : 1);
+	*dead = dead_n ? dead_n[k] : 0;
+	return live_n ? live_n[k] : 0;
+}
+
 static int dead_members(void)
 {
 	int n = 0;
@@ -206,13 +253,18 @@ static void tree(uint32_t id, int depth, const uint64_t *all, const char *prefix
 		return;
 	char label[256];
 	snprintf(label, sizeof(label), "%s%s%u %s", prefix,
-		 depth == 0 ? "" : lastchild ? "`-- " : "|-- ", s->id,
-		 s->name[0] ? s->name : "-");
+		 depth == 0 ? "" : lastchild ? "`-- " : "|-- ", s->id, cli_name(set_name(s)));
 	printf("%-40s", label);
 	cpumap(shm_set_mask(&tbl, s, SHM_MASK_CPUS), all);
 	printf(" %s", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
-	printf(" %s, %u member%s, nodes %s\n", cli_flags(s->flags), s->nmembers,
-	       s->nmembers == 1 ? "" : "s", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MEMS), tbl_words));
+	unsigned dead, live = live_of(s, &dead);
+	printf(" %s, %u member%s", cli_flags(s->flags), live, live == 1 ? "" : "s");
+	if (dead)
+		printf(" (and %u dead)", dead);
+	printf(", nodes %s", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MEMS), tbl_words));
+	if (s->wrapped)
+		printf(", %u wrapped bind%s", s->wrapped, s->wrapped == 1 ? "" : "s");
+	putchar('\n');
 	uint32_t kids[4096];
 	size_t nk = 0;
 	for (uint32_t i = 0; i < tbl.set_slots && nk < CPS_ARRAY_SIZE(kids); i++) {
@@ -252,7 +304,7 @@ static void show_text(void)
 		if (!live_set(i, &s))
 			continue;
 		printf("  set %u {\n    name = %s\n    parent = %u\n    flags = %s\n    owner = %s\n",
-		       s->id, s->name[0] ? s->name : "-", s->parent, cli_flags(s->flags),
+		       s->id, cli_name(set_name(s)), s->parent, cli_flags(s->flags),
 		       cli_user(s->uid));
 		printf("    cpus = %s\n", cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_CPUS), tbl_words));
 		if (cli_own_inside())
@@ -267,8 +319,11 @@ static void show_text(void)
 		       cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MRESERVED), tbl_words));
 		printf("    owned mems = %s\n",
 		       cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MSRESERVED), tbl_words));
-		printf("    children = %u, members = %u, attached = %u\n  }\n", s->nchildren,
-		       s->nmembers, s->attached);
+		unsigned dead, live = live_of(s, &dead);
+		printf("    children = %u, members = %u, dead members = %u, attached = %u\n",
+		       s->nchildren, live, dead, s->attached);
+		/* approximate: added without the lock (DESIGN.md, the wrap rule) */
+		printf("    wrapped binds = %u\n  }\n", s->wrapped);
 	}
 	printf("\nmembers:\n");
 	for (uint32_t j = 0; j < tbl.proc_slots; j++) {
@@ -305,7 +360,7 @@ static void show_json(bool checked)
 		if (!live_set(i, &s))
 			continue;
 		printf("%s{\"id\":%u,\"name\":", first ? "" : ",", s->id);
-		cli_json_str(stdout, s->name);
+		cli_json_str(stdout, s->name[0] ? set_name(s) : "");
 		printf(",\"parent\":%u,\"flags\":[%s%s%s],\"owner\":%u,\"cpus\":", s->parent,
 		       (s->flags & CPS_STRICT) ? "\"strict\"" : "",
 		       (s->flags & CPS_FLAGS_ALL) == CPS_FLAGS_ALL ? "," : "",
@@ -317,7 +372,9 @@ static void show_json(bool checked)
 		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_RESERVED), tbl_words));
 		printf(",\"strictly_reserved\":");
 		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_SRESERVED), tbl_words));
-		printf(",\"children\":%u,\"members\":%u,\"mems\":", s->nchildren, s->nmembers);
+		unsigned dead, live = live_of(s, &dead);
+		printf(",\"children\":%u,\"members\":%u,\"dead_members\":%u,\"wrapped_binds\":%u,"
+		       "\"mems\":", s->nchildren, live, dead, s->wrapped);
 		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MEMS), tbl_words));
 		printf(",\"mems_from\":\"%s\",\"mems_reserved\":", cli_mems_from(s->mems_own));
 		cli_json_str(stdout, cli_cpulist(shm_set_mask(&tbl, s, SHM_MASK_MRESERVED), tbl_words));
@@ -474,6 +531,7 @@ int main(int argc, char **argv)
 		return CLI_TABLE;
 	}
 	tbl_words = tbl.mask_words < CPS_MAX_WORDS ? tbl.mask_words : CPS_MAX_WORDS;
+	count_members();
 	if (o.check) {
 		check_lock(&c);
 		cps_check(&tbl, report_violation, NULL);
@@ -493,6 +551,8 @@ int main(int argc, char **argv)
 		check_summary();
 	free(thr);
 	thr = NULL;
+	free(live_n);
+	free(dead_n);
 	cps_table_copy_free(&tbl);
 	cps_close(&c);
 	return o.check && nviol ? CLI_REFUSED : CLI_OK;

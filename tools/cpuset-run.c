@@ -64,10 +64,13 @@ static void usage(FILE *f)
 "sets CPUSETSHIM_RUN_SET and CPUSETSHIM_TABLE, and execs PROGRAM in its place;\n"
 "a supervised PROGRAM runs as its grandchild, with CPUSETSHIM_SUPERVISED set.\n"
 "\n"
-"Exit status: PROGRAM's; 1 the set was refused, or the kernel refused or\n"
-"narrowed its CPUs (the program is not run); 125 cpuset-run failed\n"
-"(bad usage, unusable table, shim not found); 126 PROGRAM is not\n"
-"executable; 127 PROGRAM was not found.\n");
+"Only --cpus makes a table when there is none; with no table, --set finds\n"
+"no set (exit 1) and neither option runs PROGRAM as it is.\n"
+"\n"
+"Exit status: PROGRAM's; 1 the set was refused (no such set), or the\n"
+"kernel refused or narrowed its CPUs (the program is not run); 125\n"
+"cpuset-run failed (bad usage, unusable table, shim not found); 126\n"
+"PROGRAM is not executable; 127 PROGRAM was not found.\n");
 }
 
 /* out = a then b, or false if that does not fit in len bytes. Not
@@ -374,6 +377,26 @@ static int exec_preloaded(struct cps_ctx *c, const struct run_opts *o, const cha
 	return e == ENOENT || e == ENOTDIR ? RUN_NOTFOUND : RUN_NOEXEC;
 }
 
+/* No table at all (cpuset-run never makes one but for --cpus): --set names
+ * a set there is not; with neither option the caller is in no set, and
+ * the program runs as it is, on the machine, as in the root set. */
+static int no_table(const struct run_opts *o, char **prog)
+{
+	char name[SHM_TABLE_NAME_MAX];
+	if (shm_table_name(name, sizeof(name), o->table) < 0)
+		name[0] = 0;
+	if (o->set) {
+		cli_err("set '%s': no such set (there is no table %s: make one with 'cpuset "
+			"init' or 'cpuset create')", o->set, name);
+		return RUN_REFUSED;
+	}
+	unsetenv("CPUSETSHIM_SET");
+	execvp(prog[0], prog);
+	int e = errno;
+	cli_err("%s: %s", prog[0], strerror(e));
+	return e == ENOENT || e == ENOTDIR ? RUN_NOTFOUND : RUN_NOEXEC;
+}
+
 int main(int argc, char **argv)
 {
 	struct run_opts o = { .sv = SV_AUTO };
@@ -391,7 +414,11 @@ int main(int argc, char **argv)
 		return RUN_FAIL;
 	}
 	struct cps_ctx c;
-	if ((r = cli_open(&c, o.table, CPS_OPEN_CREATE)) != 0)
+	/* only --cpus, which makes a set, makes a missing table */
+	r = cli_open_existing(&c, o.table, o.cpus ? CPS_OPEN_CREATE : CPS_OPEN_WRITE);
+	if (r == -ENOENT)
+		return no_table(&o, argv + optind);
+	if (r != 0)
 		return RUN_FAIL;
 	uint32_t id;
 	if ((r = enter_set(&c, &o, &id)) != 0)

@@ -41,8 +41,8 @@ static void usage(FILE *f)
 "Commands:\n"
 "  init [--cpus LIST] [--mems NODES] [--mode MODE] [--group GROUP] [--max-sets N]\n"
 "       [--max-procs N] [--max-threads N] [--mask-bits N] [--force] [--cgroup]\n"
-"                           make the table (any write command makes a\n"
-"                           default one when there is none); --cgroup:\n"
+"                           make the table ('create' also makes one when\n"
+"                           there is none); --cgroup:\n"
 "                           and its cgroup mirror (cgroup on)\n"
 "  create [--cpus LIST] [--mems NODES|auto] [--strict] [--autoclean]\n"
 "         [--name NAME] [--parent SET]\n"
@@ -362,7 +362,50 @@ static int cmd_free(struct cps_ctx *c, int argc, char **argv)
 
 /* ---- list / show / which ---- */
 
-static void print_set_json(struct cps_ctx *c, const struct cps_setinfo *s)
+/* The member records of every set, each with whether its process still
+ * runs (the record's start time against the process's): a member that
+ * ended is listed as such until the next write sweeps it. */
+struct members_now {
+	struct cps_member *m;
+	bool *alive;
+	long n;
+};
+
+static int members_now(struct cps_ctx *c, uint32_t set, struct members_now *mn)
+{
+	mn->m = NULL;
+	mn->alive = NULL;
+	mn->n = cps_members_alloc(c, set, &mn->m);
+	if (mn->n < 0)
+		return (int)mn->n;
+	if (!(mn->alive = malloc(((size_t)mn->n + 1) * sizeof(bool)))) {
+		free(mn->m);
+		return -ENOMEM;
+	}
+	for (long i = 0; i < mn->n; i++)
+		mn->alive[i] = cps_proc_alive(mn->m[i].pid, mn->m[i].start);
+	return 0;
+}
+
+static void members_now_free(struct members_now *mn)
+{
+	free(mn->m);
+	free(mn->alive);
+}
+
+/* Set id's members in mn that run (*dead: those that ended). */
+static unsigned live_members(const struct members_now *mn, uint32_t id, unsigned *dead)
+{
+	unsigned live = 0;
+	*dead = 0;
+	for (long i = 0; i < mn->n; i++)
+		if (mn->m[i].set == id)
+			mn->alive[i] ? live++ : (*dead)++;
+	return live;
+}
+
+static void print_set_json(struct cps_ctx *c, const struct cps_setinfo *s,
+			   const struct members_now *mn)
 {
 	size_t mw = c->t.mask_words;
 	printf("{\"id\":%u,\"parent\":%u,\"name\":", s->id, s->parent);
@@ -380,7 +423,9 @@ static void print_set_json(struct cps_ctx *c, const struct cps_setinfo *s)
 	cli_json_str(stdout, cli_cpulist_own(s->reserved, mw));
 	printf(",\"strictly_reserved\":");
 	cli_json_str(stdout, cli_cpulist(s->sreserved, mw));
-	printf(",\"members\":%u,\"children\":%u,\"mems\":", s->nmembers, s->nchildren);
+	unsigned dead, live = live_members(mn, s->id, &dead);
+	printf(",\"members\":%u,\"dead_members\":%u,\"children\":%u,\"mems\":", live, dead,
+	       s->nchildren);
 	cli_json_str(stdout, cli_cpulist(s->mems, mw));
 	printf(",\"mems_from\":\"%s\",\"mems_reserved\":", cli_mems_from(s->mems_own));
 	cli_json_str(stdout, cli_cpulist(s->mreserved, mw));
@@ -389,14 +434,31 @@ static void print_set_json(struct cps_ctx *c, const struct cps_setinfo *s)
 	printf("}");
 }
 
+/* One row of list: MEMBERS counts those that run, and "+N dead" the
+ * records of those that ended, till the next write sweeps them. */
+static void list_row(struct cps_ctx *c, const struct cps_setinfo *s, const struct members_now *mn)
+{
+	char parent[16], members[32];
+	unsigned dead, live = live_members(mn, s->id, &dead);
+	snprintf(parent, sizeof(parent), s->parent ? "%u" : "-", s->parent);
+	snprintf(members, sizeof(members), dead ? "%u+%u dead" : "%u", live, dead);
+	printf("%-6u %-6s %-16s %-16s %-10s %7s %8u  %s\n", s->id, parent,
+	       cli_name(s->name[0] ? s->name : "-"), cli_flags(s->flags), cli_user(s->uid), members,
+	       s->nchildren, cli_cpulist_own(s->cpus, c->t.mask_words));
+}
+
 static int cmd_list(struct cps_ctx *c, int argc, char **argv)
 {
 	if (argc != 1)
 		return bad_usage("list: unexpected argument '%s'", argv[1]);
 	uint32_t *ids = NULL;
+	struct members_now mn;
 	long n = cps_set_ids(c, &ids);
-	if (n < 0)
-		return n == -ENOMEM ? CLI_TABLE : cli_refused((int)n, NULL, "list");
+	int r = n < 0 ? (int)n : members_now(c, 0, &mn);
+	if (r < 0) {
+		free(ids);
+		return r == -ENOMEM ? CLI_TABLE : cli_refused(r, NULL, "list");
+	}
 	if (json)
 		printf("[");
 	else
@@ -409,26 +471,48 @@ static int cmd_list(struct cps_ctx *c, int argc, char **argv)
 			continue; /* destroyed meanwhile */
 		if (json) {
 			printf("%s", first ? "" : ",");
-			print_set_json(c, &s);
+			print_set_json(c, &s, &mn);
 		} else {
-			char parent[16];
-			snprintf(parent, sizeof(parent), s.parent ? "%u" : "-", s.parent);
-			printf("%-6u %-6s %-16s %-16s %-10s %7u %8u  %s\n", s.id, parent,
-			       s.name[0] ? s.name : "-", cli_flags(s.flags), cli_user(s.uid),
-			       s.nmembers, s.nchildren, cli_cpulist_own(s.cpus, c->t.mask_words));
+			list_row(c, &s, &mn);
 		}
 		first = 0;
 	}
 	if (json)
 		printf("]\n");
+	members_now_free(&mn);
 	free(ids);
 	return CLI_OK;
+}
+
+static void show_text(struct cps_ctx *c, const struct cps_setinfo *s,
+		      const struct members_now *mn)
+{
+	size_t mw = c->t.mask_words;
+	unsigned dead, live = live_members(mn, s->id, &dead);
+	printf("id:                 %u\n", s->id);
+	printf("name:               %s\n", cli_name(s->name[0] ? s->name : "-"));
+	printf(s->parent ? "parent:             %u\n" : "parent:             -\n", s->parent);
+	printf("flags:              %s\n", cli_flags(s->flags));
+	printf("owner:              %s\n", cli_user(s->uid));
+	printf("cpus:               %s (%u)\n", cli_cpulist(s->cpus, mw), cps_mask_count(s->cpus, mw));
+	printf("reserved:           %s\n", cli_cpulist(s->reserved, mw));
+	printf("strictly reserved:  %s\n", cli_cpulist(s->sreserved, mw));
+	printf("mems:               %s (%s)\n", cli_cpulist(s->mems, mw), cli_mems_from(s->mems_own));
+	printf("reserved mems:      %s\n", cli_cpulist(s->mreserved, mw));
+	printf("owned mems:         %s\n", cli_cpulist(s->msreserved, mw));
+	printf("children:           %u\n", s->nchildren);
+	printf(dead ? "members:            %u (and %u dead, till the next write sweeps them)\n"
+		    : "members:            %u\n", live, dead);
+	for (long i = 0; i < mn->n && i < (long)s->nmembers + 64; i++)
+		printf("  pid %d (parent %d, uid %u)%s\n", mn->m[i].pid, mn->m[i].ppid,
+		       (unsigned)mn->m[i].uid, mn->alive[i] ? "" : " [dead]");
 }
 
 static int cmd_show(struct cps_ctx *c, int argc, char **argv)
 {
 	uint32_t id;
 	struct cps_setinfo s;
+	struct members_now mn;
 	int r;
 	if (argc != 2)
 		return bad_usage("show wants exactly one SET%s", "");
@@ -436,37 +520,21 @@ static int cmd_show(struct cps_ctx *c, int argc, char **argv)
 		return r;
 	if ((r = cps_set_get(c, id, &s)) < 0)
 		return cli_refused(r, "no such set", "show %s", argv[1]);
-	struct cps_member *m = NULL;
-	long n = cps_members_alloc(c, id, &m);
-	if (n < 0)
-		return n == -ENOMEM ? CLI_TABLE : cli_refused((int)n, NULL, "show %s", argv[1]);
-	size_t mw = c->t.mask_words;
+	if ((r = members_now(c, id, &mn)) < 0)
+		return r == -ENOMEM ? CLI_TABLE : cli_refused(r, NULL, "show %s", argv[1]);
 	if (json) {
 		printf("{\"set\":");
-		print_set_json(c, &s);
+		print_set_json(c, &s, &mn);
 		printf(",\"members\":[");
-		for (long i = 0; i < n; i++)
-			printf("%s{\"pid\":%d,\"ppid\":%d,\"uid\":%u}", i ? "," : "", m[i].pid,
-			       m[i].ppid, (unsigned)m[i].uid);
+		for (long i = 0; i < mn.n; i++)
+			printf("%s{\"pid\":%d,\"ppid\":%d,\"uid\":%u,\"alive\":%s}", i ? "," : "",
+			       mn.m[i].pid, mn.m[i].ppid, (unsigned)mn.m[i].uid,
+			       mn.alive[i] ? "true" : "false");
 		printf("]}\n");
 	} else {
-		printf("id:                 %u\n", s.id);
-		printf("name:               %s\n", s.name[0] ? s.name : "-");
-		printf(s.parent ? "parent:             %u\n" : "parent:             -\n", s.parent);
-		printf("flags:              %s\n", cli_flags(s.flags));
-		printf("owner:              %s\n", cli_user(s.uid));
-		printf("cpus:               %s (%u)\n", cli_cpulist(s.cpus, mw), cps_mask_count(s.cpus, mw));
-		printf("reserved:           %s\n", cli_cpulist(s.reserved, mw));
-		printf("strictly reserved:  %s\n", cli_cpulist(s.sreserved, mw));
-		printf("mems:               %s (%s)\n", cli_cpulist(s.mems, mw), cli_mems_from(s.mems_own));
-		printf("reserved mems:      %s\n", cli_cpulist(s.mreserved, mw));
-		printf("owned mems:         %s\n", cli_cpulist(s.msreserved, mw));
-		printf("children:           %u\n", s.nchildren);
-		printf("members:            %u\n", s.nmembers);
-		for (long i = 0; i < n && i < (long)s.nmembers + 64; i++)
-			printf("  pid %d (parent %d, uid %u)\n", m[i].pid, m[i].ppid, (unsigned)m[i].uid);
+		show_text(c, &s, &mn);
 	}
-	free(m);
+	members_now_free(&mn);
 	return CLI_OK;
 }
 
@@ -487,11 +555,15 @@ static int cmd_which(struct cps_ctx *c, int argc, char **argv)
 	if ((r = cps_set_get(c, id, &s)) < 0)
 		return cli_refused(r, NULL, "which %d", (int)pid);
 	if (json) {
+		struct members_now mn;
+		if ((r = members_now(c, id, &mn)) < 0)
+			return r == -ENOMEM ? CLI_TABLE : cli_refused(r, NULL, "which %d", (int)pid);
 		printf("{\"pid\":%d,\"set\":", (int)pid);
-		print_set_json(c, &s);
+		print_set_json(c, &s, &mn);
 		printf("}\n");
+		members_now_free(&mn);
 	} else {
-		printf("%u%s%s\n", s.id, s.name[0] ? " " : "", s.name);
+		printf("%u%s%s\n", s.id, s.name[0] ? " " : "", cli_name(s.name));
 	}
 	return CLI_OK;
 }
@@ -574,10 +646,12 @@ static int run_command(const char *cmd, int cargc, char **cargv)
 		int how;
 		int (*fn)(struct cps_ctx *, int, char **);
 	} cmds[] = {
-		{ "create", CPS_OPEN_CREATE, cmd_create }, { "destroy", CPS_OPEN_CREATE, cmd_destroy },
-		{ "alloc", CPS_OPEN_CREATE, cmd_alloc },   { "attach", CPS_OPEN_CREATE, cmd_attach },
-		{ "free", CPS_OPEN_CREATE, cmd_free },     { "list", CPS_OPEN_CREATE, cmd_list },
-		{ "show", CPS_OPEN_CREATE, cmd_show },     { "which", CPS_OPEN_CREATE, cmd_which },
+		/* only create makes a missing table (and init): a command that
+		 * reads or joins a set finds none in a table that is not there */
+		{ "create", CPS_OPEN_CREATE, cmd_create }, { "destroy", CPS_OPEN_WRITE, cmd_destroy },
+		{ "alloc", CPS_OPEN_WRITE, cmd_alloc },    { "attach", CPS_OPEN_WRITE, cmd_attach },
+		{ "free", CPS_OPEN_WRITE, cmd_free },      { "list", CPS_OPEN_WRITE, cmd_list },
+		{ "show", CPS_OPEN_WRITE, cmd_show },      { "which", CPS_OPEN_WRITE, cmd_which },
 		{ "sweep", CPS_OPEN_WRITE, cmd_sweep },    { "repair", CPS_OPEN_WRITE, cmd_repair },
 		{ "cgroup", CPS_OPEN_WRITE, cmd_cgroup },
 	};

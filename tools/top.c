@@ -24,6 +24,7 @@
 
 #include "shm/registry.h"
 #include "src/mask.h"
+#include "src/procfs.h"
 #include "src/rawsys.h"
 #include "tools/cli.h"
 #include "tools/top.h"
@@ -368,6 +369,7 @@ static int copy_sets(struct top_state *s, const struct shm_table *t)
 		cps_mask_copy(x->cpus, shm_set_mask(t, ss, SHM_MASK_CPUS), nw);
 		x->ncpus = cps_mask_count(x->cpus, nw);
 		x->members = x->threads_rec = 0;
+		x->wrapped = ss->wrapped;
 		x->threads = s->members ? 0 : -1;
 		x->user = x->sys = x->idle = x->other = 0;
 		x->nshares = 0;
@@ -389,7 +391,8 @@ static int copy_members(struct top_state *s, const struct shm_table *t)
 	s->nmem = 0;
 	for (uint32_t j = 0; j < t->proc_slots; j++) {
 		const struct shm_proc *p = shm_proc_at(t, j);
-		if (p->pid <= 0)
+		/* a record whose process ended is no member (swept at the next write) */
+		if (p->pid <= 0 || !cps_proc_alive(p->pid, p->start))
 			continue;
 		size_t k = set_index(s, p->set);
 		if (k == (size_t)-1)

@@ -43,7 +43,8 @@ struct top_set {
 	char name[SHM_NAME_MAX];
 	uint64_t cpus[CPS_MAX_WORDS];
 	unsigned ncpus;
-	unsigned members;     /* member records */
+	unsigned members;     /* member records of processes that run */
+	unsigned wrapped;     /* binds that wrapped (approximate: shm_set.wrapped) */
 	unsigned threads_rec; /* thread records of its members (threads that set a mask) */
 	long threads;         /* threads of its live members (with members), else -1 */
 	uint64_t user, sys, idle, other; /* ticks over the interval, its CPUs summed */

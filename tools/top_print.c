@@ -28,6 +28,25 @@ static const char *shares_text(const struct top_set *x, char *buf, size_t len)
 	return buf;
 }
 
+/* A line under the sets when binds in them wrapped: CPUs asked beyond a
+ * set taken as CPU mod its size, so that ranks bound past it share CPUs
+ * (cpuset-run(1), CPUSETSHIM_WRAP). */
+static void wrap_note(const struct top_state *s, FILE *f, int max_lines, int *lines)
+{
+	char buf[160];
+	size_t n = 0;
+	for (size_t i = 0; i < s->nsets && n < sizeof(buf); i++)
+		if (s->sets[i].wrapped)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%u in set %u", n ? ", " : "",
+					      s->sets[i].wrapped, s->sets[i].id);
+	if (!n)
+		return;
+	if (max_lines <= 0 || *lines < max_lines)
+		fprintf(f, "note: wrapped binds (a CPU beyond the set taken as CPU mod its size; "
+			   "CPUSETSHIM_WRAP=0 refuses): %s\n", buf);
+	(*lines)++;
+}
+
 void top_print_text(const struct top_state *s, FILE *f, double delay, int max_lines)
 {
 	int lines = 0;
@@ -57,10 +76,11 @@ void top_print_text(const struct top_state *s, FILE *f, double delay, int max_li
 		else
 			snprintf(thr, sizeof(thr), "%u rec", x->threads_rec);
 		LINE("%-6u %-16.16s %-14.14s %4u %7u %7s %6.1f %6.1f %6.1f  %s\n", x->id,
-		     x->name[0] ? x->name : "-", cli_cpulist(x->cpus, s->nw), x->ncpus, x->members,
+		     cli_name(x->name[0] ? x->name : "-"), cli_cpulist(x->cpus, s->nw), x->ncpus, x->members,
 		     thr, pct(x->user, tot), pct(x->sys, tot), pct(x->idle, tot),
 		     shares_text(x, sh, sizeof(sh)));
 	}
+	wrap_note(s, f, max_lines, &lines);
 	if (s->members) {
 		LINE("%-8s %-6s %-16s %7s %4s %6s\n", "PID", "SET", "COMMAND", "THREADS", "CPU",
 		     "CPU%");
@@ -76,7 +96,7 @@ void top_print_text(const struct top_state *s, FILE *f, double delay, int max_li
 				snprintf(busy, sizeof(busy), "%.1f", m->busy);
 			else
 				snprintf(busy, sizeof(busy), "-");
-			LINE("%-8d %-6u %-16.16s %7d %4d %6s\n", (int)m->pid, m->set, m->comm, m->threads,
+			LINE("%-8d %-6u %-16.16s %7d %4d %6s\n", (int)m->pid, m->set, cli_name(m->comm), m->threads,
 			     m->cpu, busy);
 		}
 	}
@@ -120,6 +140,7 @@ void top_print_json(const struct top_state *s, FILE *f, double delay)
 		cli_json_str(f, cli_cpulist(x->cpus, s->nw));
 		fprintf(f, ",\"ncpus\":%u,\"members\":%u,\"threads_recorded\":%u", x->ncpus,
 			x->members, x->threads_rec);
+		fprintf(f, ",\"wrapped_binds\":%u", x->wrapped);
 		if (x->threads >= 0)
 			fprintf(f, ",\"threads\":%ld", x->threads);
 		json_pct(f, "user", x->user, tot);

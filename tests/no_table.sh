@@ -1,0 +1,72 @@
+#!/bin/sh
+# A table name nobody made (a mistyped CPUSETSHIM_TABLE or --table): every
+# command that only reads or joins a set says so and leaves no file in
+# /dev/shm; only 'cpuset init', 'cpuset create' and 'cpuset-run --cpus'
+# make a table.
+. "$(dirname "$0")/common.sh"
+
+TBL=$CPUSETSHIM_TABLE
+F=/dev/shm/$TBL
+[ ! -e "$F" ] || die "the test's table $TBL exists before the test"
+
+# none CMD...: after CMD no table file appeared
+none() {
+	if [ -e "$F" ]; then
+		fail "no table made by: $*"
+		rm -f "$F"
+	else
+		pass "no table made by: $*"
+	fi
+}
+
+# reads STATUS TEXT CMD...: CMD exits STATUS, says TEXT, makes no table
+reads() {
+	_st=$1 _txt=$2
+	shift 2
+	expect_status "$* exits $_st" "$_st" "$@"
+	expect_stderr "$* says so" "$_txt"
+	none "$@"
+}
+
+notab="table $TBL: no such table (make one with 'cpuset init' or 'cpuset create')"
+reads 3 "$notab" "$CPUSET" list
+reads 3 "$notab" "$CPUSET" --json list
+reads 3 "$notab" "$CPUSET" show x
+reads 3 "$notab" "$CPUSET" which
+reads 3 "$notab" "$CPUSET" free
+reads 3 "$notab" "$CPUSET" attach x $$
+reads 3 "$notab" "$CPUSET" destroy x
+reads 3 "$notab" "$CPUSET" alloc x 0
+reads 3 "$notab" "$CPUSET" sweep
+reads 3 "$notab" "$CPUSET_INSPECT"
+reads 3 "$notab" "$CPUSET_INSPECT" --tree
+reads 3 "$notab" "$CPUSET_INSPECT" --check
+reads 3 "$notab" "$CPUSET_INSPECT" --json
+reads 3 "$notab" "$CPUSET_INSPECT" --top -n 1
+reads 1 "set 'x': no such set (there is no table $TBL" "$CPUSET_RUN" --set x true
+# the same table named by --table, with the variable unset
+reads 3 "$notab" env -u CPUSETSHIM_TABLE "$CPUSET" --table "$TBL" list
+reads 1 "no such set" env -u CPUSETSHIM_TABLE "$CPUSET_RUN" --table "$TBL" --set x true
+# neither --set nor --cpus: the caller is in no set; the program runs as
+# it is
+expect_status "cpuset-run PROGRAM runs without a table" 0 "$CPUSET_RUN" sh -c 'echo ran'
+expect_eq "and its output is the program's" "$(cat "$T/out")" "ran"
+none "$CPUSET_RUN" sh -c 'echo ran'
+expect_status "a missing program is still 127" 127 "$CPUSET_RUN" /nonexistent/prog
+none "$CPUSET_RUN" /nonexistent/prog
+# a program under the shim asking for a set by CPUSETSHIM_SET: the shim
+# never makes a table
+CPUSETSHIM_SET=x env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" sh -c 'exit 0' 2>/dev/null
+none "CPUSETSHIM_SET=x under the shim"
+
+# those that make one
+expect_status "cpuset-run --cpus makes the table" 0 "$CPUSET_RUN" --cpus 0 true
+check "the table is there" test -e "$F"
+rm -f "$F"
+expect_status "cpuset create makes the table" 0 "$CPUSET" create --cpus 0
+check "the table is there" test -e "$F"
+rm -f "$F"
+expect_status "cpuset init makes the table" 0 "$CPUSET" init
+check "the table is there" test -e "$F"
+expect_status "then list reads it" 0 "$CPUSET" list
+finish
