@@ -19,6 +19,8 @@ pkgs="$pkgs slurm-wlm slurmd slurmctld libslurm-dev"
 # the toolchains run under the shim (tests/integration/toolchains.sh):
 # cargo, go, javac and java, node, cmake with ninja, make, gcc, git
 pkgs="$pkgs cargo rustc golang-go default-jdk-headless nodejs cmake ninja-build make gcc git"
+# file capabilities on a program's copy (tests/setuid.sh: setcap)
+pkgs="$pkgs libcap2-bin"
 # function sizes and complexities (tests/function_size.sh)
 pkgs="$pkgs pmccabe"
 # a static program of another C library under the supervisor

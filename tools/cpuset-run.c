@@ -9,6 +9,9 @@
 #include <limits.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -268,6 +271,72 @@ static void choose_supervision(struct run_opts *o, const char *prog, const char 
 	}
 }
 
+/* The file execvp would run for prog into out: prog itself when it has a
+ * '/', else the first regular executable file of PATH (its default when
+ * unset); false if there is none. */
+static bool prog_path(const char *prog, char *out, size_t len)
+{
+	if (strchr(prog, '/'))
+		return path_join(out, len, prog, "");
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		char dir[PATH_MAX];
+		size_t dl = (size_t)(end - p);
+		struct stat st;
+		if (dl < sizeof(dir) - 1) {
+			memcpy(dir, p, dl);
+			strcpy(dir + dl, dl ? "/" : ""); /* an empty entry: the directory we are in */
+			if (path_join(out, len, dir, prog) && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+			    access(out, X_OK) == 0)
+				return true;
+		}
+		if (!*end)
+			return false;
+		p = end;
+	}
+}
+
+/* Why the program at path runs in the loader's secure-execution mode
+ * (AT_SECURE), where it ignores a preload path with a '/': set-user-id of
+ * another user, set-group-id of another group, or file capabilities (for
+ * a caller other than root); NULL if it does not (a nosuid mount ignores
+ * the bits). */
+static const char *privileged_kind(const char *path)
+{
+	struct stat st;
+	struct statvfs fs;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	if (statvfs(path, &fs) == 0 && (fs.f_flag & ST_NOSUID))
+		return NULL;
+	if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
+		return "set-user-id";
+	if ((st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) && st.st_gid != getgid())
+		return "set-group-id";
+	if (getuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
+		return "given file capabilities";
+	return NULL;
+}
+
+/* A privileged program is never silently left with the machine's
+ * numbers: one line, naming it and why (DESIGN.md, Honest limits). */
+static void say_privileged(const char *prog, enum sv_mode sv)
+{
+	char path[PATH_MAX];
+	const char *kind;
+	if (!prog_path(prog, path, sizeof(path)) || !(kind = privileged_kind(path)))
+		return;
+	if (sv == SV_OFF)
+		cli_err("%s is %s: the loader does not preload the shim into it, so it runs on the "
+			"set's CPUs but sees the machine's numbers", path, kind);
+	else
+		cli_err("%s is %s: under the supervisor (no_new_privs) it runs in the set without "
+			"its privilege", path, kind);
+}
+
 /* cli_refused's answer as cpuset-run's exit code. */
 static int run_code(int e)
 {
@@ -425,6 +494,7 @@ int main(int argc, char **argv)
 		return r;
 	char ids[CPS_DEC_MAX];
 	cps_fmt_dec(ids, id);
+	say_privileged(argv[optind], o.sv);
 	/* CPUSETSHIM_RUN_SET: for descendants that lose their ancestry. Not
 	 * CPUSETSHIM_SET, which makes every process that loads the shim set
 	 * up and confine itself at load, where the program and its children
