@@ -26,7 +26,7 @@ print([s for s in sets if s["id"] == int(sys.argv[1])][0][sys.argv[2]])
 }
 
 # ---- a member that ended ----
-expect_status "cpuset-run --cpus 1 true" 0 "$CPUSET_RUN" --cpus 1 true
+expect_status "cpuset-run --cpus 1 true" 0 with_san "$CPUSET_RUN" --cpus 1 true
 "$CPUSET_INSPECT" --json >"$T/j" || die "cpuset-inspect --json failed"
 ended=$("$PYTHON3" -c '
 import json, sys
@@ -59,7 +59,7 @@ print([s for s in d["sets"] if s["id"] == int(sys.argv[2])][0]["members"])
 expect_eq "--top: no member" "$top_members" 0
 
 # a live one is counted
-"$CPUSET_RUN" --cpus 0 sleep 600 &
+env $(san_env) "$CPUSET_RUN" --cpus 0 sleep 600 &
 live=$!
 at_exit 'kill $live 2>/dev/null'
 for _ in $(seq 600); do
@@ -146,7 +146,7 @@ safe "--check: no control byte either" "$T/c"
 
 # a member that renames itself with escape bytes
 "$CPUSET" init --force >/dev/null
-"$CPUSET_RUN" --cpus 1 "$PYTHON3" -c '
+env $(san_env) "$CPUSET_RUN" --cpus 1 "$PYTHON3" -c '
 import ctypes, time
 ctypes.CDLL(None).prctl(15, b"\x1b[31mred\x07\xff\x9b", 0, 0, 0)
 time.sleep(600)' &

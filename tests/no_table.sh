@@ -49,10 +49,10 @@ reads 3 "$notab" env -u CPUSETSHIM_TABLE "$CPUSET" --table "$TBL" list
 reads 1 "no such set" env -u CPUSETSHIM_TABLE "$CPUSET_RUN" --table "$TBL" --set x true
 # neither --set nor --cpus: the caller is in no set; the program runs as
 # it is
-expect_status "cpuset-run PROGRAM runs without a table" 0 "$CPUSET_RUN" sh -c 'echo ran'
+expect_status "cpuset-run PROGRAM runs without a table" 0 with_san "$CPUSET_RUN" sh -c 'echo ran'
 expect_eq "and its output is the program's" "$(cat "$T/out")" "ran"
 none "$CPUSET_RUN" sh -c 'echo ran'
-expect_status "a missing program is still 127" 127 "$CPUSET_RUN" /nonexistent/prog
+expect_status "a missing program is still 127" 127 with_san "$CPUSET_RUN" /nonexistent/prog
 none "$CPUSET_RUN" /nonexistent/prog
 # a program under the shim asking for a set by CPUSETSHIM_SET: the shim
 # never makes a table
@@ -60,7 +60,7 @@ CPUSETSHIM_SET=x env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" sh -c 'exit 0' 2>/dev
 none "CPUSETSHIM_SET=x under the shim"
 
 # those that make one
-expect_status "cpuset-run --cpus makes the table" 0 "$CPUSET_RUN" --cpus 0 true
+expect_status "cpuset-run --cpus makes the table" 0 with_san "$CPUSET_RUN" --cpus 0 true
 check "the table is there" test -e "$F"
 rm -f "$F"
 expect_status "cpuset create makes the table" 0 "$CPUSET" create --cpus 0

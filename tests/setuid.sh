@@ -41,7 +41,7 @@ setcap cap_net_raw+ep "$D/caps" || die "setcap failed"
 
 as() {
 	setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups \
-		env -u CPUSETSHIM_TABLE HOME=/ "$@"
+		env -u CPUSETSHIM_TABLE HOME=/ $(san_env) "$@"
 }
 
 # said [DESC] WHAT: the last run said one line naming $D/PROG and WHAT
@@ -67,7 +67,7 @@ expect_status "supervised" 0 as "$CPUSET_RUN" --cpus 0 --supervise "$D/suid"
 said "supervised" "$D/suid is set-user-id: under the supervisor (no_new_privs) it runs in the set without its privilege"
 # root running the set-user-id root copy: the loader is not in secure
 # mode (its ids do not change), and the shim is there
-expect_status "root's own set-user-id program" 0 "$CPUSET_RUN" --cpus 1 "$D/suid"
+expect_status "root's own set-user-id program" 0 with_san "$CPUSET_RUN" --cpus 1 "$D/suid"
 expect_eq "root's own: not a word" "$(cat "$T/err")" ""
 expect_eq "root's own: the shim answers" "$(cat "$T/out")" 1
 finish

@@ -22,7 +22,7 @@ expect_eq "a new set: no wrapped bind" "$(wrapped)" 0
 
 # taskset -c 1 in a one-CPU set: CPU 0, said once
 expect_status "taskset -c 1 in a one-CPU set runs" 0 \
-	env CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set w1 --no-supervise \
+	env $(san_env) CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set w1 --no-supervise \
 	taskset -c 1 sh -c 'taskset -cp $$'
 cp "$T/err" "$T/e"
 check "on its CPU 0" grep -q "current affinity list: 0$" "$T/out"
@@ -39,30 +39,30 @@ for cpu in (1, 2, 3):
 print(sorted(os.sched_getaffinity(0)))
 EOF
 expect_status "three binds past the set" 0 \
-	env CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set w1 --no-supervise "$PYTHON3" "$T/binds.py"
+	env $(san_env) CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set w1 --no-supervise "$PYTHON3" "$T/binds.py"
 expect_eq "each on CPU 0" "$(cat "$T/out")" "[0]"
 expect_eq "said once in the process" "$(grep -c 'is beyond this set' "$T/err")" 1
 expect_eq "each counted" "$(wrapped)" 4
 # without CPUSETSHIM_DEBUG the shim says nothing
 expect_status "quiet without CPUSETSHIM_DEBUG" 0 \
-	"$CPUSET_RUN" --set w1 --no-supervise taskset -c 1 true
+	with_san "$CPUSET_RUN" --set w1 --no-supervise taskset -c 1 true
 expect_eq "not a word" "$(cat "$T/err")" ""
 expect_eq "counted" "$(wrapped)" 5
 
 # binds the kernel's rule gives the same: not counted
-expect_status "taskset -c 0" 0 "$CPUSET_RUN" --set w1 --no-supervise taskset -c 0 true
-expect_status "every CPU (0-1023)" 0 "$CPUSET_RUN" --set w1 --no-supervise taskset -c 0-1023 true
-expect_status "CPU 0 and 1" 0 "$CPUSET_RUN" --set w1 --no-supervise taskset -c 0,1 true
+expect_status "taskset -c 0" 0 with_san "$CPUSET_RUN" --set w1 --no-supervise taskset -c 0 true
+expect_status "every CPU (0-1023)" 0 with_san "$CPUSET_RUN" --set w1 --no-supervise taskset -c 0-1023 true
+expect_status "CPU 0 and 1" 0 with_san "$CPUSET_RUN" --set w1 --no-supervise taskset -c 0,1 true
 expect_eq "none counted" "$(wrapped)" 5
 
 # CPUSETSHIM_WRAP=0: refused as the kernel refuses, nothing counted
 expect_status "CPUSETSHIM_WRAP=0 refuses" 1 \
-	env CPUSETSHIM_WRAP=0 "$CPUSET_RUN" --set w1 --no-supervise taskset -c 1 true
+	env $(san_env) CPUSETSHIM_WRAP=0 "$CPUSET_RUN" --set w1 --no-supervise taskset -c 1 true
 expect_eq "nothing counted" "$(wrapped)" 5
 
 # through the supervisor (the shim stands aside)
 expect_status "supervised: taskset -c 1" 0 \
-	"$CPUSET_RUN" --set w1 --supervise=calls taskset -c 1 sh -c 'taskset -cp $$'
+	with_san "$CPUSET_RUN" --set w1 --supervise=calls taskset -c 1 sh -c 'taskset -cp $$'
 check "supervised: on its CPU 0" grep -q "current affinity list: 0$" "$T/out"
 expect_eq "supervised: counted" "$(wrapped)" 6
 
