@@ -3,8 +3,11 @@
  * opendir, fdopendir, readdir, readdir64, scandir, scandir64, closedir.
  *
  * Such a directory is remembered by its descriptor when it is opened
- * (opendir here, or an open with O_DIRECTORY in preload/view_sys.c), with
- * the set as it was then, so the whole listing is of one set. readdir
+ * (opendir here, or an open in preload/view_sys.c), with the set as it
+ * was then, so the whole listing is of one set; a descriptor the shim did
+ * not see opened (a copy made by dup, dup2, dup3 or fcntl, one passed
+ * over a socket or inherited) is one of ours when fdopendir finds it
+ * points at such a directory, with the set as it is then (adopt). readdir
  * then shows each "cpuP" entry of a CPU of the set as "cpuV" (never
  * longer: V <= P, renamed in place in libc's buffer) and skips the other
  * cpuP entries; everything else is as the kernel lists it. Any other
@@ -214,6 +217,44 @@ EXPORT DIR *opendir(const char *name)
 	return d;
 }
 
+/* sysfs's device: the /sys of every listing of ours (0: not to be had),
+ * learnt once per process with one stat. */
+static dev_t sysfs_dev(void)
+{
+	static dev_t dev;
+	static int known; /* 0 not yet, 1 dev */
+	if (CPS_LIKELY(__atomic_load_n(&known, __ATOMIC_ACQUIRE)))
+		return __atomic_load_n(&dev, __ATOMIC_RELAXED);
+	struct stat sb;
+	dev_t dv = shim_real_fstatat(AT_FDCWD, "/sys/devices/system/cpu", &sb, 0) == 0 ? sb.st_dev : 0;
+	/* racing first callers find the same device */
+	__atomic_store_n(&dev, dv, __ATOMIC_RELAXED);
+	__atomic_store_n(&known, 1, __ATOMIC_RELEASE);
+	return dv;
+}
+
+/* A directory descriptor the shim did not see opened as a listing of
+ * its own: a copy of one (dup, dup2, dup3, F_DUPFD, F_DUPFD_CLOEXEC),
+ * one passed over a socket or inherited through exec, one opened by a
+ * system call of the program's own. It is one of ours if it points at
+ * one of our directories: the set is the caller's now. One fstat for a
+ * directory outside sysfs (no test root), a readlink more for one in it. */
+static __attribute__((noinline)) void adopt(int fd, DIR *d)
+{
+	char canon[PATH_MAX], phys[PATH_MAX];
+	struct shim_sys_set set;
+	struct stat sb;
+	SHIM_KEEP_ERRNO;
+
+	if (!shim_test_root() && (fstat(fd, &sb) < 0 || sb.st_dev != sysfs_dev()))
+		return;
+	if (shim_resolving || !shim_dirfd_canon(fd, canon, sizeof(canon)) ||
+	    !shim_sys_family(canon) || !shim_ready())
+		return;
+	if (shim_sys_phys(canon, phys, sizeof(phys), &set) == CPS_VSYS_DIR)
+		shim_dir_remember(fd, d, &set.v, &set.in);
+}
+
 EXPORT DIR *fdopendir(int fd)
 {
 	shim_resolve_all();
@@ -222,18 +263,23 @@ EXPORT DIR *fdopendir(int fd)
 		return NULL;
 	}
 	DIR *d = shim_real.fdopendir(fd);
+	if (!d || (unsigned)fd >= VDIR_MAX)
+		return d;
 	struct vdir **tab = __atomic_load_n(&vdirs, __ATOMIC_ACQUIRE);
-	if (CPS_UNLIKELY(tab != NULL) && d && (unsigned)fd < VDIR_MAX) {
-		struct vdir *t = __atomic_load_n(&tab[fd], __ATOMIC_ACQUIRE);
+	struct vdir *t = tab ? __atomic_load_n(&tab[fd], __ATOMIC_ACQUIRE) : NULL;
+	if (CPS_UNLIKELY(t != NULL)) {
 		struct stat sb;
 		SHIM_KEEP_ERRNO;
 		/* opened by us as such a directory, and still that file */
-		if (t && !t->dir && fstat(fd, &sb) == 0 && sb.st_dev == t->dev &&
-		    sb.st_ino == t->ino)
+		if (!t->dir && fstat(fd, &sb) == 0 && sb.st_dev == t->dev && sb.st_ino == t->ino) {
 			t->dir = d;
-		else if (t && !t->dir)
-			forget(fd);
+			return d;
+		}
+		/* another file on the number now (the listing it had was
+		 * closed with close(2), not closedir) */
+		forget(fd);
 	}
+	adopt(fd, d);
 	return d;
 }
 

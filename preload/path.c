@@ -182,6 +182,21 @@ static bool dirfd_get(int fd, char *buf, size_t len)
 	return kernel_dir_virtual(buf, len);
 }
 
+bool shim_dirfd_canon(int fd, char *buf, size_t len)
+{
+	char k[PATH_MAX];
+	SHIM_KEEP_ERRNO;
+
+	if (!dirfd_get(fd, k, sizeof(k)))
+		return false;
+	const char *u = unrooted(k);
+	size_t ul = strlen(u);
+	if (ul >= len)
+		return false;
+	memcpy(buf, u, ul + 1);
+	return true;
+}
+
 /* path[0..plen) resolved by the kernel (relative to base, or to dirfd when
  * base is NULL), into out; false if it is not a directory we can name. */
 static bool kernel_resolve(int dirfd, const char *base, const char *path, size_t plen, char *out,

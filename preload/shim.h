@@ -292,6 +292,10 @@ void shim_cwd_forget(void);
  * untouched. */
 const char *shim_path_resolve(int dirfd, const char *path, int cflags, char *buf, size_t len,
 			      bool *dironly);
+/* The canonical path of the directory descriptor fd points at, as the
+ * kernel says (below the test root: as the same path below /), in buf;
+ * false if it cannot be had or names a CPU outside the set. One readlink. */
+bool shim_dirfd_canon(int fd, char *buf, size_t len);
 
 /* ---- x86-64 slow paths of the frameless stubs (stubs-x86_64.c) ---- */
 #if defined(__x86_64__)

@@ -77,6 +77,22 @@ for F in "$CPS_FIXTURES"/*/; do
 				CPUSETSHIM_TEST_ROOT="$F" CPUSETSHIM_TEST_CPUS="$S" HWLOC_FSROOT="$F" HWLOC_GROUPING=0 \
 				lstopo-no-graphics --of xml - > "$T/got.xml" 2>"$T/err"
 			check "$what, nodes {$N}: lstopo" $CMP hwloc-nodes "$F" "$S" "$N" "$T/got.xml"
+			# lscpu lists the node directory through a copy of its
+			# descriptor: the nodes by their virtual numbers there too
+			# (where they are renumbered: not nodes 0..k-1)
+			if [ "$N" != "$(seq -s, 0 $(($(echo "$N" | tr , '\n' | wc -l) - 1)))" ]; then
+				env $(san_env) CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" \
+					CPUSETSHIM_TEST_ROOT="$F" CPUSETSHIM_TEST_CPUS="$S" \
+					lscpu --sysroot "$F" -e >"$T/got" 2>&1
+				expect_eq "$what, nodes {$N}: lscpu -e exit status" "$?" 0 || show "$T/got"
+				if [ $has_lscpu = 0 ]; then
+					check "$what, nodes {$N}: lscpu -e" $CMP lscpu-nodes "$T/lscpu-e" "$S" "$T/got" "$F" "$N"
+				fi
+				env $(san_env) CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" \
+					CPUSETSHIM_TEST_ROOT="$F" CPUSETSHIM_TEST_CPUS="$S" lscpu --sysroot "$F" >"$T/got" 2>&1
+				expect_eq "$what, nodes {$N}: lscpu exit status" "$?" 0 || show "$T/got"
+				check "$what, nodes {$N}: lscpu's NUMA lines" $CMP lscpu-numa "$F" "$S" "$N" "$T/got"
+			fi
 		fi
 		# libnuma's node of every virtual CPU is its physical CPU's
 		$CMP cpu-node "$F" "$S" > "$T/cpu-node"

@@ -139,6 +139,35 @@ topo_checks() {
 	[ -n "$nodes" ] || expect_eq "$W no node directory on the machine: none in the set" \
 		"$(vls "$NODE/node0")" ENOENT
 
+	# ---- the listings through every copy of a descriptor (dup, dup2,
+	# dup3, F_DUPFD, F_DUPFD_CLOEXEC, one passed over a socket, the
+	# original or a copy closed; tests/topo/lsdup): each the same as
+	# opendir's, whose cpuN entries are the machine's restricted, and
+	# every cpuN and nodeN entry opened relative to the copy ----
+	ldirs=$SYS
+	[ -d "$R$NODE" ] && ldirs="$ldirs $NODE"
+	for k in $nodes; do ldirs="$ldirs $NODE/$k"; done
+	run "$B/tests/topo/lsdup" $ldirs >"$T/lsdup" 2>&1
+	for d in $ldirs; do
+		grep "^$d opendir: " "$T/lsdup" | sed "s|^$d opendir: ||" >"$T/lsdup.want"
+		case $d in
+		"$SYS") wc=$vnames ;;
+		"$NODE") wc= ;;
+		*) wc=$($CMP entries "$ROOT" "$S" "$d") ;;
+		esac
+		expect_eq "$W $d opendir: its cpuN entries" \
+			"$(sed 's/ [|] openat:.*//' "$T/lsdup.want" | tr ' ' '\n' | grep '^cpu[0-9][0-9]*$' | sort -V | tr '\n' ' ' | sed 's/ $//')" \
+			"$wc"
+		expect_match "$W $d opendir: every entry opened, none beyond" "$(cat "$T/lsdup.want")" ' [|] openat: ok$'
+		expect_eq "$W $d: the listing through every copy of a descriptor is opendir's" \
+			"$(grep "^$d [^ ]*: " "$T/lsdup" | grep -v "^$d opendir: " |
+				while read -r _d m rest; do [ "$rest" = "$(cat "$T/lsdup.want")" ] || echo "$m $rest"; done)" ""
+	done
+	expect_eq "$W lsdup: every method of every directory" "$(grep -c ': ' "$T/lsdup")" \
+		"$((10 * $(echo $ldirs | wc -w)))"
+	# Python's os.listdir(fd) lists a copy (fdopendir(dup(fd)))
+	expect_eq "$W python listdir(fd)" "$(run $PY -c "import os; print(' '.join(sorted((e for e in os.listdir(os.open('$SYS', os.O_RDONLY)) if e[3:].isdigit()), key=lambda e: int(e[3:]))))")" "$vnames"
+
 	# ---- CPUs beyond the set do not exist ----
 	expect_status "$W cat cpu$n/topology/core_id" 1 run cat "$SYS/cpu$n/topology/core_id"
 	expect_stderr "$W cat cpu$n ENOENT" "No such file"

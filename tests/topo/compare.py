@@ -9,6 +9,13 @@ restriction of the captured machine reports (tests/topo/).
                                            machine) restricted to the set
                                            (ROOT: the machine, whose cache
                                            ids lscpu -p may print)
+  compare.py lscpu-nodes FULL CPULIST GOT ROOT NODES
+                                           the same in a set whose memory
+                                           nodes are NODES: the NODE column
+                                           by their ranks
+  compare.py lscpu-numa ROOT CPULIST NODES GOT
+                                           lscpu's NUMA lines in that set:
+                                           the count, each node's CPUs
   compare.py numactl FULL CPULIST GOT [FULLCPUS]
                                            numactl --hardware, the same way (FULL
                                            made in the set FULLCPUS, if given)
@@ -566,7 +573,21 @@ def has_cache_ids(root):
         root, "sys/devices/system/cpu/cpu*/cache/index*/id")))
 
 
-def cmd_lscpu(full_path, cpus, got_path, root=None):
+def node_ranks(header, rows, nodes):
+    """rows with their NODE column (-e's NODE, -p's Node) as the set's
+    virtual node: the rank of the machine's node in nodes."""
+    col = [i for i, h in enumerate(header) if h.upper() == "NODE"]
+    rank = {p: v for v, p in enumerate(nodes)}
+    for r in rows:
+        for c in col:
+            if c < len(r) and r[c] not in ("", "-"):
+                if int(r[c]) not in rank:
+                    raise SystemExit("node %s of a CPU of the set is not one of the set's" % r[c])
+                r[c] = str(rank[int(r[c])])
+    return rows
+
+
+def cmd_lscpu(full_path, cpus, got_path, root=None, nodes=None):
     with open(full_path) as f:
         full = f.read().splitlines()
     with open(got_path) as f:
@@ -581,6 +602,8 @@ def cmd_lscpu(full_path, cpus, got_path, root=None):
         rows = [l.split(",") for l in full if not l.startswith("#")]
         out = renumber_rows(header, rows, cpus, CACHE_NAMES if has_cache_ids(root) else (),
                             cpu_types(root))
+        if nodes is not None:
+            out = node_ranks(header, out, nodes)
         want = [l + "\n" for l in comments] + [",".join(r) + "\n" for r in out]
     else:
         header = full[0].split()
@@ -589,6 +612,8 @@ def cmd_lscpu(full_path, cpus, got_path, root=None):
         names = ["CACHE" if i in cache_col else h for i, h in enumerate(header)]
         out = renumber_rows(names, rows, cpus, ("CACHE",) if has_cache_ids(root) else (),
                             cpu_types(root))
+        if nodes is not None:
+            out = node_ranks(names, out, nodes)
         # lscpu -e pads its columns; compare the cells, not the spacing
         want = [" ".join(header) + "\n"] + [" ".join(r) + "\n" for r in out]
         got = [" ".join(l.split()) + "\n" for l in got]
@@ -785,6 +810,33 @@ def cmd_cpu_node(root, cpus):
                 node_of[c] = int(e[4:])
     for v, p in enumerate(cpus):
         print("%d,%d" % (v, node_of[p]))
+
+
+def cmd_lscpu_numa(root, cpus, nodes, got_path):
+    """lscpu's summary in the set with the memory nodes nodes: NUMA
+    node(s) the number of them, and each virtual node's virtual CPUs
+    (those whose physical CPU the machine's node holds)."""
+    node_of = {}
+    nd = os.path.join(root, "sys/devices/system/node")
+    for e in os.listdir(nd):
+        if e.startswith("node") and e[4:].isdigit():
+            for c in mask_cpus(read(root, "sys/devices/system/node/%s/cpumap" % e)):
+                node_of[c] = int(e[4:])
+    want = ["NUMA node(s): %d" % len(nodes)]
+    for v, k in enumerate(nodes):
+        vs = [i for i, p in enumerate(cpus) if node_of.get(p) == k]
+        want.append("NUMA node%d CPU(s): %s" % (v, fmt_list(vs)))
+    with open(got_path) as f:
+        got = [" ".join(l.split()) for l in f.read().splitlines() if l.lstrip().startswith("NUMA")]
+    # lscpu prints two CPUs as "0,1", more as a range: the lists as sets
+    def norm(lines):
+        return [l.rsplit(": ", 1)[0] + ": " + fmt_list(cpulist(l.rsplit(": ", 1)[1]))
+                if "CPU(s): " in l and l.rsplit(": ", 1)[1] else l for l in lines]
+    got = norm(got)
+    if got != want:
+        fail("lscpu's NUMA lines in %s, nodes %s" % (",".join(map(str, cpus)),
+                                                    ",".join(map(str, nodes))),
+             [l + "\n" for l in want], [l + "\n" for l in got])
 
 
 def cmd_node_of_cpu(want_path):
@@ -1100,6 +1152,12 @@ def main():
     if len(sys.argv) == 6 and sys.argv[1] == "hwloc-nodes":
         return cmd_hwloc_nodes(sys.argv[2], cpulist(sys.argv[3]), cpulist(sys.argv[4]),
                                sys.argv[5])
+    if len(sys.argv) == 7 and sys.argv[1] == "lscpu-nodes":
+        return cmd_lscpu(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4], sys.argv[5],
+                         cpulist(sys.argv[6]))
+    if len(sys.argv) == 6 and sys.argv[1] == "lscpu-numa":
+        return cmd_lscpu_numa(sys.argv[2], cpulist(sys.argv[3]), cpulist(sys.argv[4]),
+                              sys.argv[5])
     if len(sys.argv) == 6 and sys.argv[1] == "lscpu":
         return cmd_lscpu(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4], sys.argv[5])
     if len(sys.argv) != 5 or sys.argv[1] not in ("hwloc", "lscpu", "numactl"):
