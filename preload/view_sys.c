@@ -369,8 +369,19 @@ static int build(int k, const char *rp, const struct cps_view_input *in, struct 
 	return cps_view_cpumask_file(out, k, buf, len, in);
 }
 
-/* The name a view of canon for the set in v is kept under. */
-static bool kept_name(const char *canon, const struct shim_cpus *v,
+static uint64_t fnv(uint64_t h, const void *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ ((const unsigned char *)p)[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The name a view of canon for the set in v is kept under: everything
+ * the view is made of. The set's CPUs and nodes, the width masks are
+ * printed in; under the test root its path and the identity of the real
+ * file rp (another machine may be put at the same path, and a view of a
+ * file the machine lacks is no kept view). */
+static bool kept_name(const char *canon, const char *rp, const struct shim_cpus *v,
 		      const struct cps_view_input *in, char *out, size_t len)
 {
 	const char *dir = shim_kept_dirname(), *root = shim_test_root();
@@ -378,10 +389,17 @@ static bool kept_name(const char *canon, const struct shim_cpus *v,
 
 	if (!dir)
 		return false;
-	for (const char *s = root ? root : ""; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	for (const char *s = canon; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	if (root) {
+		struct stat sb;
+		if (shim_real_fstatat(AT_FDCWD, rp, &sb, 0) < 0)
+			return false;
+		uint64_t id[] = { (uint64_t)sb.st_dev,	       (uint64_t)sb.st_ino,
+				  (uint64_t)sb.st_size,	       (uint64_t)sb.st_mtim.tv_sec,
+				  (uint64_t)sb.st_mtim.tv_nsec, (uint64_t)sb.st_ctim.tv_sec,
+				  (uint64_t)sb.st_ctim.tv_nsec };
+		h = fnv(fnv(h, root, strlen(root) + 1), id, sizeof(id));
+	}
+	h = fnv(h, canon, strlen(canon));
 	if (cps_view_wide_possible) /* masks printed w bits wide */
 		h = (h ^ 'w') * 1099511628211ull;
 	if (in->k) /* the set's nodes: views of them */
@@ -522,13 +540,15 @@ static int open_content(const char *canon, const char *phys, int k, int flags, i
 {
 	char rp[PATH_MAX], name[SHIM_KEPT_NAME_MAX + 40];
 	int saved = errno, fd = -1;
-	bool have_name = kept_name(canon, &set->v, &set->in, name, sizeof(name));
+	bool have_rp = rooted(phys, rp, sizeof(rp));
+	bool have_name = have_rp && kept_name(canon, rp, &set->v, &set->in, name, sizeof(name));
+	errno = saved;
 	if (have_name && (fd = shim_kept_open_recent(name, flags)) >= 0) {
 		errno = saved;
 		return fd;
 	}
 	struct cps_buf out = { 0 };
-	int r = rooted(phys, rp, sizeof(rp)) ? build(k, rp, &set->in, &out) : -ENAMETOOLONG;
+	int r = have_rp ? build(k, rp, &set->in, &out) : -ENAMETOOLONG;
 	if (r == 0) {
 		if (have_name)
 			fd = shim_kept_store(V_NONE, name, 0, out.p, out.len, flags);
