@@ -13,6 +13,7 @@ need useradd passwd
 need setpriv util-linux
 need setcap libcap2-bin
 need nproc coreutils
+need "$PYTHON3" python3
 for d in "$B" "$B/.libs"; do
 	[ "$(stat -c %A "$d" | cut -c8,10)" = "rx" ] || skip_all "the build tree ($d) is not open to other users"
 done
@@ -70,4 +71,24 @@ said "supervised" "$D/suid is set-user-id: under the supervisor (no_new_privs) i
 expect_status "root's own set-user-id program" 0 with_san "$CPUSET_RUN" --cpus 1 "$D/suid"
 expect_eq "root's own: not a word" "$(cat "$T/err")" ""
 expect_eq "root's own: the shim answers" "$(cat "$T/out")" 1
+
+# a process's own name in a message to root: root with the user's table
+# may move only the user's processes; the refusal names the process, its
+# name (set by itself, any bytes) escaped
+"$PYTHON3" -c '
+import ctypes, time
+ctypes.CDLL(None).prctl(15, b"\x1b]0;x\x07\x1b[2J", 0, 0, 0)
+time.sleep(600)' &
+renamed=$!
+at_exit 'kill $renamed 2>/dev/null'
+for _ in $(seq 600); do
+	grep -q x "/proc/$renamed/comm" 2>/dev/null && break
+	sleep 0.1
+done
+expect_status "the user's set" 0 as "$CPUSET" create --cpus 0 --name uset
+expect_status "root may not move its own process with the user's table" 1 \
+	env -u CPUSETSHIM_TABLE "$CPUSET" --table "cpusetshim.$uid" --table-owner "$u" attach uset $renamed
+cp "$T/err" "$T/e"
+check "the refusal names it, escaped" grep -qF "$renamed (\\033]0;x\\007\\033[2J) is not of uid $uid" "$T/e"
+expect_eq "no control byte in it" "$(tr -d '\n' <"$T/e" | tr -d '[:print:]' | wc -c)" 0
 finish

@@ -55,7 +55,11 @@ int cli_refused(int err, const char *why, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, ": %s (%s)\n", why ? why : strerror(err), cli_errname(err));
+	/* a reason may quote what a process or the table holds (a lock
+	 * holder's name) */
+	char safe[1024];
+	cli_escape(safe, sizeof(safe), why ? why : strerror(err), sizeof(safe));
+	fprintf(stderr, ": %s (%s)\n", safe, cli_errname(err));
 	if (table)
 		return CLI_TABLE;
 	switch (err) {

@@ -200,6 +200,8 @@ static const char *proc_name(pid_t pid, char *buf, size_t len)
 			comm[strcspn(comm, "\n")] = 0;
 		fclose(f);
 	}
+	/* raw: its own name, which its owner may have set to any bytes, is
+	 * escaped where it is printed */
 	snprintf(buf, len, comm[0] ? "%d (%s)" : "%d", (int)pid, comm);
 	return buf;
 }
@@ -212,7 +214,7 @@ static int unmoved_refused(struct cps_ctx *c, int r, const char *fmt, const char
 {
 	if (!c->unmoved)
 		return cli_refused(r, c->why, fmt, a, b);
-	char what[256], pids[480], name[64];
+	char what[256], pids[480], safe[480 * 4], name[64];
 	size_t n = 0;
 	int shown = c->unmoved < (int)CPS_ARRAY_SIZE(c->unmoved_pid) ? c->unmoved
 								       : (int)CPS_ARRAY_SIZE(c->unmoved_pid);
@@ -221,15 +223,16 @@ static int unmoved_refused(struct cps_ctx *c, int r, const char *fmt, const char
 		n += (size_t)snprintf(pids + n, sizeof(pids) - n, "%s%s", i ? " " : "",
 				      proc_name(c->unmoved_pid[i], name, sizeof(name)));
 	snprintf(what, sizeof(what), fmt, a, b);
+	cli_escape(safe, sizeof(safe), pids, sizeof(pids));
 	if (c->unmoved_foreign)
 		cli_err("%s: the table is another user's (uid %ld): root moves only that user's "
 			"processes with it; %d process%s not of that user not moved (EPERM): %s%s",
-			what, c->foreign_uid, c->unmoved, c->unmoved == 1 ? "" : "es", pids,
+			what, c->foreign_uid, c->unmoved, c->unmoved == 1 ? "" : "es", safe,
 			c->unmoved > shown ? " ..." : "");
 	else
 		cli_err("%s: %s; %d process%s not moved, the kernel said: %s (%s): %s%s", what,
 			c->why, c->unmoved, c->unmoved == 1 ? "" : "es", strerror(c->unmoved_err),
-			cli_errname(c->unmoved_err), pids, c->unmoved > shown ? " ..." : "");
+			cli_errname(c->unmoved_err), safe, c->unmoved > shown ? " ..." : "");
 	return CLI_UNMOVED;
 }
 
