@@ -27,6 +27,7 @@
 #           skip DESC REASON (one check skipped, the test goes on)
 # Running:  in_set SET CMD... | with_san CMD... | san_env | outside CMD...
 #           real_cpus PID | at_exit CMD | note TEXT | show FILE
+# Waiting:  wait_until CMD... (until CMD succeeds, CPS_WAIT s at most)
 # Sets:     two_sets | each_set FN | seq_join FIRST LAST SEP
 # End:      finish | die REASON
 
@@ -252,6 +253,23 @@ trap 'exit 1' HUP INT
 # The real kernel affinity of a task, read outside the shim.
 real_cpus() {
 	sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status"
+}
+
+# ---- waiting ----
+
+# wait_until CMD...: run CMD until it succeeds (0), polling, for at most
+# CPS_WAIT seconds of the clock (120; a machine loaded by other work is
+# slow, so the bound is generous and only a condition that never comes
+# reaches it: 1). A test waits for a condition, never for a fixed time.
+CPS_WAIT=${CPS_WAIT:-120}
+wait_until() {
+	_wu_end=$(($(date +%s) + CPS_WAIT))
+	_wu_nap=0.02
+	until "$@"; do
+		[ "$(date +%s)" -lt "$_wu_end" ] || return 1
+		sleep "$_wu_nap"
+		case $_wu_nap in 0.02) _wu_nap=0.05 ;; 0.05) _wu_nap=0.1 ;; esac
+	done
 }
 
 # ---- sanitizer builds ----

@@ -2,9 +2,10 @@
  *
  * Each refresh copies the table (as cpuset-inspect does, without the
  * writers' lock) and reads /proc/stat once: the kernel's times of every
- * CPU, which are the sets' times by their CPUs. That costs the same at one
- * member as at a thousand. The members' own figures (--members) are one
- * /proc/PID/stat each, read only when asked. Files are read with raw
+ * CPU, which are the sets' times by their CPUs, whoever used them. Then
+ * one /proc/PID/stat per member: its threads and its own CPU time, which
+ * summed are its set's members' share of those CPUs. That part grows with
+ * the members (the man page gives its cost). Files are read with raw
  * system calls: a cpuset-inspect run under the shim still reads the
  * machine's CPUs, in the table's physical numbers. */
 #ifdef HAVE_CONFIG_H
@@ -372,6 +373,7 @@ static int copy_sets(struct top_state *s, const struct shm_table *t)
 		x->wrapped = ss->wrapped;
 		x->threads = s->members ? 0 : -1;
 		x->user = x->sys = x->idle = x->other = 0;
+		x->members_busy = s->members && s->have_prev ? 0 : -1;
 		x->nshares = 0;
 	}
 	qsort(s->sets, s->nsets, sizeof(*s->sets), cmp_set);
@@ -427,7 +429,15 @@ static int copy_members(struct top_state *s, const struct shm_table *t)
 		struct top_member *o = bsearch(m, s->prevmem, s->nprevmem, sizeof(*m), cmp_member);
 		if (o && o->start == m->start && o->threads >= 0 && m->threads >= 0 && dt > 0 && hz > 0)
 			m->busy = 100.0 * (double)dsub(m->ticks, o->ticks) / ((double)hz * dt);
+		size_t k = set_index(s, m->set);
+		if (m->busy > 0 && k != (size_t)-1 && s->sets[k].members_busy >= 0)
+			s->sets[k].members_busy += m->busy;
 	}
+	/* in % of one CPU each, summed: in % of the set's CPUs */
+	for (size_t k = 0; k < s->nsets; k++)
+		if (s->sets[k].members_busy > 0)
+			s->sets[k].members_busy = s->sets[k].ncpus ?
+				s->sets[k].members_busy / s->sets[k].ncpus : -1;
 	return 0;
 }
 
@@ -498,7 +508,7 @@ int top_sample(struct top_state *s)
 
 /* ---- the loop ---- */
 
-static volatile sig_atomic_t stop_sig, tstp_sig;
+static volatile sig_atomic_t stop_sig, tstp_sig, winch_sig;
 static struct termios saved_tio;
 static bool tio_saved, screen_used;
 
@@ -511,6 +521,12 @@ static void on_tstp(int sig)
 {
 	(void)sig;
 	tstp_sig = 1;
+}
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	winch_sig = 1;
 }
 
 /* Keys one by one, no echo (signals still come from the terminal); the
@@ -558,41 +574,95 @@ static void suspend(bool screen, bool keys)
 	enter_terminal(screen, keys);
 }
 
-/* Waits delay seconds; false when told to stop (q, a signal). */
-static bool wait_keys(double delay, bool keys, bool screen)
+/* What ended a wait. */
+enum top_wait { WAIT_TIME, WAIT_STOP, WAIT_RESIZED };
+
+/* Waits until end (CLOCK_MONOTONIC seconds): WAIT_STOP when told to stop
+ * (q, a signal), WAIT_RESIZED at once when the terminal's size changed. */
+static enum top_wait wait_keys(double end, bool *keys, bool screen)
 {
-	double end = now_mono() + delay;
 	for (;;) {
 		if (stop_sig)
-			return false;
-		if (tstp_sig)
-			suspend(screen, keys);
+			return WAIT_STOP;
+		if (tstp_sig) {
+			suspend(screen, *keys);
+			winch_sig = 1; /* continued: drawn again at once */
+		}
+		if (winch_sig) {
+			winch_sig = 0;
+			return WAIT_RESIZED;
+		}
 		double left = end - now_mono();
 		if (left <= 0)
-			return true;
+			return WAIT_TIME;
 		struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
 		int ms = (int)(left * 1000.0) + 1;
-		int r = poll(keys ? &pfd : NULL, keys ? 1 : 0, ms);
-		if (r > 0 && keys) {
+		int r = poll(*keys ? &pfd : NULL, *keys ? 1 : 0, ms);
+		if (r > 0 && *keys) {
 			char ch;
 			ssize_t n = read(STDIN_FILENO, &ch, 1);
 			if (n == 1 && (ch == 'q' || ch == 'Q' || ch == 3))
-				return false;
+				return WAIT_STOP;
 			if (n == 0)
-				keys = false; /* end of input: keep refreshing */
+				*keys = false; /* end of input: keep refreshing */
 		}
 	}
 }
 
-int top_run(struct cps_ctx *c, const struct top_opts *o)
+/* COLUMNS, when it is a number of columns: else 0. */
+static int env_columns(void)
 {
-	struct top_state s;
-	int r = top_init(&s, c, o->members);
-	if (r < 0) {
-		cli_err("--top: cannot start: %s", strerror(-r));
-		top_free(&s);
-		return CLI_TABLE;
+	const char *e = getenv("COLUMNS");
+	char *end;
+	if (!e || !*e)
+		return 0;
+	long v = strtol(e, &end, 10);
+	return *end || v <= 0 || v > 100000 ? 0 : (int)v;
+}
+
+/* The lines and columns to fit, as top(1) takes them: a terminal's size
+ * (TIOCGWINSZ, asked again at every draw), else COLUMNS and LINES, else
+ * 80 columns on a terminal; not on a terminal COLUMNS or whole lines, and
+ * every line. */
+static void view_size(bool screen, int *rows, int *cols)
+{
+	struct winsize ws;
+	*rows = 0;
+	*cols = env_columns();
+	if (!screen)
+		return;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col && ws.ws_row) {
+		*rows = ws.ws_row;
+		*cols = ws.ws_col;
+		return;
 	}
+	const char *l = getenv("LINES");
+	*rows = l ? atoi(l) : 0;
+	if (*rows < 0)
+		*rows = 0;
+	if (!*cols)
+		*cols = 80;
+}
+
+static void draw(const struct top_state *s, const struct top_opts *o, bool screen, long i)
+{
+	int rows, cols;
+	view_size(screen, &rows, &cols);
+	if (o->json) {
+		top_print_json(s, stdout, o->delay);
+	} else if (screen) {
+		fputs("\033[H\033[2J", stdout);
+		/* the last line left empty: the cursor's, so nothing scrolls */
+		top_print_text(s, stdout, o->delay, rows ? rows - 1 : 0, cols);
+	} else {
+		if (i)
+			fputc('\n', stdout);
+		top_print_text(s, stdout, o->delay, 0, cols);
+	}
+}
+
+static void catch_signals(bool screen)
+{
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal; /* no SA_RESTART: the wait ends at once */
@@ -600,34 +670,53 @@ int top_run(struct cps_ctx *c, const struct top_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	bool screen = !o->json && isatty(STDOUT_FILENO);
-	bool keys = screen && isatty(STDIN_FILENO);
 	if (screen) {
 		sa.sa_handler = on_tstp;
 		sigaction(SIGTSTP, &sa, NULL);
+		sa.sa_handler = on_winch;
+		sigaction(SIGWINCH, &sa, NULL);
 	}
+}
+
+int top_run(struct cps_ctx *c, const struct top_opts *o)
+{
+	struct top_state s;
+	/* the members are read whatever is shown: their threads and CPU time
+	 * are their sets' figures */
+	int r = top_init(&s, c, true);
+	if (r < 0) {
+		cli_err("--top: cannot start: %s", strerror(-r));
+		top_free(&s);
+		return CLI_TABLE;
+	}
+	s.list_members = o->members;
+	bool screen = !o->json && isatty(STDOUT_FILENO);
+	bool keys = screen && isatty(STDIN_FILENO);
+	catch_signals(screen);
 	enter_terminal(screen, keys);
 	keys = keys && tio_saved;
 	atexit(restore_terminal);
 	if ((r = top_sample(&s)) < 0)
 		goto fail;
+	long shown = 0;
+	if (screen) {
+		/* the screen at once, as top(1): the sets, their figures to come */
+		draw(&s, o, screen, shown);
+		fflush(stdout);
+	}
 	for (long i = 0; o->count == 0 || i < o->count; i++) {
-		if (!wait_keys(o->delay, keys, screen))
+		/* a resize redraws the last refresh at once, within the wait */
+		double end = now_mono() + o->delay;
+		enum top_wait w;
+		while ((w = wait_keys(end, &keys, screen)) == WAIT_RESIZED) {
+			draw(&s, o, screen, shown);
+			fflush(stdout);
+		}
+		if (w == WAIT_STOP)
 			break;
 		if ((r = top_sample(&s)) < 0)
 			goto fail;
-		if (o->json) {
-			top_print_json(&s, stdout, o->delay);
-		} else if (screen) {
-			struct winsize ws;
-			int rows = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row ? ws.ws_row : 0;
-			fputs("\033[H\033[2J", stdout);
-			top_print_text(&s, stdout, o->delay, rows ? rows - 1 : 0);
-		} else {
-			if (i)
-				fputc('\n', stdout);
-			top_print_text(&s, stdout, o->delay, 0);
-		}
+		draw(&s, o, screen, shown++);
 		if (fflush(stdout) != 0)
 			break; /* nobody reads any more */
 	}

@@ -1,7 +1,8 @@
-/* cpuset-inspect --top: a live view of the sets and how busy their CPUs
- * are (tools/top.c). A sample is one copy of the table and one read of
- * /proc/stat, the kernel's CPU times, attributed to the sets by their
- * CPUs; with members, each member's /proc/PID/stat too. */
+/* cpuset-inspect --top: a live view of the sets, how busy their CPUs are
+ * and how much of that their members used (tools/top.c). A sample is one
+ * copy of the table, one read of /proc/stat, the kernel's CPU times,
+ * attributed to the sets by their CPUs, and with members, each member's
+ * /proc/PID/stat: its threads and CPU time. */
 #ifndef CPS_TOOLS_TOP_H
 #define CPS_TOOLS_TOP_H
 
@@ -16,7 +17,7 @@ struct top_opts {
 	double delay;   /* seconds between refreshes */
 	long count;     /* refreshes to show, 0: until q or Ctrl-C */
 	bool json;      /* one JSON object a line */
-	bool members;   /* read and show each member's own figures */
+	bool members;   /* a line for each member too */
 };
 
 /* A CPU's times from /proc/stat, in clock ticks. */
@@ -48,13 +49,16 @@ struct top_set {
 	unsigned threads_rec; /* thread records of its members (threads that set a mask) */
 	long threads;         /* threads of its live members (with members), else -1 */
 	uint64_t user, sys, idle, other; /* ticks over the interval, its CPUs summed */
+	double members_busy;  /* its members' CPU time over the interval, in % of
+			       * its CPUs' (with members; -1: no earlier sample) */
 	unsigned nshares;     /* sets, not its ancestors or descendants, holding its CPUs */
 	uint32_t shares[TOP_SHARES_SHOWN];
 };
 
 struct top_state {
 	struct cps_ctx *c;
-	bool members;
+	bool members;            /* each member's /proc/PID/stat read */
+	bool list_members;       /* and a line printed for each */
 	size_t nw;               /* mask words used */
 	int statfd;              /* /proc/stat, kept open */
 	char *buf;
@@ -86,7 +90,9 @@ void top_free(struct top_state *s);
 /* The interval's ticks of cpu (user, system, idle, other): false when it
  * was not there at both samples (tools/top_print.c's too). */
 bool top_cpu_delta(const struct top_state *s, unsigned cpu, uint64_t d[4]);
-void top_print_text(const struct top_state *s, FILE *f, double delay, int max_lines);
+/* The text view: at most max_lines lines (0: all), each cut at width
+ * columns (0: whole), the names and CPU lists narrowed first. */
+void top_print_text(const struct top_state *s, FILE *f, double delay, int max_lines, int width);
 void top_print_json(const struct top_state *s, FILE *f, double delay);
 
 /* The loop: refreshes until count, q or a signal; restores the terminal.
