@@ -141,12 +141,10 @@ if p == 0:
 print(p, flush=True)
 time.sleep(10)' >"$T/zpid" &
 zparent=$!
-i=0
-while [ ! -s "$T/zpid" ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i + 1)); done
+wait_until [ -s "$T/zpid" ]
 z=$(cat "$T/zpid")
 check "attach the child while it lives" "$CPUSET" attach zombie "$z"
-i=0
-while [ "$(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null)" != Z ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
+wait_until eval '[ "$(cut -d" " -f3 "/proc/$z/stat" 2>/dev/null)" = Z ]'
 expect_eq "the child is a zombie now" "$(cut -d' ' -f3 "/proc/$z/stat" 2>/dev/null)" Z
 expect_status "destroy of a set whose member is a zombie" 0 "$CPUSET" destroy zombie
 kill "$zparent" 2>/dev/null

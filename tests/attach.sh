@@ -21,11 +21,8 @@ kids() {
 }
 # wait_kids PID N: until PID has N children (and they have exec'd sleep)
 wait_kids() {
-	for _i in $(seq 100); do
-		[ "$(pgrep -P "$1" -x sleep | wc -l)" -ge "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
+	_wk_pid=$1 _wk_n=$2
+	wait_until eval '[ "$(pgrep -P "$_wk_pid" -x sleep | wc -l)" -ge "$_wk_n" ]'
 }
 
 # ---- the process named, not its descendants ----
@@ -65,10 +62,7 @@ expect_eq "alloc: the setsid child did not" "$(real_cpus $C2)" "0-1"
 sh -c 'setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 602 & wait' &
 Q=$!
 at_exit 'kill $(pgrep -P $Q) $Q 2>/dev/null'
-for i in $(seq 100); do
-	Qc=$(pgrep -P $Q -u nobody -x sleep) && break
-	sleep 0.05
-done
+wait_until eval 'Qc=$(pgrep -P $Q -u nobody -x sleep)'
 [ -n "$Qc" ] || die "nobody's child did not start"
 expect_status "attach its parent with --descendants" 0 "$CPUSET" attach --descendants one $Q
 expect_eq "another user's child is not in the set by ancestry" "$("$CPUSET" which $Qc)" "1 root"
@@ -91,10 +85,7 @@ if command -v unshare >/dev/null 2>&1 && unshare --pid --fork true 2>/dev/null; 
 	# for, and unshare passes SIGTERM on to it; left alive, it would hold
 	# the test's output open for its 603 s)
 	at_exit 'kill -KILL $(pgrep -P $U) $U 2>/dev/null'
-	for i in $(seq 100); do
-		N=$(pgrep -P $U -x sleep) && break
-		sleep 0.05
-	done
+	wait_until eval 'N=$(pgrep -P $U -x sleep)'
 	[ -n "$N" ] || die "the namespace's process did not start"
 	expect_eq "it is its namespace's pid 1" "$(awk '/^NSpid:/ { print $NF }' /proc/$N/status)" 1
 	expect_status "attach a namespace's first process" 1 "$CPUSET" attach one $N
@@ -125,12 +116,12 @@ check "nobody makes a table" $AS_NOBODY "$CPUSET" --table "$T2" init
 check "nobody makes a set" $AS_NOBODY "$CPUSET" --table "$T2" create --cpus 0-1 --name fixed
 $AS_NOBODY sleep 600 &
 np=$!
-for i in $(seq 100); do [ "$(stat -c %u /proc/$np 2>/dev/null)" = "$nobody_uid" ] && break; sleep 0.05; done
+wait_until eval '[ "$(stat -c %u /proc/$np 2>/dev/null)" = "$nobody_uid" ]'
 check "nobody attaches its process" $AS_NOBODY "$CPUSET" --table "$T2" attach fixed $np
 sleep 600 &
 rq=$!
 # named by its command: wait for the exec
-for i in $(seq 100); do [ "$(cat /proc/$rq/comm 2>/dev/null)" = sleep ] && break; sleep 0.05; done
+wait_until eval '[ "$(cat /proc/$rq/comm 2>/dev/null)" = sleep ]'
 expect_status "root attaching its own process to nobody's table" 1 \
 	"$CPUSET" --table "$T2" --table-owner nobody attach fixed $rq
 expect_stderr "is refused, naming it" "$rq (sleep) is not of uid $nobody_uid, the table's owner"
@@ -142,10 +133,7 @@ check "root attaches nobody's process" "$CPUSET" --table "$T2" --table-owner nob
 env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_TABLE="$T2" CPUSETSHIM_TABLE_OWNER="$nobody_uid" \
 	CPUSETSHIM_SET=fixed sleep 600 &
 rp=$!
-for i in $(seq 100); do
-	"$CPUSET" --table "$T2" --table-owner nobody show fixed 2>/dev/null | grep -q "pid $rp " && break
-	sleep 0.05
-done
+wait_until eval '"$CPUSET" --table "$T2" --table-owner nobody show fixed 2>/dev/null | grep -q "pid $rp "'
 check "a root process is on record in nobody's table" sh -c \
 	"'$CPUSET' --table '$T2' --table-owner nobody show fixed | grep -q 'pid $rp '"
 expect_status "root's alloc on nobody's table" 4 "$CPUSET" --table "$T2" --table-owner nobody alloc fixed 1

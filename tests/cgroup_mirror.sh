@@ -42,8 +42,7 @@ mems_list() {
 }
 # wait until file $1 is not empty
 wait_for() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+	wait_until [ -s "$1" ]
 }
 
 expect_status "cpuset init (no mirror)" 0 "$CPUSET" init
@@ -125,8 +124,7 @@ expect_eq "... names the mirror" "$(cat "$T/out")" "{\"cgroup\":\"$M\"}"
 # destroy: the set's cgroup goes with it
 # (not this shell's child: with_san's subshell is; wait for it to be gone)
 kill "$p1"
-i=0
-while [ -d "/proc/$p1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+wait_until [ ! -d "/proc/$p1" ]
 check "destroy cga" "$CPUSET" destroy cga
 expect_eq "its cgroup is gone" "$([ -d "$M/s$ida" ] && echo left)" ""
 expect_eq "cgb's is there" "$([ -d "$M/s$idb" ] && echo yes)" yes

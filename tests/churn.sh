@@ -19,53 +19,70 @@ id nobody >/dev/null 2>&1 || skip_all "needs the user nobody"
 # (a sanitizer build starts each process several times slower: fewer)
 members=120
 [ -n "$SAN_PRELOAD" ] && members=40
-env $(san_env) "$CHURN" drive "$CPUSET_RUN" "$CPUSET" churn $members 300 1500 3 8 50 0 1 2 \
-	>"$T/churn.out" 2>"$T/churn.err"
-rc=$?
-head -20 "$T/churn.err" >"$T/churn.err20"
-show "$T/churn.err20"
-note "$(tail -1 "$T/churn.out")"
+# The members alive after the last alloc are the ones checked. How many
+# there are depends on how fast the machine starts them (a loaded one had
+# 10 of 120, or none): the churn runs again until one run has checked a
+# member's threads, 5 runs at most, and every run must pass.
+rc=0
+checked=0
+for _run in 1 2 3 4 5; do
+	env $(san_env) "$CHURN" drive "$CPUSET_RUN" "$CPUSET" churn $members 300 1500 3 8 50 0 1 2 \
+		>"$T/churn.out" 2>"$T/churn.err" || rc=$?
+	head -20 "$T/churn.err" >"$T/churn.err20"
+	show "$T/churn.err20"
+	note "run $_run: $(tail -1 "$T/churn.out")"
+	checked=$(sed -n 's/.* checked_threads=\([0-9]*\).*/\1/p' "$T/churn.out")
+	[ "$rc" -eq 0 ] && [ "${checked:-0}" -ge 3 ] && break
+	[ "$rc" -eq 0 ] || break
+	"$CPUSET" sweep >/dev/null
+done
 expect_eq "churn: every thread inside the set, every alloc and reader fine" "$rc" 0
-expect_eq "churn: threads were checked" "$(sed -n 's/.* checked_threads=\([0-9]*\).*/\1/p' "$T/churn.out" | awk -v m=$members '{ print ($1 >= m / 2) }')" 1
+expect_eq "churn: threads were checked (at least a member's three)" "$([ "${checked:-0}" -ge 3 ] && echo yes)" yes
 "$CPUSET" sweep >/dev/null
 check "table consistent after the churn" "$CPUSET_INSPECT" --check
 
 # ---- a queue of writers is not a stuck writer ----
 # Eight writers take the lock in turn, 500 ms each, three times over
-# (about 12 s of holding); with the bound at 1 s per holder, launches and creates
+# (about 12 s of holding); with the bound at 4 s per holder (a loaded
+# machine stretches a 500 ms hold, never to 4 s), launches and creates
 # made meanwhile wait their turn and succeed (counting the wait from their
-# first try, they failed). One holder that keeps it 3 s is still refused,
-# named, after 1 s.
+# first try, they failed). One holder that keeps it until told is still
+# refused, named, after 1 s.
 FAULT_OP=$B/tests/fault_op
 "$CPUSET" create --cpus 0 --name queue >/dev/null
 qp=""
 for _i in 1 2 3 4 5 6 7 8; do
-	"$FAULT_OP" hold 500 3 &
+	FAULT_OP_HELD=$T/queued.$_i "$FAULT_OP" hold 500 3 &
 	qp="$qp $!"
 done
-sleep 0.3
+# the queue has begun once one of them holds the lock
+queue_begun() { ls "$T"/queued.* >/dev/null 2>&1; }
+wait_until queue_begun
 qfail=0
 for _i in 1 2 3 4 5 6; do
-	env CPUSETSHIM_LOCK_TIMEOUT=1 $(san_env) timeout 120 "$CPUSET_RUN" --set queue true \
+	env CPUSETSHIM_LOCK_TIMEOUT=4 $(san_env) timeout 120 "$CPUSET_RUN" --set queue true \
 		2>>"$T/queue.err" || qfail=$((qfail + 1))
-	env CPUSETSHIM_LOCK_TIMEOUT=1 "$CPUSET" create --cpus 0 >/dev/null 2>>"$T/queue.err" ||
+	env CPUSETSHIM_LOCK_TIMEOUT=4 "$CPUSET" create --cpus 0 >/dev/null 2>>"$T/queue.err" ||
 		qfail=$((qfail + 1))
 done
 qheld=0
 for _p in $qp; do wait "$_p" || qheld=$((qheld + 1)); done
 show "$T/queue.err"
 expect_eq "a queue of 8 writers (500 ms each): the holders all wrote" "$qheld" 0
-expect_eq "a queue of 8 writers: 6 launches and 6 creates with a 1 s bound, none failed" "$qfail" 0
-rm -f "$T/held"
-FAULT_OP_HELD=$T/held "$FAULT_OP" hold 3000 1 &
+expect_eq "a queue of 8 writers: 6 launches and 6 creates with a 4 s bound, none failed" "$qfail" 0
+rm -f "$T/held" "$T/release"
+FAULT_OP_HELD=$T/held FAULT_OP_RELEASE=$T/release "$FAULT_OP" hold 1000 1 &
 qp=$!
-# (held once the file is there: a loaded machine starts it late)
-for _i in $(seq 200); do [ -e "$T/held" ] && break; sleep 0.05; done
-expect_status "one writer holding 3 s: a create with a 1 s bound is refused" 3 \
+# (held once the file is there: a loaded machine starts it late; held
+# until the create has answered, however long that takes)
+held() { [ -e "$T/held" ]; }
+wait_until held
+expect_status "one writer holding on: a create with a 1 s bound is refused" 3 \
 	env CPUSETSHIM_LOCK_TIMEOUT=1 "$CPUSET" create --cpus 0
 # (the create's first read, of the caller's own set, meets the writer
 # inside: it says so after the bound, naming the writer)
-expect_stderr "one writer holding 3 s: the writer named" "pid $qp"
+expect_stderr "one writer holding on: the writer named" "pid $qp"
+touch "$T/release"
 wait $qp
 
 # ---- what the kernel refuses is reported, never success ----
@@ -81,17 +98,14 @@ $AS_NOBODY sleep 600 &
 np=$!
 # setpriv changes its user before it execs sleep: wait for that
 nobody_uid=$(id -u nobody)
-for i in $(seq 100); do [ "$(stat -c %u /proc/$np 2>/dev/null)" = "$nobody_uid" ] && break; sleep 0.05; done
+wait_until eval '[ "$(stat -c %u /proc/$np 2>/dev/null)" = "$nobody_uid" ]'
 check "nobody attaches its process" $AS_NOBODY "$CPUSET" --table "$T2" attach fixed $np
 # a root process on record in nobody's table (root's own attach of it is
 # refused: tests/attach.sh): its shim joins the set its environment names
 env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_TABLE="$T2" CPUSETSHIM_TABLE_OWNER="$nobody_uid" \
 	CPUSETSHIM_SET=fixed sleep 600 &
 rp=$!
-for i in $(seq 100); do
-	"$CPUSET" --table "$T2" --table-owner nobody show fixed 2>/dev/null | grep -q "pid $rp " && break
-	sleep 0.05
-done
+wait_until eval '"$CPUSET" --table "$T2" --table-owner nobody show fixed 2>/dev/null | grep -q "pid $rp "'
 check "a root process is on record in nobody's table" sh -c \
 	"'$CPUSET' --table '$T2' --table-owner nobody show fixed | grep -q 'pid $rp '"
 expect_status "alloc with a member the kernel will not move" 4 $AS_NOBODY "$CPUSET" --table "$T2" alloc fixed 1

@@ -129,8 +129,10 @@ expect_stderr "attach owner reason" "not the owner of the set (EPERM)"
 su -s /bin/sh nobody -c 'exec sleep 600' &
 s2=$!
 at_exit 'kill $s2 2>/dev/null'
-sleep 0.2
-s2=$(pgrep -u nobody -n sleep || echo $s2)
+# su's child, once it runs sleep as nobody (this one's: other tests run
+# theirs at the same time)
+wait_until eval 's2c=$(pgrep -P $s2 -u nobody -x sleep)'
+s2=${s2c:-$s2}
 # another user's process: refused unless root
 ps_owner=$(stat -c %u /proc/$s2)
 expect_eq "helper runs as nobody" "$ps_owner" "$(id -u nobody)"

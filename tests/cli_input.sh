@@ -43,7 +43,7 @@ expect_status "which 0" 2 "$CPUSET" which 0
 # a thread id: refused, naming the process to attach instead
 "$B/tests/bench/bench_threads" 3 "$T/ready" &
 tp=$!
-for i in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
+wait_until [ -e "$T/ready" ]
 tid=$(ls /proc/$tp/task | grep -vx "$tp" | head -1)
 expect_ne "a second thread in $tp" "${tid:-$tp}" "$tp"
 before=$(real_cpus $tid)

@@ -4,7 +4,9 @@
  *   fault_op want PID TID LIST     (what it does on sched_setaffinity)
  *   fault_op hold MS COUNT         (a writer that takes the lock COUNT
  *                                   times, MS milliseconds each: a queue;
- *                                   $FAULT_OP_HELD, a file made once held)
+ *                                   $FAULT_OP_HELD, a file made once held;
+ *                                   $FAULT_OP_RELEASE, the first hold kept
+ *                                   until that file is there)
  * The table is $CPUSETSHIM_TABLE. Exit 0 done, 1 refused, 2 usage. */
 #include <fcntl.h>
 #include <stdio.h>
@@ -46,6 +48,12 @@ int main(int argc, char **argv)
 			if (held && i == 0)
 				close(open(held, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
 			nanosleep(&hold, NULL);
+			/* $FAULT_OP_RELEASE: held on until that file is there, so a
+			 * test ends the hold when it has seen what it waits for,
+			 * however slow the machine */
+			const char *release = getenv("FAULT_OP_RELEASE");
+			while (release && i == 0 && access(release, F_OK) != 0)
+				nanosleep(&gap, NULL);
 			r = cps_txn_end(&c, 0);
 			nanosleep(&gap, NULL);
 		}

@@ -159,7 +159,10 @@ expect_status "a lock held by pid 1: the writer gives up" 3 \
 	env CPUSETSHIM_LOCK_TIMEOUT=1 "$CPUSET" create --cpus 0
 t1=$(now_ms)
 expect_stderr "naming the holder" "held by pid 1 "
-expect_eq "the writer waits about its 1 s bound, under 5 s ($((t1 - t0)) ms)" "$([ $((t1 - t0)) -lt 5000 ] && echo yes)" yes
+# (at least its bound; the upper bound is far from it, and from the
+# default 10 s: a loaded machine is slow, never by a minute here)
+expect_eq "the writer waits its 1 s bound, then gives up, within 60 s ($((t1 - t0)) ms)" \
+	"$([ $((t1 - t0)) -ge 1000 ] && [ $((t1 - t0)) -lt 60000 ] && echo yes)" yes
 expect_status "the checker reports the held lock" 1 "$CPUSET_INSPECT" --check
 expect_match "the checker names the holder" "$(cat "$T/out")" "lock is held by pid 1"
 # a stopped writer: held by a live process that does not answer
@@ -186,13 +189,15 @@ expect_stderr "as damage" "table is damaged"
 fresh
 kill -STOP $sleeper
 poke set lockword u32 $sleeper
+# (the lock's bound an hour: a program that waited for it would meet the
+# 600 s timeout, however fast or slow the machine; one that does not wait
+# ends long before)
 t0=$(now_ms)
-timeout 30 env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 \
+timeout 600 env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 CPUSETSHIM_LOCK_TIMEOUT=3600 \
 	"$QUERY" 0.1 - fork >"$T/q" 2>&1
 rc=$?
 t1=$(now_ms)
-expect_eq "set-up and fork under a held lock: the program runs" "$rc" 0
-check "set-up and fork under a held lock take under 5 s ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 5000 ]
+expect_eq "set-up and fork under a held lock (bound 1 h): the program runs, not waiting ($((t1 - t0)) ms)" "$rc" 0
 expect_eq "it sees its set, and the kernel confines it" "$(cut -d' ' -f2,3,8 "$T/q")" "1 1 1"
 kill -CONT $sleeper
 poke set lockword u32 0
@@ -235,12 +240,11 @@ poke set cpus:2 u64 2
 kill -STOP $sleeper
 poke set lockword u32 $sleeper
 t0=$(now_ms)
-timeout 30 env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 \
+timeout 600 env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 CPUSETSHIM_LOCK_TIMEOUT=3600 \
 	"$QUERY" 0.1 >"$T/q" 2>&1
 rc=$?
 t1=$(now_ms)
-expect_eq "a program started in s0 under a stopped writer runs" "$rc" 0
-check "without waiting for it ($((t1 - t0)) ms)" [ $((t1 - t0)) -lt 3000 ]
+expect_eq "a program started in s0 under a stopped writer (bound 1 h) runs, not waiting for it ($((t1 - t0)) ms)" "$rc" 0
 expect_eq "confined to s0's committed CPU (0), not the half-written one" \
 	"$(cut -d' ' -f2,3,8,10 "$T/q")" "1 1 1 0"
 expect_eq "the stopped writer's work is left alone" "$(poke get cpus:2 u64)" 2
@@ -253,7 +257,7 @@ rm -f "$T/ready"
 env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" CPUSETSHIM_SET=s0 \
 	"$QUERY" 1.5 "$T/ready" >"$T/q" 2>&1 &
 q=$!
-for i in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.05; done
+wait_until [ -e "$T/ready" ]
 poke truncate 4096
 wait $q
 expect_eq "a program under the shim survives its table shrinking" "$?" 0
@@ -269,7 +273,7 @@ for size in 4096 half; do
 			"$QUERY" 2 "$T/ready.$k" forkloop >"$T/fq.$k" 2>&1 &
 		eval "fq$k=\$!"
 	done
-	for i in $(seq 100); do [ -e "$T/ready.4" ] && break; sleep 0.05; done
+	wait_until [ -e "$T/ready.4" ]
 	sleep 0.3
 	poke truncate $size
 	for k in 1 2 3 4; do

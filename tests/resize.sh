@@ -16,15 +16,13 @@ runner=$!
 env -u LD_PRELOAD sh -c 'sleep 300 & exec sleep 301' &
 plain=$!
 at_exit 'touch $T/stop; pkill -P $plain 2>/dev/null; kill $plain 2>/dev/null'
-sleep 0.2
+# (both started: the child forked, the parent's exec done)
+wait_until eval '[ "$(cat /proc/$plain/comm 2>/dev/null)" = sleep ] && pgrep -P $plain -x sleep >/dev/null'
 "$CPUSET" attach work $plain
 plain_child=$(pgrep -P $plain | head -1)
 
 # wait for both processes and all their threads to report
-for i in $(seq 100); do
-	[ "$(cat "$T"/threads.* 2>/dev/null | wc -l)" -ge 8 ] && [ "$(ls "$T"/view.* 2>/dev/null | wc -l)" -ge 2 ] && break
-	sleep 0.05
-done
+wait_until eval '[ "$(cat "$T"/threads.* 2>/dev/null | wc -l)" -ge 8 ] && [ "$(ls "$T"/view.* 2>/dev/null | wc -l)" -ge 2 ]'
 expect_eq "threads started" "$(cat "$T"/threads.* | wc -l)" 8
 expect_eq "two members" "$(ls "$T"/view.* | grep -vc '\.tmp$')" 2
 
@@ -48,8 +46,16 @@ check_masks() {
 	[ "$cps_failed" -gt "${masks_failed:-0}" ] && { "$CPUSET_INSPECT" >"$T/table"; show "$T/table"; masks_failed=$cps_failed; }
 }
 
+# views WANT LABEL: once the workload has written its views again (it
+# does in a loop, however slowly a loaded machine runs it), each is WANT
+views_are() {
+	for f in "$T"/view.*; do
+		case $f in *.tmp) continue ;; esac
+		[ "$(cat "$f")" = "$1" ] || return 1
+	done
+}
 views() {
-	sleep 0.3
+	wait_until views_are "$1"
 	for f in "$T"/view.*; do
 		case $f in *.tmp) continue ;; esac
 		expect_eq "$2: view $(basename $f)" "$(cat $f)" "$1"
@@ -73,10 +79,7 @@ views "n=2 online=0-1 cpuinfo=2 stat=2 affinity=2" "grown"
 OMP_PLACES=threads OMP_PROC_BIND=close OMP_NUM_THREADS=2 PROG_OMP_HOLD=$T/omp \
 	with_san "$CPUSET_RUN" --set work "$B/tests/integration/prog_omp" >"$T/omp.out" &
 omp=$!
-for i in $(seq 100); do
-	[ -f "$T/omp.tids" ] && [ "$(wc -l <"$T/omp.tids")" = 2 ] && break
-	sleep 0.05
-done
+wait_until eval '[ -f "$T/omp.tids" ] && [ "$(wc -l <"$T/omp.tids")" = 2 ]'
 omp_masks() {
 	while read -r t tid; do
 		expect_eq "$1: OpenMP thread $t" "$(real_cpus $tid)" "$(echo "$2" | cut -d' ' -f$((t + 1)))"
@@ -120,13 +123,13 @@ while not os.path.exists(d + "/again.stop"):
     time.sleep(0.01)
 ' "$T" &
 again=$!
-for i in $(seq 200); do [ -s "$T/again.ready" ] && break; sleep 0.05; done
+wait_until [ -s "$T/again.ready" ]
 again_pid=$(cat "$T/again.ready")
 expect_eq "same mask twice in {0}: on CPU 0" "$(real_cpus $again_pid)" 0
 "$CPUSET" alloc again 1
 expect_eq "after alloc to {1}: moved to CPU 1" "$(real_cpus $again_pid)" 1
 touch "$T/again.go"
-for i in $(seq 200); do [ -e "$T/again.done" ] && break; sleep 0.05; done
+wait_until [ -e "$T/again.done" ]
 expect_eq "the same mask set again after the alloc: still CPU 1, not the old CPU 0" \
 	"$(real_cpus $again_pid)" 1
 touch "$T/again.stop"

@@ -40,7 +40,7 @@ PYEOF
 # the copy is in LD_PRELOAD already; cpuset-run puts its own first
 env $(san_env) LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD:}$T/libcpusetshim-copy.so" CPUSETSHIM_WRAP=0 \
 	CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set one $PY "$T/set0.py" "$T" >"$T/out" 2>"$T/err" &
-for i in $(seq 200); do [ -s "$T/pid" ] && break; sleep 0.05; done
+wait_until [ -s "$T/pid" ]
 real=$(real_cpus "$(cat "$T/pid")")
 touch "$T/go"
 wait

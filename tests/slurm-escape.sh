@@ -38,7 +38,7 @@ if [ "\$SLURM_PROCID" = 0 ]; then
 	touch "$T/done"
 else
 	i=0
-	while [ ! -f "$T/done" ] && [ \$i -lt 400 ]; do sleep 0.05; i=\$((i + 1)); done
+	while [ ! -f "$T/done" ] && [ \$i -lt 2400 ]; do sleep 0.05; i=\$((i + 1)); done
 fi
 EOF
 chmod +x "$T/escape.sh"

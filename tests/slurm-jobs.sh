@@ -41,7 +41,7 @@ check_clean "failed job"
 # --- the user's last job on the node has ended: the table goes (once the
 # steps' clean-up has run), and the next job makes it again ---
 i=0
-while [ -e "/dev/shm/$UT" ] && [ "$i" -lt 200 ]; do
+while [ -e "/dev/shm/$UT" ] && [ "$i" -lt 2400 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
@@ -78,7 +78,7 @@ cat >"$T/orphan.sh" <<EOF
 # registers in the task's set through CPUSETSHIM_RUN_SET
 ( setsid "$REPORT" --hold "$T/orphan.go" >"$T/orphan.out" 2>&1 & )
 i=0
-while ! grep -q ^task "$T/orphan.out" 2>/dev/null && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done
+while ! grep -q ^task "$T/orphan.out" 2>/dev/null && [ \$i -lt 2400 ]; do sleep 0.05; i=\$((i + 1)); done
 EOF
 chmod +x "$T/orphan.sh"
 sl srun -n1 -c1 "$T/orphan.sh" >/dev/null 2>&1

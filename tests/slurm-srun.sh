@@ -151,7 +151,7 @@ if id nobody >/dev/null 2>&1; then
 	# its last job on the node ended: the table went with it (cpuset list
 	# would make it again: never used on it here)
 	i=0
-	while [ -e "/dev/shm/$NT" ] && [ $i -lt 200 ]; do
+	while [ -e "/dev/shm/$NT" ] && [ $i -lt 2400 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done
@@ -171,7 +171,7 @@ if id nobody >/dev/null 2>&1; then
 	touch "$go"
 	sl_wait "$nbp"
 	i=0
-	while [ -e "/dev/shm/$NT" ] && [ $i -lt 200 ]; do
+	while [ -e "/dev/shm/$NT" ] && [ $i -lt 2400 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done

@@ -89,7 +89,7 @@ expect_eq "supervisor: the task's process is the supervisor, outside the filter"
 	"$(sed -n 's/^Seccomp:[[:space:]]*//p' "/proc/$sup/status")" 0
 kill -9 "$sup"
 i=0
-while [ -d "/proc/$pid" ] && [ $i -lt 200 ]; do
+while [ -d "/proc/$pid" ] && [ $i -lt 2400 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done

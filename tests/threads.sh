@@ -74,12 +74,21 @@ PYEOF
 cat >"$T/ns.sh" <<'NSEOF'
 set -u
 cpus() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status"; }
+# (this script has no harness: common.sh's wait_until, written out)
+wait_until() {
+	_i=0
+	until "$@"; do
+		[ $_i -lt 2400 ] || return 1
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+}
 "$CPUSET" create --cpus 0-1 --name reuse >/dev/null
 # the same process: a thread's id given to a new thread
 for how in self other; do
 	rm -f "$T/pinned.tid" "$T/pinned.tid.tmp" "$T/new.tid" "$T/go"
 	env $SANENV "$CPUSET_RUN" --set reuse $PY "$T/reuse.py" "$T" $how &
-	for i in $(seq 200); do [ -s "$T/new.tid" ] && break; sleep 0.05; done
+	wait_until [ -s "$T/new.tid" ]
 	old=$(cat "$T/pinned.tid") new=$(cat "$T/new.tid")
 	echo "same-process-$how ids $old $new"
 	"$CPUSET" alloc reuse 1 >/dev/null
@@ -90,14 +99,16 @@ for how in self other; do
 done
 # another process: a killed process's id given to a new process
 env $SANENV "$CPUSET_RUN" --set reuse $PY "$T/pinself.py" "$T" &
-for i in $(seq 200); do [ -s "$T/self.pid" ] && break; sleep 0.05; done
+wait_until [ -s "$T/self.pid" ]
 gone=$(cat "$T/self.pid")
 kill -9 $gone
 wait
 echo $((gone - 1)) >/proc/sys/kernel/ns_last_pid
 env $SANENV "$CPUSET_RUN" --set reuse $PY -c 'import time; time.sleep(600)' &
 newp=$!
-sleep 0.3
+# (recorded in the set: cpuset-run has put it there; a loaded machine
+# takes its time, 120 s at most)
+wait_until eval '"$CPUSET" which $newp >/dev/null 2>&1'
 echo "other-process ids $gone $newp"
 "$CPUSET" alloc reuse 1 >/dev/null
 "$CPUSET" alloc reuse 0-1 >/dev/null

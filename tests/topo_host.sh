@@ -83,7 +83,7 @@ resize_running() {
 	rm -f "$T/ready" "$T/go"
 	with_san "$CPUSET_RUN" --set "$_name" $PY "$SRC/tests/topo/$_script" "$T" "$@" >"$T/$_name" 2>&1 &
 	_pid=$!
-	for _i in $(seq 1200); do [ -e "$T/ready" ] && break; sleep 0.05; done
+	wait_until [ -e "$T/ready" ]
 	expect_eq "$_name: the program is ready" "$(test -e "$T/ready" && echo yes)" yes
 	"$CPUSET" alloc "$_name" "$_new"
 	touch "$T/go"

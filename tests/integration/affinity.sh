@@ -92,8 +92,7 @@ open(sys.argv[2], "w").write(str(os.getpid()))
 wait()
 for t in ts: t.join()' "$T/tgo" "$T/tpid" &
 	_bg=$!
-	_i=0
-	while [ ! -s "$T/tpid" ] && [ $_i -lt 300 ]; do sleep 0.1; _i=$((_i + 1)); done
+	wait_until [ -s "$T/tpid" ]
 	_pid=$(cat "$T/tpid" 2>/dev/null)
 	if [ -z "$_pid" ]; then
 		fail "$t: a 4-thread member never started"

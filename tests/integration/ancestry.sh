@@ -45,19 +45,22 @@ done
 # cpuset-run's CPUSETSHIM_RUN_SET still names its set.
 rm -f "$T/orphan"
 in_set "$S1" sh -c "(sleep 0.5; nproc >'$T/orphan') & exit 0"
-for i in $(seq 50); do [ -s "$T/orphan" ] && break; sleep 0.1; done
+wait_until [ -s "$T/orphan" ]
 expect_eq "an orphan under cpuset-run: nproc is still the set's" "$(cat "$T/orphan" 2>/dev/null)" 1
 
 # CPUSETSHIM_SET alone (no cpuset-run): the process is put in the set and
 # confined before main, even if it never asks about CPUs.
-env $(san_env) CPUSETSHIM_SET=itest-one LD_PRELOAD="$SHIM_PRELOAD" sleep 3 &
+env $(san_env) CPUSETSHIM_SET=itest-one LD_PRELOAD="$SHIM_PRELOAD" sleep 600 &
 sp=$!
-sleep 1
+at_exit "kill $sp 2>/dev/null"
+# (once its shim has run: recorded, however slowly it starts)
+wait_until eval '"$CPUSET" which "$sp" >/dev/null 2>&1'
 expect_eq "CPUSETSHIM_SET alone: the kernel mask is the set's, before any question" \
 	"$(outside taskset -p "$sp" | sed 's/.*: //')" 2
 expect_eq "CPUSETSHIM_SET alone: recorded in the set" \
 	"$("$CPUSET" which "$sp" 2>/dev/null | cut -d" " -f1)" "$S1"
-wait "$sp"
+kill "$sp"
+wait "$sp" 2>/dev/null
 expect_eq "CPUSETSHIM_SET alone: nproc" \
 	"$(with_san env CPUSETSHIM_SET=itest-one LD_PRELOAD="$SHIM_PRELOAD" nproc)" 1
 

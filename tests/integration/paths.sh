@@ -61,7 +61,9 @@ env LD_PRELOAD= taskset -c 0 sleep 3600 </dev/null >/dev/null 2>&1 &
 out0=$!
 env LD_PRELOAD= taskset -c 1 sleep 3600 </dev/null >/dev/null 2>&1 &
 out1=$!
-sleep 0.2
+# (once each runs sleep: taskset has pinned it before its exec)
+wait_until eval '[ "$(cat /proc/$out0/comm /proc/$out1/comm 2>/dev/null)" = "sleep
+sleep" ]'
 expect_eq "outside: the sleeper on CPU 1 is on 1" "$(cut -d' ' -f39 /proc/$out1/stat)" 1
 expect_eq "outside: the sleeper on CPU 0 is on 0" "$(cut -d' ' -f39 /proc/$out0/stat)" 0
 at_exit 'kill $out0 $out1 2>/dev/null'
@@ -307,7 +309,7 @@ hold_one()
 	rm -f "$T/ready" "$T/go"
 	in_set "$name" $PY "$SRC/tests/integration/hold_views.py" "$T" "$@" >"$T/hold.out" 2>&1 &
 	_p=$!
-	for i in $(seq 200); do [ -f "$T/ready" ] && break; sleep 0.05; done
+	wait_until [ -f "$T/ready" ]
 	"$CPUSET" alloc "$name" "$_to" || fail "alloc $name $_to"
 	touch "$T/go"
 	wait $_p

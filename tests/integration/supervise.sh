@@ -34,13 +34,9 @@ release() {
 	exec 9>&-
 	wait "$BG" 2>/dev/null
 }
-# wait_line FILE: until FILE has a line (5 s)
+# wait_line FILE: until FILE has a line (wait_until's bound)
 wait_line() {
-	for _i in $(seq 1 100); do
-		[ -s "$1" ] && grep -q . "$1" && return 0
-		sleep 0.05
-	done
-	return 1
+	wait_until grep -q . "$1"
 }
 
 # ---- the choice ----
@@ -131,7 +127,7 @@ expect_eq "set {1}: a static program's sched_getcpu stays physical (rseq)" "$out
 # ---- a resize: the supervisor follows it ----
 S3=$("$CPUSET" create --cpus 0-1 --name sv-resize) || die "cpuset create sv-resize"
 run_bg "$T/rs" with_san "$CPUSET_RUN" --set "$S3" --supervise sh -c "echo \$\$; '$P' counts; read l; '$P' counts; '$P' files"
-for _i in $(seq 1 100); do [ "$(wc -l <"$T/rs")" -ge 2 ] && break; sleep 0.05; done
+wait_until eval '[ "$(wc -l <"$T/rs")" -ge 2 ]'
 shpid=$(head -1 "$T/rs")
 "$CPUSET" alloc "$S3" 1 >/dev/null || fail "cpuset alloc sv-resize 1"
 expect_eq "resized to {1}: the kernel has the tree on 1" "$(real_cpus "$shpid")" 1
@@ -170,7 +166,7 @@ run_bg "$T/esc" with_san "$CPUSET_RUN" --set "$S1" --supervise sh -c '
 	"'"$CPUSET"'" attach '"$S2"' $$ >/dev/null 2>&1; echo attach-sibling=$?
 	"'"$CPUSET_RUN"'" --physical --cpus 0 true >/dev/null 2>&1; echo run-cpus0=$?
 	"'"$P"'" bind 7; echo $$; read l'
-for _i in $(seq 1 100); do grep -q '^[0-9]*$' "$T/esc" && break; sleep 0.05; done
+wait_until grep -q '^[0-9]*$' "$T/esc"
 pid=$(grep '^[0-9]*$' "$T/esc" | tail -1)
 expect_eq "taskset, cpuset attach (root, a sibling), cpuset-run --physical --cpus 0, virtual 7: still on 1" \
 	"$(real_cpus "$pid")" 1
@@ -199,7 +195,7 @@ expect_eq "setaffinity on another process of the tree: done, and it is on physic
 if [ -w /proc/sys/kernel/ns_last_pid ]; then
 	run_bg "$T/reuse" with_san "$CPUSET_RUN" --set "$S2" --supervise sh -c \
 		"sleep 30 & c=\$!; kill \$c; wait \$c; echo \$c; read l; '$P' setpid \$c 1"
-	for _i in $(seq 1 100); do grep -qx '[0-9][0-9]*' "$T/reuse" && break; sleep 0.05; done
+	wait_until grep -qx '[0-9][0-9]*' "$T/reuse"
 	c=$(grep -x '[0-9][0-9]*' "$T/reuse" | head -1)
 	o=
 	how=$(outside "$P" aspid "$c")

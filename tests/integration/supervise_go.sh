@@ -44,7 +44,7 @@ for k in $kinds; do
 			with_san "$CPUSET_RUN" --set "$s" "$G" bind "$v" <"$T/fifo.$k.$s.$v" >"$T/bind" 2>&1 &
 			bg=$!
 			exec 9>"$T/fifo.$k.$s.$v"
-			for _i in $(seq 1 100); do [ -s "$T/bind" ] && break; sleep 0.05; done
+			wait_until [ -s "$T/bind" ]
 			set -- $(cat "$T/bind")
 			want=$(echo "$phys" | cut -d' ' -f$((v + 1)))
 			expect_eq "$k, $t: a thread bound to virtual $v says $v" "$1 ${4-}" "ok $v"

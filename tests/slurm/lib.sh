@@ -63,10 +63,11 @@ SL=
 slurm_ctld_pid=
 slurm_slurmd_pid=
 
-# slurm_wait_gone PID: up to 10 s for the process to end.
+# slurm_wait_gone PID: up to 120 s for the process to end (a loaded
+# machine is slow; the bound is reached only by one that never ends).
 slurm_wait_gone() {
 	_i=0
-	while [ -d "/proc/$1" ] && [ "$_i" -lt 200 ]; do
+	while [ -d "/proc/$1" ] && [ "$_i" -lt 2400 ]; do
 		sleep 0.05
 		_i=$((_i + 1))
 	done
@@ -152,7 +153,7 @@ EOF
 	at_exit "slurm_diagnose; slurm_stop"
 	# up when the node is idle: 10 s at most (about 0.1 s here)
 	_i=0
-	while [ "$_i" -lt 200 ]; do
+	while [ "$_i" -lt 2400 ]; do
 		slurm_ctld_pid=$(cat "$SL/ctld.pid" 2>/dev/null)
 		slurm_slurmd_pid=$(cat "$SL/slurmd.pid" 2>/dev/null)
 		[ -n "$slurm_ctld_pid" ] && [ -n "$slurm_slurmd_pid" ] &&

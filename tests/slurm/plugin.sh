@@ -115,7 +115,7 @@ print(','.join(map(str,out)))" "$1"
 check_clean() {
 	# (cpuset-inspect, never cpuset list: that would make the table again)
 	_i=0
-	while [ "$_i" -lt 100 ]; do
+	while [ "$_i" -lt 2400 ]; do
 		[ -e "/dev/shm/$UT" ] || break
 		[ "$("$CPUSET_INSPECT" --table "$UT" --tree 2>/dev/null | wc -l)" -le 1 ] && break
 		sleep 0.05
