@@ -31,6 +31,8 @@ pkgs="$pkgs qemu-system-x86 linux-image-amd64 busybox-static cpio"
 # the Debian package (tests/package.sh): dpkg-buildpackage, debhelper with
 # dh_autoreconf, lintian
 pkgs="$pkgs dpkg-dev debhelper dh-autoreconf lintian"
+# the background load under which .ci/run runs the timing-sensitive tests
+pkgs="$pkgs stress-ng"
 
 # A package is there when dpkg has unpacked and configured it: "installed",
 # or waiting only for triggers (another package's, such as man-db's or
