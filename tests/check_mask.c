@@ -655,6 +655,38 @@ START_TEST(test_p2v)
 }
 END_TEST
 
+/* cps_virt_to_phys_w names the first virtual CPU whose wrap gave a CPU the
+ * kernel's rule (bits past the set ignored) would not have, and only
+ * such a one. */
+START_TEST(test_v2p_wrapped_said)
+{
+	uint64_t *set = MASK(1, 2, 5, 9), phys[1];
+	static const struct {
+		int bits[4];
+		bool wrap;
+		long want;
+	} cases[] = {
+		{ { 1, -1 }, true, -1 },       /* inside the set */
+		{ { 4, -1 }, true, 4 },        /* 4 -> 1: new */
+		{ { 1, 4, -1 }, true, -1 },    /* 4 -> 1: already there */
+		{ { 0, 4, 6, -1 }, true, 4 },  /* the first new one: 4 -> 1 */
+		{ { 0, 1, 2, 7 }, true, -1 },  /* the whole set and more */
+		{ { 0, 3, -1 }, true, -1 },    /* 3 -> 0: already there */
+		{ { 5, -1 }, false, -1 },      /* no wrap: ignored, not wrapped */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t virt[1] = { 0 };
+		for (int k = 0; k < 4 && cases[i].bits[k] >= 0; k++)
+			virt[0] |= (uint64_t)1 << cases[i].bits[k];
+		long w = 99;
+		cps_virt_to_phys_w(phys, set, 1, virt, 1, cases[i].wrap, &w);
+		ck_assert_msg(w == cases[i].want, "case %zu: wrapped %ld, want %ld", i, w,
+			      cases[i].want);
+	}
+	free(set);
+}
+END_TEST
+
 static Suite *mask_suite(void)
 {
 	Suite *s = suite_create("mask");
@@ -678,6 +710,7 @@ static Suite *mask_suite(void)
 
 	tc = tcase_create("virtual");
 	tcase_add_test(tc, test_v2p_wrap_small);
+	tcase_add_test(tc, test_v2p_wrapped_said);
 	tcase_add_test(tc, test_v2p_wide_virt);
 	tcase_add_test(tc, test_v2p_empty);
 	tcase_add_test(tc, test_v2p_random);
