@@ -579,7 +579,8 @@ int cps_alloc_mems(struct cps_ctx *c, uint32_t id, const uint64_t *cpus, const s
 	return r < 0 ? r : 0;
 }
 int cps_create_attach(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
-		      const uint64_t *cpus, pid_t pid, uint32_t *id)
+		      const uint64_t *cpus, const struct cps_mems *mems, pid_t pid,
+		      uint32_t *id)
 {
 	struct cps_procinfo pi;
 	uint32_t nid = 0;
@@ -606,7 +607,7 @@ int cps_create_attach(struct cps_ctx *c, uint32_t parent, unsigned flags, const 
 	 * goes with its last member even if its maker dies at once */
 	if ((r = cps_txn_begin(c, true)) < 0)
 		return r;
-	r = create_locked(c, parent, flags, name, cpus, NULL, &nid);
+	r = create_locked(c, parent, flags, name, cpus, mems, &nid);
 	if (r == 0)
 		r = cps_register_locked(c, pid, nid, &pi);
 	if ((r = cps_txn_end(c, r)) < 0)

@@ -100,11 +100,6 @@ uint32_t cps_current(struct cps_ctx *c);
  * may be NULL (-EEXIST if taken, -EINVAL if malformed). */
 int cps_create(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
 	       const uint64_t *cpus, uint32_t *id);
-/* create, then attach pid (0: the caller) to the new set, in one
- * transaction: nobody sees the set without its member (cpuset-run --cpus:
- * a kill in between cannot leave an AUTOCLEAN set that never had one). */
-int cps_create_attach(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
-		      const uint64_t *cpus, pid_t pid, uint32_t *id);
 /* A set's memory nodes, given as: its parent's that no strict sibling
  * owns (the default; what mems_own holds then), a list (nodes, mask_words
  * wide), or auto: the nodes holding its CPUs within its parent's (made
@@ -124,6 +119,13 @@ struct cps_mems {
  * removing a node a child holds, or no node left for the default. */
 int cps_create_mems(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
 		    const uint64_t *cpus, const struct cps_mems *mems, uint32_t *id);
+/* create (with nodes: cps_create_mems's mems, NULL for its default),
+ * then attach pid (0: the caller) to the new set, in one transaction:
+ * nobody sees the set without its member (cpuset-run --cpus: a kill in
+ * between cannot leave an AUTOCLEAN set that never had one). */
+int cps_create_attach(struct cps_ctx *c, uint32_t parent, unsigned flags, const char *name,
+		      const uint64_t *cpus, const struct cps_mems *mems, pid_t pid,
+		      uint32_t *id);
 /* alloc of CPUs (NULL: kept) and nodes (NULL: kept, but auto nodes
  * follow new CPUs), in one transaction. */
 int cps_alloc_mems(struct cps_ctx *c, uint32_t id, const uint64_t *cpus, const struct cps_mems *mems);

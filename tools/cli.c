@@ -347,9 +347,9 @@ bool cli_physical;
 static struct {
 	bool inside;
 	uint32_t set;
-	unsigned n;
+	unsigned n, nmems;
 	size_t nw;
-	uint64_t cpus[CPS_MAX_WORDS];
+	uint64_t cpus[CPS_MAX_WORDS], mems[CPS_MAX_WORDS];
 } own;
 
 int cli_own_set(struct cps_ctx *c)
@@ -375,26 +375,48 @@ int cli_own_set(struct cps_ctx *c)
 	own.set = id;
 	cps_mask_copy(own.cpus, si.cpus, own.nw);
 	own.n = cps_mask_count(si.cpus, own.nw);
+	cps_mask_copy(own.mems, si.mems, own.nw);
+	own.nmems = cps_mask_count(si.mems, own.nw);
 	return (int)own.set;
+}
+
+/* A list in the caller's numbers (what: "CPU" or "node"; of: the caller's
+ * set's n CPUs or nodes, or NULL when its numbers are the machine's)
+ * into physical ones in m. */
+static int own_list(const char *what, const char *s, const uint64_t *of, unsigned n,
+		    uint64_t *m, size_t nw)
+{
+	uint64_t v[CPS_MAX_WORDS];
+	int r = list_arg(what, s, of ? v : m, nw);
+	if (r != CLI_OK || !of)
+		return r;
+	int last = cps_mask_last(v, nw);
+	if (last >= (int)n) {
+		char range[32];
+		snprintf(range, sizeof(range), n == 1 ? "0" : "0-%u", n - 1);
+		cli_err("%s %d is not one of this process's %ss (%s, those of its set %u; "
+			"--physical takes the machine's numbers)", what, last, what, range, own.set);
+		return CLI_USAGE;
+	}
+	cps_mask_zero(m, nw);
+	cps_virt_to_phys(m, of, own.nw, v, nw, false);
+	return CLI_OK;
 }
 
 int cli_cpus_own(const char *s, uint64_t *m, size_t nw)
 {
-	uint64_t v[CPS_MAX_WORDS];
-	int r = cli_cpus(s, own.inside ? v : m, nw);
-	if (r != CLI_OK || !own.inside)
-		return r;
-	int last = cps_mask_last(v, nw);
-	if (last >= (int)own.n) {
-		char range[32];
-		snprintf(range, sizeof(range), own.n == 1 ? "0" : "0-%u", own.n - 1);
-		cli_err("CPU %d is not one of this process's CPUs (%s, those of its set %u; "
-			"--physical takes the machine's numbers)", last, range, own.set);
-		return CLI_USAGE;
-	}
-	cps_mask_zero(m, nw);
-	cps_virt_to_phys(m, own.cpus, own.nw, v, nw, false);
-	return CLI_OK;
+	return own_list("CPU", s, own.inside ? own.cpus : NULL, own.n, m, nw);
+}
+
+int cli_mems_own(const char *s, struct cps_mems *how, size_t nw)
+{
+	if (!strcmp(s, "auto"))
+		return cli_mems(s, how, nw);
+	how->how = CPS_MEMS_LIST;
+	/* a set without nodes of its own (a table of an older layout) is
+	 * numbered as the machine */
+	return own_list("node", s, own.inside && own.nmems ? own.mems : NULL, own.nmems,
+			(uint64_t *)how->nodes, nw);
 }
 
 char *cli_cpulist_own(const uint64_t *m, size_t nw)

@@ -71,7 +71,7 @@ const char *cli_flags(unsigned flags);              /* "strict,autoclean" or "-"
 const char *cli_user(uid_t uid);                    /* static buffer */
 
 /* The caller's own numbers: inside a set (its own set is not the root),
- * CPU k is the k-th CPU of its set; cli_physical (--physical) keeps the
+ * CPU k is the k-th CPU of its set (node k its k-th node); cli_physical (--physical) keeps the
  * machine's. cli_own_set learns the caller's set (returns its id when
  * inside one, else 0, or a negative errno when the look-up fails, with
  * c->why); then cli_cpus_own parses a list in the caller's
@@ -81,6 +81,10 @@ const char *cli_user(uid_t uid);                    /* static buffer */
 extern bool cli_physical;
 int cli_own_set(struct cps_ctx *c);
 int cli_cpus_own(const char *s, uint64_t *m, size_t nw);
+/* A --mems argument in the caller's numbers: "auto", or a node list
+ * where, inside a set, node k is the k-th node of its set (CLI_USAGE,
+ * said, for a node beyond them), into physical nodes in how->nodes. */
+int cli_mems_own(const char *s, struct cps_mems *how, size_t nw);
 char *cli_cpulist_own(const uint64_t *m, size_t nw);
 bool cli_own_inside(void);
 uint32_t cli_own_set_id(void); /* the caller's set when inside one, else 0 */

@@ -33,7 +33,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: cpuset-run [--table NAME] [--table-owner UID] [--override]\n"
-"                  [--set SET | --cpus LIST [--strict] [--name NAME] [--physical]]\n"
+"                  [--set SET | --cpus LIST [--mems NODES|auto] [--strict] [--name NAME]\n"
+"                   [--physical]]\n"
 "                  [--supervise[=files|calls] | --no-supervise]\n"
 "                  [--] PROGRAM [ARGS...]\n"
 "\n"
@@ -43,7 +44,11 @@ static void usage(FILE *f)
 "  --cpus LIST    make a new set of these CPUs, a child of the caller's set,\n"
 "                 destroyed when its last process ends; the caller's own\n"
 "                 numbers: inside a set, its CPUs are 0..n-1\n"
-"  --physical     with --cpus: the machine's CPU numbers\n"
+"  --mems NODES|auto\n"
+"                 with --cpus: the new set's memory nodes (its parent's by\n"
+"                 default), in the caller's numbers as --cpus; auto: the\n"
+"                 nodes of its CPUs\n"
+"  --physical     with --cpus: the machine's CPU and node numbers\n"
 "  --strict       with --cpus: the new set shares no CPU with its siblings\n"
 "  --name NAME    with --cpus: name the new set\n"
 "  --table NAME   the shared-memory table (default $CPUSETSHIM_TABLE, else\n"
@@ -169,7 +174,7 @@ static int enforced(struct cps_ctx *c, uint32_t id)
 
 /* cpuset-run's options. */
 struct run_opts {
-	const char *table, *set, *cpus, *name;
+	const char *table, *set, *cpus, *mems, *name;
 	bool strict;
 	enum sv_mode sv;
 };
@@ -186,6 +191,7 @@ static int take_option(int ch, struct run_opts *o)
 		break;
 	case 's': o->set = optarg; break;
 	case 'c': o->cpus = optarg; break;
+	case 'M': o->mems = optarg; break;
 	case 'S': o->strict = true; break;
 	case 'n': o->name = optarg; break;
 	case 'P': cli_physical = true; break;
@@ -224,6 +230,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{ "version", no_argument, 0, 'V' },     { "table-owner", required_argument, 0, 'O' },
 		{ "override", no_argument, 0, 'X' },     { "physical", no_argument, 0, 'P' },
 		{ "supervise", optional_argument, 0, 'U' }, { "no-supervise", no_argument, 0, 'u' },
+		{ "mems", required_argument, 0, 'M' },
 		{ 0, 0, 0, 0 }
 	};
 	int ch, r;
@@ -239,8 +246,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		cli_err("--set and --cpus exclude each other");
 		return RUN_FAIL;
 	}
-	if ((o->strict || o->name || cli_physical) && !o->cpus) {
-		cli_err("--strict, --name and --physical go with --cpus");
+	if ((o->strict || o->name || o->mems || cli_physical) && !o->cpus) {
+		cli_err("--mems, --strict, --name and --physical go with --cpus");
 		return RUN_FAIL;
 	}
 	return -1;
@@ -343,23 +350,26 @@ static int run_code(int e)
 	return e == CLI_REFUSED ? RUN_REFUSED : RUN_FAIL;
 }
 
-/* A new AUTOCLEAN set of o->cpus, made and attached in one transaction
- * (killed at any point, no set is left without its member): 0 with *id,
- * else the exit code. */
+/* A new AUTOCLEAN set of o->cpus (and o->mems), made and attached in
+ * one transaction (killed at any point, no set is left without its
+ * member): 0 with *id, else the exit code. */
 static int new_set(struct cps_ctx *c, const struct run_opts *o, uint32_t *id)
 {
-	uint64_t m[CPS_MAX_WORDS];
+	uint64_t m[CPS_MAX_WORDS], nm[CPS_MAX_WORDS];
+	struct cps_mems how = { CPS_MEMS_PARENT, nm };
 	int r;
 	if ((r = cli_own_set(c)) < 0) {
 		cli_refused(r, c->why, "looking up the caller's own set");
 		return RUN_FAIL;
 	}
-	if (cli_cpus_own(o->cpus, m, c->t.mask_words) != 0)
+	if (cli_cpus_own(o->cpus, m, c->t.mask_words) != 0 ||
+	    (o->mems && cli_mems_own(o->mems, &how, c->t.mask_words) != 0))
 		return RUN_FAIL;
-	r = cps_create_attach(c, 0, CPS_AUTOCLEAN | (o->strict ? CPS_STRICT : 0), o->name, m, 0,
-			      id);
+	r = cps_create_attach(c, 0, CPS_AUTOCLEAN | (o->strict ? CPS_STRICT : 0), o->name, m,
+			      o->mems ? &how : NULL, 0, id);
 	if (r < 0 && !*id)
-		return run_code(cli_refused(r, c->why, "new set of CPUs %s", o->cpus));
+		return run_code(cli_refused(r, c->why, "new set of CPUs %s%s%s", o->cpus,
+					    o->mems ? " and nodes " : "", o->mems ? o->mems : ""));
 	/* the kernel refusing to move us is said by enforced() below */
 	if (r < 0 && !c->unmoved)
 		return run_code(cli_refused(r, c->why, "attach to set %u", *id));
