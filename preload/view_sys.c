@@ -376,12 +376,28 @@ static uint64_t fnv(uint64_t h, const void *p, size_t len)
 	return h;
 }
 
+/* h with the test root's path and the identity of phys's real file
+ * below it; 0 when it has none. */
+static __attribute__((noinline)) uint64_t root_id(uint64_t h, const char *root, const char *phys)
+{
+	struct stat sb;
+	char rp[PATH_MAX];
+	SHIM_KEEP_ERRNO;
+	if (!rooted(phys, rp, sizeof(rp)) || shim_real_fstatat(AT_FDCWD, rp, &sb, 0) < 0)
+		return 0;
+	uint64_t id[] = { (uint64_t)sb.st_dev,	       (uint64_t)sb.st_ino,
+			  (uint64_t)sb.st_size,	       (uint64_t)sb.st_mtim.tv_sec,
+			  (uint64_t)sb.st_mtim.tv_nsec, (uint64_t)sb.st_ctim.tv_sec,
+			  (uint64_t)sb.st_ctim.tv_nsec };
+	return fnv(fnv(h, root, strlen(root) + 1), id, sizeof(id)) | 1;
+}
+
 /* The name a view of canon for the set in v is kept under: everything
  * the view is made of. The set's CPUs and nodes, the width masks are
  * printed in; under the test root its path and the identity of the real
- * file rp (another machine may be put at the same path, and a view of a
- * file the machine lacks is no kept view). */
-static bool kept_name(const char *canon, const char *rp, const struct shim_cpus *v,
+ * file of phys (another machine may be put at the same path, and a view
+ * of a file the machine lacks is no kept view). */
+static bool kept_name(const char *canon, const char *phys, const struct shim_cpus *v,
 		      const struct cps_view_input *in, char *out, size_t len)
 {
 	const char *dir = shim_kept_dirname(), *root = shim_test_root();
@@ -389,17 +405,10 @@ static bool kept_name(const char *canon, const char *rp, const struct shim_cpus 
 
 	if (!dir)
 		return false;
-	if (root) {
-		struct stat sb;
-		if (shim_real_fstatat(AT_FDCWD, rp, &sb, 0) < 0)
-			return false;
-		uint64_t id[] = { (uint64_t)sb.st_dev,	       (uint64_t)sb.st_ino,
-				  (uint64_t)sb.st_size,	       (uint64_t)sb.st_mtim.tv_sec,
-				  (uint64_t)sb.st_mtim.tv_nsec, (uint64_t)sb.st_ctim.tv_sec,
-				  (uint64_t)sb.st_ctim.tv_nsec };
-		h = fnv(fnv(h, root, strlen(root) + 1), id, sizeof(id));
-	}
-	h = fnv(h, canon, strlen(canon));
+	if (CPS_UNLIKELY(root != NULL) && !(h = root_id(h, root, phys)))
+		return false;
+	for (const char *s = canon; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
 	if (cps_view_wide_possible) /* masks printed w bits wide */
 		h = (h ^ 'w') * 1099511628211ull;
 	if (in->k) /* the set's nodes: views of them */
@@ -540,15 +549,13 @@ static int open_content(const char *canon, const char *phys, int k, int flags, i
 {
 	char rp[PATH_MAX], name[SHIM_KEPT_NAME_MAX + 40];
 	int saved = errno, fd = -1;
-	bool have_rp = rooted(phys, rp, sizeof(rp));
-	bool have_name = have_rp && kept_name(canon, rp, &set->v, &set->in, name, sizeof(name));
-	errno = saved;
+	bool have_name = kept_name(canon, phys, &set->v, &set->in, name, sizeof(name));
 	if (have_name && (fd = shim_kept_open_recent(name, flags)) >= 0) {
 		errno = saved;
 		return fd;
 	}
 	struct cps_buf out = { 0 };
-	int r = have_rp ? build(k, rp, &set->in, &out) : -ENAMETOOLONG;
+	int r = rooted(phys, rp, sizeof(rp)) ? build(k, rp, &set->in, &out) : -ENAMETOOLONG;
 	if (r == 0) {
 		if (have_name)
 			fd = shim_kept_store(V_NONE, name, 0, out.p, out.len, flags);
