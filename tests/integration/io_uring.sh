@@ -27,10 +27,11 @@ esac
 two_sets
 
 # sqp_cpus OUT: the iou-sqp thread of the process named in OUT's "ok PID"
-# line, waited for (10 s): its allowed CPUs and the CPU it last ran on
+# line, waited for (120 s at most: a loaded machine starts it late): its
+# allowed CPUs and the CPU it last ran on
 sqp_cpus() {
 	_pid=$(awk '$1 == "ok" { print $2 }' "$1")
-	for _i in $(seq 1 200); do
+	for _i in $(seq 1 2400); do
 		for _t in /proc/"$_pid"/task/*; do
 			if [ "$(cat "$_t/comm" 2>/dev/null)" = "iou-sqp-$_pid" ]; then
 				echo "$(real_cpus "$_pid/task/${_t##*/}") $(sed 's/.*) //' "$_t/stat" | cut -d' ' -f37)"
@@ -56,7 +57,7 @@ ring() {
 	esac
 	_bg=$!
 	exec 9>"$FIFO"
-	for _i in $(seq 1 200); do [ -s "$T/ring" ] && break; sleep 0.05; done
+	wait_until [ -s "$T/ring" ]
 	sqp=
 	# a program that failed reads no line: the fifo only closes
 	grep -q '^ok' "$T/ring" && sqp=$(sqp_cpus "$T/ring") && echo >&9
