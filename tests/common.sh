@@ -23,6 +23,7 @@
 #           expect_status DESC WANT CMD... (stdout in $T/out, stderr in $T/err)
 #           expect_stderr DESC TEXT (the last expect_status's stderr has TEXT)
 # Tools:    need CMD [PACKAGE] | need_pkg PACKAGE | skip_all REASON
+#           need_fault_points | have_fault_points (skip "..." "$NO_FAULTS")
 #           (a missing tool: the rest of the test is skipped, exit 77)
 #           skip DESC REASON (one check skipped, the test goes on)
 # Running:  in_set SET CMD... | with_san CMD... | san_env | outside CMD...
@@ -211,6 +212,17 @@ need_pkg() {
 	LD_PRELOAD='' dpkg-query -W -f='${Status}' "$1" 2>/dev/null |
 		grep -q "install ok installed" && return 0
 	skip_all "needs the Debian package $1 (sh scripts/deps.sh installs it)"
+}
+
+# have_fault_points: the build has the test-only fault points of the
+# table's writers (CPUSETSHIM_FAULT_STEP); need_fault_points: else skip,
+# naming the option ($NO_FAULTS: the reason, for a skip of one check)
+NO_FAULTS="no fault points in this build: configure with --enable-fault-injection (sh scripts/build.sh does)"
+have_fault_points() {
+	grep -q '^#define CPS_FAULT_INJECTION 1' "$B/config.h" 2>/dev/null
+}
+need_fault_points() {
+	have_fault_points || skip_all "$NO_FAULTS"
 }
 
 # ---- the environment of every test ----

@@ -6,6 +6,7 @@
 # are test-only (CPUSETSHIM_FAULT_STEP=N kills at the N-th step).
 . "$(dirname "$0")/common.sh"
 need "$PYTHON3" python3
+need_fault_points
 FAULT_OP=$B/tests/fault_op
 
 # The table's state, without the counters that writes and repairs move,

@@ -152,7 +152,7 @@ verdict "tests/crash.sh kills every cpuset command that writes the table" "$m" \
 CPUSETSHIM_FAULT_REPORT=$T/steps "$CPUSET" create --cpus 0 --name docs >/dev/null 2>"$T/err"
 if [ ! -s "$T/steps" ]; then
 	skip "the commands left out of tests/crash.sh take no write step" \
-		"no fault points in this build (./configure --disable-fault-injection)"
+		"$NO_FAULTS"
 else
 	m=
 	for c in $readonly_cmds; do

@@ -4,6 +4,7 @@
 # that the tools and programs under the shim refuse it clearly, wait with
 # a bound, repair, or pass through, and never crash or hang.
 . "$(dirname "$0")/common.sh"
+need_fault_points # a dead writer: killed at a write step
 POKE=$B/tests/tablepoke
 QUERY=$B/tests/prog_query
 FAULT_OP=$B/tests/fault_op
