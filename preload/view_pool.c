@@ -241,7 +241,13 @@ static bool slot_fill(struct slot *s, const char *p, const char *data, size_t le
 		if (truncate(p, (off_t)len) < 0)
 			return false;
 		if (!populate(s, s->size, len)) {
-			truncate(p, (off_t)s->size);
+			/* back to the pages it has; failing that, the slot is
+			 * made again at its next use (slot_make takes the file
+			 * over at its length, every page populated, or fails) */
+			if (truncate(p, (off_t)s->size) < 0) {
+				munmap(s->map, POOL_MAP);
+				s->map = NULL;
+			}
 			return false;
 		}
 	}

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The Debian package, end to end (slow: one of SLOW_TESTS). From a clean
-# git clone of this tree's committed HEAD: dpkg-buildpackage -us -uc,
-# lintian (no error), dpkg -i of the four packages, the demo run from the
+# git clone of this tree's committed HEAD: dpkg-buildpackage -us -uc
+# (with the package's compiler flags: no warning), lintian (no error), dpkg -i of the four packages, the demo run from the
 # installed files alone (tools, shim, the API through pkg-config), then
 # dpkg -r and dpkg --purge, and nothing left behind: every path the
 # packages held is gone, and the system's folders hold the same files as
@@ -47,6 +47,12 @@ if ! (cd "$T/src" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
 	die "dpkg-buildpackage -us -uc failed"
 fi
 pass "dpkg-buildpackage -us -uc"
+# the package's compiler flags (dpkg-buildflags, hardening=+all: fortified
+# libc calls that warn on an unused result) give no warning: the one
+# build of the suite with them
+grep -E ':[0-9]+:([0-9]+:)? warning: ' "$T/build.log" >"$T/warnings" || true
+show "$T/warnings"
+expect_eq "the package builds without a compiler warning" "$(wc -l <"$T/warnings")" 0
 ver=$(cd "$T/src" && dpkg-parsechangelog -S Version)
 arch=$(dpkg --print-architecture)
 changes="$T/cpusetshim_${ver}_${arch}.changes"
