@@ -393,7 +393,7 @@ static int create_check(struct cps_ctx *c, unsigned flags, const char *name)
 		return -EINVAL;
 	}
 	if (name && !cps_name_ok(name)) {
-		c->why = "a set name is 1-47 letters, digits, '.', '_' or '-', not all digits";
+		c->why = CPS_NAME_RULE;
 		return -EINVAL;
 	}
 	return 0;

@@ -159,6 +159,9 @@ int cps_getfreecpus(struct cps_ctx *c, uint32_t parent, unsigned flags, uint64_t
 
 /* Look-ups. find: an id ("3") or a name. */
 int cps_find(struct cps_ctx *c, const char *id_or_name, uint32_t *id);
+/* Whether n is a set name: CPS_NAME_RULE says what one is. */
+#define CPS_NAME_RULE "a set name is 1-47 letters, digits, '.', '_' or '-', not all digits"
+bool cps_name_ok(const char *n);
 
 /* A consistent copy of one set (lock-free read). */
 struct cps_setinfo {

@@ -35,6 +35,10 @@ expect_status "destroy root refused" 1 "$CPUSET" destroy 1
 expect_stderr "destroy root reason" "destroy 1: the root set cannot be destroyed (EINVAL)"
 
 # create
+expect_status "create without --cpus" 0 "$CPUSET" create --name nocpus
+expect_stderr "says so, naming the CPUs it took" \
+	"cpuset: create: no --cpus: the new set has its parent's free CPUs, $("$CPUSET" --json show nocpus | $PYTHON3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["cpus"])')"
+"$CPUSET" destroy nocpus
 expect_status "create unknown parent" 1 "$CPUSET" create --parent nosuch
 expect_stderr "unknown parent named" "set 'nosuch': no such set"
 "$CPUSET" create --cpus 0-1 --name loose >/dev/null
@@ -42,7 +46,8 @@ expect_status "strict in non-strict" 1 "$CPUSET" create --strict --parent loose 
 expect_stderr "strict reason" "a strict set can only be made inside a strict set (EINVAL)"
 expect_status "duplicate name" 1 "$CPUSET" create --name loose --cpus 0
 expect_stderr "duplicate reason" "(EEXIST)"
-expect_status "bad name" 1 "$CPUSET" create --name 'a b' --cpus 0
+expect_status "bad name" 2 "$CPUSET" create --name 'a b' --cpus 0
+expect_stderr "bad name: what a name is" "bad set name 'a b': a set name is"
 expect_status "bad list" 2 "$CPUSET" create --cpus 3-1
 expect_stderr "bad list says why" "reversed range"
 expect_status "cpu beyond width" 2 "$CPUSET" create --cpus 99999
@@ -76,14 +81,29 @@ s1=$!
 at_exit 'kill $s1 2>/dev/null'
 "$CPUSET" attach c $s1
 expect_status "destroy with member" 1 "$CPUSET" destroy c
-expect_stderr "member reason" "the set has member processes (EBUSY)"
+expect_stderr "member reason, the member named" "the set has member processes: $s1 (sleep) (EBUSY)"
+# more than three: three named, then how many more
+more=
+at_exit 'kill $more 2>/dev/null'
+for _i in 1 2 3 4; do
+	sleep 600 &
+	more="$more $!"
+	"$CPUSET" attach c $! || fail "attach a sleep to c"
+done
+expect_status "destroy with five members" 1 "$CPUSET" destroy c
+expect_match "three named, then the count" "$(cat "$T/err")" \
+	"has member processes: [0-9]+ \\(sleep\\), [0-9]+ \\(sleep\\), [0-9]+ \\(sleep\\) and 2 more \\(EBUSY\\)"
+kill $more
+wait $more 2>/dev/null
+"$CPUSET" sweep >/dev/null
 
 # alloc
 expect_status "alloc root" 1 "$CPUSET" alloc 1 0
 expect_stderr "alloc root reason" "(EINVAL)"
 expect_status "alloc unknown" 1 "$CPUSET" alloc 77 0
 expect_status "alloc not present" 1 "$CPUSET" alloc c 0-7
-expect_stderr "not present reason" "not present on this machine (EINVAL)"
+expect_stderr "not present reason, the machine's CPUs named" \
+	"is not present on this machine (its CPUs: $("$CPUSET" --json show root | $PYTHON3 -c 'import json,sys; print(json.load(sys.stdin)["set"]["cpus"])'))"
 expect_status "alloc removing a child's CPU" 1 "$CPUSET" alloc p 0
 expect_stderr "child CPU reason" "still held by a child set (EBUSY)"
 "$CPUSET" create --cpus 0 --name narrow >/dev/null

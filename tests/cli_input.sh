@@ -63,7 +63,7 @@ expect_status "alloc 1abc" 0 "$CPUSET" alloc 1abc 0
 expect_status "create --parent 1abc" 0 "$CPUSET" create --parent 1abc --cpus 0 --name 2nd
 expect_status "destroy 2nd" 0 "$CPUSET" destroy 2nd
 expect_status "destroy 1abc" 0 "$CPUSET" destroy 1abc
-expect_status "an all-digit name is refused" 1 "$CPUSET" create --cpus 0 --name 123
+expect_status "an all-digit name is bad usage" 2 "$CPUSET" create --cpus 0 --name 123
 expect_status "an id still names its set" 0 "$CPUSET" show 2
 expect_status "no set 99" 1 "$CPUSET" show 99
 expect_status "no set named a-b" 1 "$CPUSET" show a-b

@@ -43,7 +43,7 @@ expect_eq "inside {$Z}: show --json has both numbers" \
 sub=$(in_set own-one "$CPUSET" create --cpus 0 --name own-sub)
 expect_eq "inside {$Z}: create --cpus 0 makes a set of the machine's CPU $Z" \
 	"$("$CPUSET" --json show own-sub | jf set.cpus)" "$Z"
-expect_status "inside {$Z}: create --cpus 1 is refused (bad usage)" 2 \
+expect_status "inside {$Z}: create --cpus 1 is refused (1, as a CPU the machine lacks)" 1 \
 	in_set own-one "$CPUSET" create --cpus 1
 expect_stderr "naming the caller's CPUs" "CPU 1 is not one of this process's CPUs (0, those of its set $ONE"
 expect_status "inside {$Z}: --physical create --cpus $Z" 0 \
@@ -53,7 +53,7 @@ expect_status "inside {$Z}: --physical create --cpus $A is refused by the rules"
 expect_status "inside {$Z}: alloc own-sub 0" 0 in_set own-one "$CPUSET" alloc own-sub 0
 expect_eq "inside {$Z}: cpuset-run --cpus 0 runs on the machine's CPU $Z" \
 	"$(in_set own-one "$CPUSET_RUN" --cpus 0 "$CPUSET" --physical --json which | jf set.cpus)" "$Z"
-expect_status "inside {$Z}: cpuset-run --cpus 1 is refused (125)" 125 \
+expect_status "inside {$Z}: cpuset-run --cpus 1 is refused (1: the set refused)" 1 \
 	in_set own-one "$CPUSET_RUN" --cpus 1 true
 expect_stderr "naming the caller's CPUs" "not one of this process's CPUs"
 expect_eq "inside {$Z}: cpuset-run --physical --cpus $Z runs there" \

@@ -201,6 +201,14 @@ int cli_pid(const char *s, pid_t *out)
 	return 0;
 }
 
+int cli_set_name(const char *name)
+{
+	if (!name || cps_name_ok(name))
+		return CLI_OK;
+	cli_err("bad set name '%s': %s", cli_name(name), CPS_NAME_RULE);
+	return CLI_USAGE;
+}
+
 int cli_set(struct cps_ctx *c, const char *what, uint32_t *id)
 {
 	int r = cps_find(c, what, id);
@@ -345,11 +353,12 @@ const char *cli_flags(unsigned flags)
  * keeps the machine's numbers; outside any set the two are the same. */
 bool cli_physical;
 static struct {
-	bool inside;
+	bool inside, machine_known;
 	uint32_t set;
 	unsigned n, nmems;
 	size_t nw;
 	uint64_t cpus[CPS_MAX_WORDS], mems[CPS_MAX_WORDS];
+	uint64_t machine[CPS_MAX_WORDS]; /* the root set's CPUs */
 } own;
 
 int cli_own_set(struct cps_ctx *c)
@@ -359,6 +368,9 @@ int cli_own_set(struct cps_ctx *c)
 	int r;
 	own.inside = false;
 	own.nw = c->t.mask_words < CPS_MAX_WORDS ? c->t.mask_words : CPS_MAX_WORDS;
+	own.machine_known = cps_set_get(c, c->t.root_id, &si) == 0;
+	if (own.machine_known)
+		cps_mask_copy(own.machine, si.cpus, own.nw);
 	if (cli_physical)
 		return 0;
 	/* a look-up that fails (a writer holding the table beyond the
@@ -396,16 +408,37 @@ static int own_list(const char *what, const char *s, const uint64_t *of, unsigne
 		snprintf(range, sizeof(range), n == 1 ? "0" : "0-%u", n - 1);
 		cli_err("%s %d is not one of this process's %ss (%s, those of its set %u; "
 			"--physical takes the machine's numbers)", what, last, what, range, own.set);
-		return CLI_USAGE;
+		return CLI_REFUSED;
 	}
 	cps_mask_zero(m, nw);
 	cps_virt_to_phys(m, of, own.nw, v, nw, false);
 	return CLI_OK;
 }
 
+/* CLI_OK if the machine has every CPU of m (physical), else CLI_REFUSED,
+ * said with the CPUs it has. */
+static int on_machine(const uint64_t *m, size_t nw)
+{
+	uint64_t out[CPS_MAX_WORDS];
+	size_t w = nw < own.nw ? nw : own.nw;
+	if (!own.machine_known)
+		return CLI_OK;
+	cps_mask_andnot(out, m, own.machine, w);
+	for (size_t i = w; i < nw; i++)
+		out[i] = m[i];
+	if (cps_mask_empty(out, nw))
+		return CLI_OK;
+	char have[CPS_MAX_CPUS * 6];
+	cps_cpulist_format(have, sizeof(have), own.machine, w);
+	cli_err("CPU %d is not present on this machine (its CPUs: %s)", cps_mask_next(out, nw, -1),
+		have);
+	return CLI_REFUSED;
+}
+
 int cli_cpus_own(const char *s, uint64_t *m, size_t nw)
 {
-	return own_list("CPU", s, own.inside ? own.cpus : NULL, own.n, m, nw);
+	int r = own_list("CPU", s, own.inside ? own.cpus : NULL, own.n, m, nw);
+	return r == CLI_OK && !own.inside ? on_machine(m, nw) : r;
 }
 
 int cli_mems_own(const char *s, struct cps_mems *how, size_t nw)

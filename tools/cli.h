@@ -52,6 +52,8 @@ int cli_uint(const char *s, unsigned long max, unsigned long *out);
 int cli_octal(const char *s, unsigned long max, unsigned long *out);
 /* A process id: decimal, 1 or more; -1 if not. */
 int cli_pid(const char *s, pid_t *out);
+/* A new set's name (NULL: none): CLI_OK, or CLI_USAGE, said. */
+int cli_set_name(const char *name);
 /* Resolve an id or a name; prints and returns an exit code on failure. */
 int cli_set(struct cps_ctx *c, const char *what, uint32_t *id);
 /* A JSON string of s, valid whatever its bytes: '"', '\\' and control
@@ -75,8 +77,9 @@ const char *cli_user(uid_t uid);                    /* static buffer */
  * machine's. cli_own_set learns the caller's set (returns its id when
  * inside one, else 0, or a negative errno when the look-up fails, with
  * c->why); then cli_cpus_own parses a list in the caller's
- * numbers into physical ones (CLI_USAGE, said, for a CPU beyond its
- * set), and cli_cpulist_own shows physical CPUs in them, those outside
+ * numbers into physical ones (CLI_REFUSED, said, for a CPU beyond its
+ * set or, outside any set, beyond the machine: a refusal, like a CPU
+ * the set rules refuse), and cli_cpulist_own shows physical CPUs in them, those outside
  * its set added as "+machine:LIST" (static buffer). */
 extern bool cli_physical;
 int cli_own_set(struct cps_ctx *c);

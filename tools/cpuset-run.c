@@ -32,7 +32,7 @@ enum { RUN_REFUSED = 1, RUN_FAIL = 125, RUN_NOEXEC = 126, RUN_NOTFOUND = 127 };
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: cpuset-run [--table NAME] [--table-owner UID] [--override]\n"
+"Usage: cpuset-run [--table NAME] [--table-owner USER] [--override]\n"
 "                  [--set SET | --cpus LIST [--mems NODES|auto] [--strict] [--name NAME]\n"
 "                   [--physical]]\n"
 "                  [--supervise[=files|calls] | --no-supervise]\n"
@@ -53,9 +53,10 @@ static void usage(FILE *f)
 "  --name NAME    with --cpus: name the new set\n"
 "  --table NAME   the shared-memory table (default $CPUSETSHIM_TABLE, else\n"
 "                 cpusetshim.<uid>)\n"
-"  --table-owner UID\n"
+"  --table-owner USER\n"
 "                 root only uses a table of another user when it is named\n"
-"                 and this gives its owner's uid (kept for PROGRAM's shim)\n"
+"                 and this names its owner, by name or uid (kept for\n"
+"                 PROGRAM's shim)\n"
 "  --override     root only: the set may have CPUs outside the caller's\n"
 "                 cgroup and affinity (refused otherwise)\n"
 "  --supervise[=files|calls]\n"
@@ -129,13 +130,32 @@ static void run_say(const char *msg)
 	cli_err("%s", msg);
 }
 
-/* No user names here: looking them up needs NSS, which a static
- * cpuset-run must not pull in. */
+/* A user name's uid from /etc/passwd: NSS, which a static cpuset-run must
+ * not pull in, is not asked (a user only another NSS source knows is
+ * given by uid). */
 int cli_uid_of(const char *name, uid_t *uid)
 {
-	(void)name;
-	(void)uid;
-	return -1;
+	FILE *f = fopen("/etc/passwd", "re");
+	char line[1024];
+	size_t l = strlen(name);
+	int r = -1;
+	if (!f)
+		return -1;
+	while (r < 0 && fgets(line, sizeof(line), f)) {
+		unsigned long v;
+		char *p = line + l, *e;
+		/* name:password:uid: */
+		if (l == 0 || strncmp(line, name, l) || *p != ':' || !(p = strchr(p + 1, ':')) ||
+		    !(e = strchr(++p, ':')))
+			continue;
+		*e = '\0';
+		if (cli_uint(p, 0xfffffffe, &v) == 0) {
+			*uid = (uid_t)v;
+			r = 0;
+		}
+	}
+	fclose(f);
+	return r;
 }
 
 /* The kernel mask we now have must be the set's CPUs: a cgroup, or a
@@ -193,7 +213,11 @@ static int take_option(int ch, struct run_opts *o)
 	case 'c': o->cpus = optarg; break;
 	case 'M': o->mems = optarg; break;
 	case 'S': o->strict = true; break;
-	case 'n': o->name = optarg; break;
+	case 'n':
+		if (cli_set_name(optarg))
+			return RUN_FAIL;
+		o->name = optarg;
+		break;
 	case 'P': cli_physical = true; break;
 	case 'X':
 		if (cps_allowance_override(true) < 0) {
@@ -362,9 +386,9 @@ static int new_set(struct cps_ctx *c, const struct run_opts *o, uint32_t *id)
 		cli_refused(r, c->why, "looking up the caller's own set");
 		return RUN_FAIL;
 	}
-	if (cli_cpus_own(o->cpus, m, c->t.mask_words) != 0 ||
-	    (o->mems && cli_mems_own(o->mems, &how, c->t.mask_words) != 0))
-		return RUN_FAIL;
+	if ((r = cli_cpus_own(o->cpus, m, c->t.mask_words)) != 0 ||
+	    (o->mems && (r = cli_mems_own(o->mems, &how, c->t.mask_words)) != 0))
+		return run_code(r);
 	r = cps_create_attach(c, 0, CPS_AUTOCLEAN | (o->strict ? CPS_STRICT : 0), o->name, m,
 			      o->mems ? &how : NULL, 0, id);
 	if (r < 0 && !*id)

@@ -120,7 +120,10 @@ static int create_cpus(struct cps_ctx *c, const char *cpus, uint32_t pid, unsign
 	/* the 2003 CPUSETS proposal's "same processors as the parent": what is free */
 	if ((r = cps_getfreecpus(c, pid, flags, m)) < 0)
 		return cli_refused(r, c->why, "create");
-	if (cps_mask_empty(m, mw)) {
+	if (!cps_mask_empty(m, mw))
+		cli_err("create: no --cpus: the new set has its parent's free CPUs, %s",
+			cli_cpulist_own(m, mw));
+	else {
 		struct cps_setinfo ps;
 		const char *why;
 		if (cps_set_get(c, pid ? pid : cps_current(c), &ps) == 0 &&
@@ -148,7 +151,11 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 		case 'c': cpus = optarg; break;
 		case 's': flags |= CPS_STRICT; break;
 		case 'a': flags |= CPS_AUTOCLEAN; break;
-		case 'n': name = optarg; break;
+		case 'n':
+			if ((r = cli_set_name(optarg)))
+				return r;
+			name = optarg;
+			break;
 		case 'p': parent = optarg; break;
 		case 'M': mems = optarg; break;
 		default: return CLI_USAGE;
@@ -176,19 +183,6 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static int cmd_destroy(struct cps_ctx *c, int argc, char **argv)
-{
-	uint32_t id;
-	int r;
-	if (argc != 2)
-		return bad_usage("destroy wants exactly one SET%s", "");
-	if ((r = cli_set(c, argv[1], &id)))
-		return r;
-	if ((r = cps_destroy(c, id)) < 0)
-		return cli_refused(r, c->why, "destroy %s", argv[1]);
-	return CLI_OK;
-}
-
 /* "PID (COMMAND)" of a process, in buf. */
 static const char *proc_name(pid_t pid, char *buf, size_t len)
 {
@@ -204,6 +198,46 @@ static const char *proc_name(pid_t pid, char *buf, size_t len)
 	 * escaped where it is printed */
 	snprintf(buf, len, comm[0] ? "%d (%s)" : "%d", (int)pid, comm);
 	return buf;
+}
+
+/* Why set id is busy, its members named (the first few, then how many
+ * more), into buf; c->why alone when it has none to name. */
+static const char *busy_members(struct cps_ctx *c, uint32_t id, char *buf, size_t len)
+{
+	enum { SHOWN = 3 };
+	struct cps_member *m = NULL;
+	long n = cps_members_alloc(c, id, &m);
+	if (n <= 0) {
+		free(m);
+		return c->why;
+	}
+	char name[64];
+	size_t k = (size_t)snprintf(buf, len, "%s:", c->why);
+	for (long i = 0; i < n && i < SHOWN && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s %s", i ? "," : "",
+				      proc_name(m[i].pid, name, sizeof(name)));
+	if (n > SHOWN && k < len)
+		snprintf(buf + k, len - k, " and %ld more", n - SHOWN);
+	free(m);
+	return buf;
+}
+
+static int cmd_destroy(struct cps_ctx *c, int argc, char **argv)
+{
+	uint32_t id;
+	int r;
+	if (argc != 2)
+		return bad_usage("destroy wants exactly one SET%s", "");
+	if ((r = cli_set(c, argv[1], &id)))
+		return r;
+	if ((r = cps_destroy(c, id)) < 0) {
+		char why[400];
+		const char *w = c->why;
+		if (r == -EBUSY && w && strstr(w, "member"))
+			w = busy_members(c, id, why, sizeof(why));
+		return cli_refused(r, w, "destroy %s", argv[1]);
+	}
+	return CLI_OK;
 }
 
 /* A refusal; or, when the set rules held and the kernel refused to move
