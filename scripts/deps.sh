@@ -33,8 +33,9 @@ pkgs="$pkgs qemu-system-x86 linux-image-amd64 busybox-static cpio"
 pkgs="$pkgs dpkg-dev debhelper dh-autoreconf lintian"
 # the background load under which .ci/run runs the timing-sensitive tests
 pkgs="$pkgs stress-ng"
-# the man pages rendered from the tree (tests/man_examples.sh)
-pkgs="$pkgs man-db groff-base"
+# the man pages rendered from the tree (tests/man_examples.sh); jq, which
+# an example of cpuset-inspect(1) uses (tests/doc_blocks.sh)
+pkgs="$pkgs man-db groff-base jq"
 
 # A package is there when dpkg has unpacked and configured it: "installed",
 # or waiting only for triggers (another package's, such as man-db's or
