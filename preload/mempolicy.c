@@ -78,36 +78,96 @@ int shim_user_write(void *dst, const void *src, size_t len)
 	return -EFAULT;
 }
 
+/* The kernel's MAX_NUMNODES (a power of two): the first one whose bit
+ * its get_nodes() refuses, asked once of mbind over no range (which reads
+ * the mask and then does nothing: no policy changes). None refused up to
+ * KN_PROBE_BITS: every bit of a page's mask is below it. When it cannot
+ * be asked (no such call) the shim's width stands in. */
+#define KN_PROBE_BITS 16384u
+static unsigned long kernel_numnodes(void)
+{
+	static unsigned long kn; /* 0: not asked yet */
+	unsigned long k = __atomic_load_n(&kn, __ATOMIC_RELAXED);
+	if (k)
+		return k;
+	unsigned long m[KN_PROBE_BITS / CPS_ULONG_BITS + 1];
+	k = 2 * KN_PROBE_BITS;
+	for (unsigned long b = 1; b <= KN_PROBE_BITS; b <<= 1) {
+		memset(m, 0, sizeof(m));
+		m[b / CPS_ULONG_BITS] = 1ul << (b % CPS_ULONG_BITS);
+		long r = cps_sys6(SYS_mbind, 0, 0, 0 /* MPOL_DEFAULT */, (long)m, (long)(b + 2), 0);
+		if (r == -EINVAL) {
+			k = b;
+			break;
+		}
+		if (r != 0) {
+			k = VN_BITS; /* not asked */
+			break;
+		}
+	}
+	__atomic_store_n(&kn, k, __ATOMIC_RELAXED);
+	return k;
+}
+
+/* The highest bit set of the caller's mask of maxnode - 1 bits (as the
+ * kernel reads it: the last word cut at the mask's end), read from the
+ * end a chunk at a time; -1 none, -2 unreadable. */
+static long high_bit(const unsigned long *um, unsigned long maxnode)
+{
+	unsigned long buf[VN_WORDS];
+	size_t words = cps_vnodes_words(maxnode);
+	while (words) {
+		size_t k = words < VN_WORDS ? words : VN_WORDS, from = words - k;
+		if (shim_user_read(buf, um + from, k * sizeof(unsigned long)) < 0)
+			return -2;
+		for (size_t w = k; w-- > 0;) {
+			unsigned long bits = buf[w], b0 = (from + w) * CPS_ULONG_BITS;
+			if (b0 + CPS_ULONG_BITS > maxnode - 1)
+				bits &= (1ul << ((maxnode - 1) % CPS_ULONG_BITS)) - 1;
+			if (bits)
+				return (long)(b0 + CPS_ULONG_BITS - 1 - (unsigned long)__builtin_clzl(bits));
+		}
+		words = from;
+	}
+	return -1;
+}
+
+/* How mask_in answers a mask whose nodes are none of the set's. */
+enum { MI_EMPTY_EINVAL, MI_EMPTY_OK };
+
 /* The caller's virtual mask as physical nodes in phys: 0, or -errno
- * (EFAULT unreadable, EINVAL nodes given but none of the set's). With
- * *mode's MPOL_F_RELATIVE_NODES the nodes fold onto the set and the flag
- * becomes MPOL_F_STATIC_NODES: the set's nodes are the frame. */
+ * (EFAULT unreadable, EINVAL a mask the kernel refuses, or with
+ * MI_EMPTY_EINVAL nodes given but none of the set's). The kernel's rules
+ * (get_nodes() in mm/mempolicy.c): a mask and maxnode 0 or more than a
+ * page of bits is EINVAL, a bit at or beyond MAX_NUMNODES too; bits
+ * below it that name no node the caller may use are left out, as the
+ * kernel leaves out nodes outside the cpuset (*dropped). With *mode's
+ * MPOL_F_RELATIVE_NODES the nodes fold onto the set and the flag becomes
+ * MPOL_F_STATIC_NODES: the set's nodes are the frame. */
 static int mask_in(uint64_t *phys, const struct shim_cpus *v, const void *um, unsigned long maxnode,
-		   long *mode)
+		   long *mode, int empty, bool *dropped)
 {
 	unsigned long vm[VN_WORDS];
-	/* the kernel's limits: a mask of at most a page; no node at or
-	 * beyond its MAX_NUMNODES (here: the table's width, 1,024 bits or
-	 * more, as the largest MAX_NUMNODES) */
-	if (um && maxnode > 1 && maxnode - 1 > (unsigned long)getpagesize() * 8)
+	*dropped = false;
+	cps_mask_zero(phys, v->nw);
+	if (!um || maxnode == 1)
+		return 0;
+	if (maxnode - 1 > (unsigned long)getpagesize() * 8) /* maxnode 0 too */
+		return -EINVAL;
+	long h = high_bit(um, maxnode);
+	if (h == -2)
+		return -EFAULT;
+	if (h >= (long)v->n && (unsigned long)h >= kernel_numnodes())
 		return -EINVAL;
 	if (maxnode > VN_BITS + 1)
-		maxnode = VN_BITS + 1; /* bits beyond are no node of the set */
-	size_t words = cps_vnodes_words(maxnode);
-	if (!um || !words) {
-		cps_mask_zero(phys, v->nw);
-		return 0;
-	}
-	if (shim_user_read(vm, um, words * sizeof(unsigned long)) < 0)
+		maxnode = VN_BITS + 1; /* bits beyond: no node of the set, none set */
+	if (shim_user_read(vm, um, cps_vnodes_words(maxnode) * sizeof(unsigned long)) < 0)
 		return -EFAULT;
-	for (size_t b = v->nw * 64; b + 1 < maxnode; b++)
-		if (vm[b / CPS_ULONG_BITS] >> (b % CPS_ULONG_BITS) & 1)
-			return -EINVAL;
-	bool rel = mode && (*mode & MPOL_F_RELATIVE_NODES), dropped;
-	unsigned k = cps_vnodes_in(phys, v->cpus, v->nw, v->n, vm, maxnode, rel, &dropped);
+	bool rel = mode && (*mode & MPOL_F_RELATIVE_NODES);
+	unsigned k = cps_vnodes_in(phys, v->cpus, v->nw, v->n, vm, maxnode, rel, dropped);
 	if (rel)
 		*mode = (*mode & ~MPOL_F_RELATIVE_NODES) | MPOL_F_STATIC_NODES;
-	return k == 0 && dropped ? -EINVAL : 0;
+	return k == 0 && *dropped && empty == MI_EMPTY_EINVAL ? -EINVAL : 0;
 }
 
 /* Physical nodes as the caller's virtual mask of maxnode - 1 bits. */
@@ -160,6 +220,23 @@ static long get_mempolicy_v(const long *a, const struct shim_cpus *v)
 	return e ? fail(e) : r;
 }
 
+/* The first k of the caller's virtual nodes (from nodes) as physical
+ * ones in pn: how many were, up to the first the set lacks (k: all). */
+static unsigned long nodes_phys(int *pn, unsigned long k, const struct shim_cpus *v)
+{
+	for (unsigned long j = 0; j < k; j++) {
+		long p = cps_vnode_phys(v->cpus, v->nw, v->n, pn[j]);
+		if (p < 0)
+			return j;
+		pn[j] = (int)p;
+	}
+	return k;
+}
+
+/* move_pages as the kernel's do_pages_move: the entries in order, each
+ * page's status written; at a node the set lacks (the kernel's ENODEV
+ * for no such node) the entries before it are moved, their statuses
+ * written, and the call ends with ENODEV. */
 static long move_pages_v(const long *a, const struct shim_cpus *v)
 {
 	unsigned long count = (unsigned long)a[1];
@@ -170,37 +247,61 @@ static long move_pages_v(const long *a, const struct shim_cpus *v)
 	if (!count || !status)
 		return shim_real.syscall(SYS_move_pages, a[0], a[1], a[2], a[3], a[4], a[5]);
 	for (unsigned long i = 0; i < count; i += MP_CHUNK) {
-		unsigned long k = count - i < MP_CHUNK ? count - i : MP_CHUNK;
+		unsigned long k = count - i < MP_CHUNK ? count - i : MP_CHUNK, good = k;
 		int pn[MP_CHUNK], st[MP_CHUNK];
 		if (nodes) {
 			if (shim_user_read(pn, nodes + i, k * sizeof(int)) < 0)
 				return i ? fail(EFAULT) : RAW(SYS_move_pages, a);
-			for (unsigned long j = 0; j < k; j++) {
-				long p = cps_vnode_phys(v->cpus, v->nw, v->n, pn[j]);
-				if (p < 0)
-					return fail(ENODEV); /* the kernel's word for no such node */
-				pn[j] = (int)p;
-			}
+			good = nodes_phys(pn, k, v);
 		}
-		long r = shim_real.syscall(SYS_move_pages, a[0], (long)k, (long)(pages + i),
-					   nodes ? (long)pn : 0L, (long)(status + i), a[5]);
+		long r = good ? shim_real.syscall(SYS_move_pages, a[0], (long)good, (long)(pages + i),
+						  nodes ? (long)pn : 0L, (long)(status + i), a[5])
+			      : 0;
 		if (r < 0)
 			return r;
 		total += r;
-		SHIM_KEEP_ERRNO;
-		if (shim_user_read(st, status + i, k * sizeof(int)) < 0)
-			continue;
-		for (unsigned long j = 0; j < k; j++)
-			st[j] = (int)cps_pnode_virt(v->cpus, v->nw, v->n, st[j]);
-		shim_user_write(status + i, st, k * sizeof(int));
+		{
+			SHIM_KEEP_ERRNO;
+			if (good && shim_user_read(st, status + i, good * sizeof(int)) == 0) {
+				for (unsigned long j = 0; j < good; j++)
+					st[j] = (int)cps_pnode_virt(v->cpus, v->nw, v->n, st[j]);
+				shim_user_write(status + i, st, good * sizeof(int));
+			}
+		}
+		if (good < k)
+			return fail(ENODEV);
 	}
 	return total;
+}
+
+/* migrate_pages: old nodes the set lacks are nodes no page of the set is
+ * on, left out (none left: nothing to move, 0, as the kernel answers for
+ * old nodes outside the caller's cpuset); new ones too (none left: the
+ * kernel's EINVAL for no node to move to). */
+static long migrate_pages_v(const long *a, const struct shim_cpus *v)
+{
+	uint64_t p1[CPS_MAX_WORDS], p2[CPS_MAX_WORDS];
+	bool dropped;
+	int e;
+	if ((e = mask_in(p1, v, (const void *)a[2], (unsigned long)a[1], NULL, MI_EMPTY_OK, &dropped)) < 0 ||
+	    (e = mask_in(p2, v, (const void *)a[3], (unsigned long)a[1], NULL, MI_EMPTY_OK, &dropped)) < 0)
+		return e == -EFAULT ? RAW(SYS_migrate_pages, a) : fail(-e);
+	return shim_real.syscall(SYS_migrate_pages, a[0], (long)(v->nw * 64 + 1), (long)p1, (long)p2);
+}
+
+/* MPOL_F_STATIC_NODES with MPOL_F_RELATIVE_NODES: the kernel refuses the
+ * pair before it reads the mask; the call goes to it as it is. */
+static bool both_node_flags(long mode)
+{
+	return (mode & (MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES)) ==
+	       (MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES);
 }
 
 long shim_mempolicy(long nr, const long *a)
 {
 	struct shim_cpus v;
-	uint64_t p1[CPS_MAX_WORDS], p2[CPS_MAX_WORDS];
+	uint64_t p1[CPS_MAX_WORDS];
+	bool dropped;
 	pid_t who = nr == SYS_migrate_pages || nr == SYS_move_pages ? (pid_t)a[0] : 0;
 	bool self = who == 0 || who == shim_self_pid;
 	if (!shim_ready() || !(self ? shim_sys_mems(&v) : shim_nodes_of(who, &v)) || v.n == 0)
@@ -211,21 +312,24 @@ long shim_mempolicy(long nr, const long *a)
 	case SYS_set_mempolicy:
 		__atomic_store_n(&mpol_own, true, __ATOMIC_RELEASE); /* kept from now on */
 		mode = a[0];
-		if ((e = mask_in(p1, &v, (const void *)a[1], (unsigned long)a[2], &mode)) < 0)
+		if (both_node_flags(mode))
+			return RAW(nr, a);
+		if ((e = mask_in(p1, &v, (const void *)a[1], (unsigned long)a[2], &mode, MI_EMPTY_EINVAL,
+				 &dropped)) < 0)
 			return e == -EFAULT ? RAW(nr, a) : fail(-e);
 		return shim_real.syscall(nr, mode, (long)p1, (long)(v.nw * 64 + 1));
 	case SYS_mbind:
 		mode = a[2];
-		if ((e = mask_in(p1, &v, (const void *)a[3], (unsigned long)a[4], &mode)) < 0)
+		if (both_node_flags(mode))
+			return RAW(nr, a);
+		if ((e = mask_in(p1, &v, (const void *)a[3], (unsigned long)a[4], &mode, MI_EMPTY_EINVAL,
+				 &dropped)) < 0)
 			return e == -EFAULT ? RAW(nr, a) : fail(-e);
 		return shim_real.syscall(nr, a[0], a[1], mode, (long)p1, (long)(v.nw * 64 + 1), a[5]);
 	case SYS_get_mempolicy:
 		return get_mempolicy_v(a, &v);
 	case SYS_migrate_pages:
-		if ((e = mask_in(p1, &v, (const void *)a[2], (unsigned long)a[1], NULL)) < 0 ||
-		    (e = mask_in(p2, &v, (const void *)a[3], (unsigned long)a[1], NULL)) < 0)
-			return e == -EFAULT ? RAW(nr, a) : fail(-e);
-		return shim_real.syscall(nr, a[0], (long)(v.nw * 64 + 1), (long)p1, (long)p2);
+		return migrate_pages_v(a, &v);
 	case SYS_move_pages:
 		return move_pages_v(a, &v);
 	default: { /* SYS_set_mempolicy_home_node */

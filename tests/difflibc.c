@@ -417,9 +417,13 @@ static void d_getcpu(const char *name, int c)
 	result(r);
 }
 /* syscall(2): the translated numbers with hostile arguments, and others */
+#define NSYSCALL (9 * NSIZES * NBUF)
+static void d_mempolicy(long (*fn)(long, ...), int c); /* below */
 static void d_syscall(const char *name, int c)
 {
 	long (*fn)(long, ...) = F(long (*)(long, ...), name);
+	if (c >= NSYSCALL)
+		return d_mempolicy(fn, c - NSYSCALL);
 	static unsigned char m[4096];
 	int kind = c % 9, si = (c / 9) % NSIZES, bi = c / 9 / NSIZES;
 	unsigned long maxnode = (unsigned long)sizes[si] * 16 + 1; /* 65537 bits: beyond a page */
@@ -442,6 +446,112 @@ static void d_syscall(const char *name, int c)
 	result(r);
 	if ((kind == 0 || kind >= 6) && b == m)
 		dig(m, sizeof(m));
+}
+
+/* syscall(2) with the memory-policy numbers the shim translates, beside
+ * get_mempolicy above: set_mempolicy, mbind, migrate_pages, move_pages
+ * and set_mempolicy_home_node, on masks the kernel refuses or trims
+ * (maxnode 0, a bit at MAX_NUMNODES and beyond, beyond the shim's own
+ * width, MPOL_F_STATIC_NODES with MPOL_F_RELATIVE_NODES) and nodes of no
+ * set; the policy left behind goes in the digest. */
+#define MP_PAGES 300 /* more than one of the shim's chunks of move_pages */
+static const unsigned long mp_maxnodes[] = {0, 1, 2, 65, 1025, 1026, 8194, 20002, 32769, 32770};
+#define NMPMAX (int)(sizeof(mp_maxnodes) / sizeof(mp_maxnodes[0]))
+static const long mp_modes[] = {2, 1, 3, 0, 2 | 1 << 15, 2 | 1 << 14, 2 | 1 << 15 | 1 << 14, 99};
+#define NMPMODE (int)(sizeof(mp_modes) / sizeof(mp_modes[0]))
+/* masks: NULL, {0}, {1}, {0,1}, {0,1024}, {0,8192}, {0,20000}, unreadable */
+#define NMPMASK 8
+static unsigned long *mp_mask(int i)
+{
+	static const int bit[] = {-1, 0, 1, 1, 1024, 8192, 20000};
+	static unsigned long m[8192 / sizeof(unsigned long)]; /* 65536 bits */
+	if (i == 0)
+		return NULL;
+	if (i == 7) {
+		R->unreadable_in = true;
+		return (unsigned long *)none;
+	}
+	memset(m, 0, sizeof(m));
+	m[0] = i == 2 ? 2 : 1;
+	m[bit[i] / 64] |= 1ul << (bit[i] % 64);
+	return m;
+}
+static void dig_policy(long (*fn)(long, ...))
+{
+	int mode = -1;
+	unsigned long m[1024 / 64];
+	memset(m, 0, sizeof(m));
+	dig_long(fn(SYS_get_mempolicy, &mode, m, 1025L, 0L, 0L));
+	dig_long(mode);
+	dig(m, sizeof(m));
+}
+static void mp_move(long (*fn)(long, ...), int c)
+{
+	/* nodes: all 0; 1 at the end (past a chunk); 1 at 2; -1 first;
+	 * 5000 at 270; no nodes (where the pages are); unreadable nodes;
+	 * no status */
+	static int nodes[MP_PAGES], status[MP_PAGES];
+	static void *pg_at[MP_PAGES];
+	char *p = mmap(NULL, (size_t)pg * MP_PAGES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return result(-3);
+	for (int i = 0; i < MP_PAGES; i++) {
+		p[(long)i * pg] = 1;
+		pg_at[i] = p + (long)i * pg;
+		nodes[i] = 0;
+		status[i] = 77;
+	}
+	int k = c % 8;
+	unsigned long count = k == 2 ? 3 : MP_PAGES;
+	if (k == 1)
+		nodes[MP_PAGES - 1] = 1;
+	if (k == 2)
+		nodes[2] = 1;
+	if (k == 3)
+		nodes[0] = -1;
+	if (k == 4)
+		nodes[270] = 5000;
+	R->unreadable_in = k == 6;
+	result(fn(SYS_move_pages, 0L, (long)count, pg_at, k == 5 ? NULL : k == 6 ? (void *)none : nodes,
+		  k == 7 ? NULL : status, 0L));
+	dig(status, sizeof(status));
+}
+static void d_mempolicy(long (*fn)(long, ...), int c)
+{
+	int call = c % 5, x = c / 5;
+	int mi = x % NMPMASK, ni = x / NMPMASK % NMPMAX, oi = x / NMPMASK / NMPMAX % NMPMODE;
+	unsigned long mx = mp_maxnodes[ni];
+	char *p = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	switch (call) {
+	case 0: result(fn(SYS_set_mempolicy, mp_modes[oi], mp_mask(mi), mx)); break;
+	case 1: result(fn(SYS_mbind, p, (long)pg, mp_modes[oi], mp_mask(mi), mx, (long)(oi & 1 ? 3 : 0))); break;
+	case 2: {
+		/* old: the mask; new: {0}, {1}, NULL, or the same mask (as
+		 * long as the longest maxnode: the kernel reads that much) */
+		static unsigned long nw[8192 / sizeof(unsigned long)];
+		unsigned long *old = mp_mask(mi);
+		nw[0] = oi % 4 == 1 ? 2ul : 1ul;
+		result(fn(SYS_migrate_pages, 0L, mx, old, oi % 4 == 2 ? NULL : oi % 4 == 3 ? old : nw));
+		break;
+	}
+	case 3: return mp_move(fn, x);
+	default: {
+		/* after a bind of the page, or none: node 0, 1, -1, 5000;
+		 * no range or a page; flags 0 or 1 */
+		static const long home[] = {0, 1, -1, 5000};
+		if (x & 1) {
+			unsigned long m0 = 1;
+			fn(SYS_mbind, p, (long)pg, 2L, &m0, 65L, 0L);
+		}
+		result(fn(SYS_set_mempolicy_home_node, p, x & 2 ? (long)pg : 0L, home[x / 4 % 4], (long)(x / 16 % 2)));
+	}
+	}
+	/* a policy set with MPOL_F_STATIC_NODES or MPOL_F_RELATIVE_NODES
+	 * reads back as the set's nodes under the static flag (DESIGN.md,
+	 * Memory nodes in the shim): its answer is compared, not its
+	 * read-back */
+	if (call != 0 || !(mp_modes[oi] & (1 << 15 | 1 << 14)))
+		dig_policy(fn);
 }
 
 /* open and its kin: path x flags (x dirfd) */
@@ -777,7 +887,7 @@ static const struct driver drivers[] = {
 	{{"pthread_getattr_np"}, NSIZES, d_getattr},
 	{{"pthread_create"}, 5, d_create},
 	{{"sched_getcpu", "getcpu"}, NBUF * NBUF, d_getcpu},
-	{{"syscall"}, 9 * NSIZES * NBUF, d_syscall},
+	{{"syscall"}, NSYSCALL + 5 * NMPMASK * NMPMAX * NMPMODE, d_syscall},
 	{{"open", "open64", "__open_2", "__open64_2"}, NPATH * NOPENF, d_open},
 	{{"openat", "openat64", "__openat_2", "__openat64_2"}, NPATH * NOPENF * NDIRFD, d_open, NPATH * NOPENF},
 	{{"fopen", "fopen64", "freopen", "freopen64"}, NPATH * (NMODES + 1), d_fopen},

@@ -5,6 +5,8 @@
  * those nodes (EINVAL for a mask with a node it lacks, ENODEV for
  * move_pages to one), and writes each call's physical arguments to
  * FAKENUMA_LOG, so the test sees what the shim handed the kernel.
+ * MPOL_F_STATIC_NODES with MPOL_F_RELATIVE_NODES is EINVAL, as the
+ * kernel checks it before the mask.
  * FAKENUMA_PAGES (a list of ints) are the nodes (or negative errors) of
  * the pages move_pages is asked about. Every other number goes to libc. */
 #define _GNU_SOURCE
@@ -23,6 +25,7 @@
 #endif
 #define LB (8 * sizeof(unsigned long))
 #define MAXN 1024
+#define STATIC_RELATIVE (3 << 14) /* MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES */
 
 static unsigned long machine[MAXN / LB], policy[MAXN / LB];
 static int policy_mode, ready;
@@ -114,6 +117,8 @@ __attribute__((visibility("default"))) long syscall(long nr, ...)
 	setup();
 	switch (nr) {
 	case SYS_set_mempolicy:
+		if ((a[0] & STATIC_RELATIVE) == STATIC_RELATIVE)
+			return err(EINVAL);
 		if (!readable((unsigned long *)a[1], (unsigned long)a[2]))
 			return err(EFAULT);
 		logf_("set_mempolicy %ld %s\n", a[0], list((unsigned long *)a[1], (unsigned long)a[2], b1, sizeof(b1)));
@@ -126,6 +131,8 @@ __attribute__((visibility("default"))) long syscall(long nr, ...)
 				policy[i / LB] |= 1ul << (i % LB);
 		return 0;
 	case SYS_mbind:
+		if ((a[2] & STATIC_RELATIVE) == STATIC_RELATIVE)
+			return err(EINVAL);
 		if (!readable((unsigned long *)a[3], (unsigned long)a[4]))
 			return err(EFAULT);
 		logf_("mbind %ld %s %ld\n", a[2], list((unsigned long *)a[3], (unsigned long)a[4], b1, sizeof(b1)), a[5]);

@@ -13,7 +13,7 @@ PROG=$B/tests/prog_mempolicy
 FAKE=$B/tests/.libs/libfakenuma.so
 [ -x "$PROG" ] && [ -f "$FAKE" ] || die "no $PROG or $FAKE (make check builds them)"
 
-ARGS="allowed 65 allowed 2 allowed 1025 bind 0 65 policy 65 bind 1023 1025 pagenode mbind 0 65 query 3 move 0 move 1 home 0 home 1 fault allowed 0 badmode highbit bind 0 40000 policy 65537 allowed 65537"
+ARGS="allowed 65 allowed 2 allowed 1025 bind 0 65 policy 65 bind 1023 1025 pagenode mbind 0 65 query 3 move 0 move 1 home 0 home 1 fault allowed 0 badmode highbit bind 0 40000 policy 65537 allowed 65537 bind 0 0 bind 0,8192 8194 bind 0,20000 32769 staticrel 0 65 migrate 1 0 migrate 0,1 0 movemany 300 299 1 movemany 3 2 1"
 
 # this kernel: the shim in a set of one CPU gives exactly the native answers
 # when the set's nodes are the machine's (one node here, or the machine's
@@ -204,9 +204,25 @@ expect_eq "move_pages status: 3 -> 1, an error kept, node 0 outside the set -> 2
 	"$(got query 4)" "0 0 1 -14 2 0"
 expect_eq "move_pages nodes 1,0 -> 3,1, status back to 1,0" "$(got move 1,0)" "0 0 1 0"
 expect_eq "(the kernel gets 3 1)" "$(klog)" "move_pages 2 3 1"
-expect_eq "move_pages to a node the set lacks: ENODEV" "$(got move 0,2)" "-1 19 12345 12345"
+expect_eq "move_pages to a node the set lacks: ENODEV, the entry before it moved" \
+	"$(got move 0,2)" "-1 19 0 12345"
+expect_eq "move_pages of 300 entries, the last to a node the set lacks: ENODEV" \
+	"$(got movemany 300 299 2)" "-1 19 299 299"
+expect_eq "(the 299 before it moved, past the shim's chunk of 256: node 1)" \
+	"$(klog | cut -d' ' -f1-3)" "move_pages 43 1"
+expect_eq "move_pages whose first entry is a node the set lacks: nothing moved" \
+	"$(got movemany 3 0 5)" "-1 19 0 0"
 expect_eq "migrate_pages 0 -> 1" "$(got migrate 0 1)" "0 0"
 expect_eq "(the kernel gets 1 -> 3)" "$(klog)" "migrate_pages 0 1 3"
+expect_eq "migrate_pages from a node the set lacks: nothing to move, 0" "$(got migrate 2 1)" "0 0"
+expect_eq "(the kernel gets no node -> 3)" "$(klog)" "migrate_pages 0 - 3"
+expect_eq "migrate_pages from 0 and a node the set lacks" "$(got migrate 0,5 1)" "0 0"
+expect_eq "(the kernel gets 1 -> 3)" "$(klog)" "migrate_pages 0 1 3"
+expect_eq "maxnode 0 with a mask: EINVAL, the kernel not asked" "$(got bind 0 0)" "-1 22"
+expect_eq "(nothing asked)" "$(cat "$T/klog" 2>/dev/null)" ""
+expect_eq "MPOL_F_STATIC_NODES with MPOL_F_RELATIVE_NODES: the kernel's answer" \
+	"$(got staticrel 0 65)" "-1 22"
+expect_eq "a node bit at 8,192 (beyond MAX_NUMNODES): EINVAL" "$(got bind 0,8192 8194)" "-1 22"
 expect_eq "set_mempolicy_home_node 1" "$(got home 1)" "0 0"
 expect_eq "(node 3)" "$(klog)" "home_node 3"
 expect_eq "set_mempolicy_home_node outside the set" "$(got home 2)" "-1 22"

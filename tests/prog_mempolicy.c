@@ -3,12 +3,17 @@
  *   allowed MAXNODE        get_mempolicy(MPOL_F_MEMS_ALLOWED): rc errno nodes
  *   bind LIST MAXNODE      set_mempolicy(MPOL_BIND): rc errno
  *   relbind LIST MAXNODE   the same with MPOL_F_RELATIVE_NODES
+ *   staticrel LIST MAXNODE the same with MPOL_F_RELATIVE_NODES and
+ *                          MPOL_F_STATIC_NODES
  *   policy MAXNODE         get_mempolicy(0): rc errno mode nodes
  *   next                   get_mempolicy(MPOL_F_NODE): rc errno node
  *   pagenode               get_mempolicy(MPOL_F_NODE|MPOL_F_ADDR): rc errno node
  *   mbind LIST MAXNODE     mbind of a page: rc errno
  *   move LIST              move_pages of one page per node: rc errno statuses
  *   query N                move_pages without nodes: rc errno statuses
+ *   movemany N BAD NODE    move_pages of N entries (N <= 512) to node 0 but
+ *                          entry BAD to NODE: rc errno, how many statuses
+ *                          were written, how many read 0
  *   migrate OLD NEW        migrate_pages(0): rc errno
  *   home NODE              set_mempolicy_home_node: rc errno
  *   fault                  set_mempolicy with an unreadable mask: rc errno
@@ -27,7 +32,7 @@
 #define SYS_set_mempolicy_home_node 450
 #endif
 #define LB (8 * sizeof(unsigned long))
-#define W 64 /* 4096 bits */
+#define W 520 /* 33,280 bits: beyond a page of bits */
 
 static void parse(const char *s, unsigned long *m)
 {
@@ -70,10 +75,10 @@ int main(int argc, char **argv)
 			printf("%ld %d", r, r < 0 ? errno : 0);
 			if (r == 0)
 				show(m, mx);
-		} else if (!strcmp(c, "bind") || !strcmp(c, "relbind")) {
+		} else if (!strcmp(c, "bind") || !strcmp(c, "relbind") || !strcmp(c, "staticrel")) {
 			parse(argv[++i], m);
 			unsigned long mx = strtoul(argv[++i], NULL, 10);
-			r = syscall(SYS_set_mempolicy, 2 | (c[0] == 'r' ? 1 << 14 : 0), m, mx);
+			r = syscall(SYS_set_mempolicy, 2 | (c[0] == 'r' ? 1 << 14 : c[0] == 's' ? 3 << 14 : 0), m, mx);
 			printf("%ld %d", r, r < 0 ? errno : 0);
 		} else if (!strcmp(c, "policy")) {
 			unsigned long mx = strtoul(argv[++i], NULL, 10);
@@ -108,6 +113,22 @@ int main(int argc, char **argv)
 			printf("%ld %d", r, r < 0 ? errno : 0);
 			for (int k = 0; k < n; k++)
 				printf(" %d", status[k]);
+		} else if (!strcmp(c, "movemany")) {
+			static int nodes[512], status[512];
+			static void *pages[512];
+			int n = atoi(argv[++i]), bad = atoi(argv[++i]), written = 0, zero = 0;
+			long node = atol(argv[++i]);
+			for (int k = 0; k < n && k < 512; k++) {
+				pages[k] = page + (k % 64) * ps;
+				nodes[k] = k == bad ? (int)node : 0;
+				status[k] = 12345;
+			}
+			r = syscall(SYS_move_pages, 0, n, pages, nodes, status, 0);
+			for (int k = 0; k < n && k < 512; k++) {
+				written += status[k] != 12345;
+				zero += status[k] == 0;
+			}
+			printf("%ld %d %d %d", r, r < 0 ? errno : 0, written, zero);
 		} else if (!strcmp(c, "migrate")) {
 			parse(argv[++i], m);
 			parse(argv[++i], m2);
