@@ -87,7 +87,8 @@ const char *shim_kept_dirname(void)
  * a link in it. */
 static int kept_oflags(int flags)
 {
-	return O_RDONLY | O_NOCTTY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW));
+	return O_RDONLY | O_NOCTTY |
+	       (flags & (O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | SHIM_VIEW_STATUS_FLAGS));
 }
 
 int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *name, size_t len,

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "preload/shim.h"
@@ -136,20 +137,43 @@ static int read_mode_flags(const char *mode)
 	return fl;
 }
 
+/* A stream of libc's fopen (real) on the view fd, opened again through
+ * its link, for what only fopen's modes do (",ccs=": the stream's
+ * conversion and wide orientation, which fdopen ignores); fd is closed.
+ * The view is none of the pool's, whose files only the descriptions the
+ * pool hands out keep. */
+static FILE *stream_by_link(FILE *(*real)(const char *, const char *), int fd, const char *mode)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	FILE *f = real(p, mode);
+	SHIM_KEEP_ERRNO;
+	if (f)
+		shim_rewind_move(fd, fileno(f));
+	close(fd);
+	return f;
+}
+
 /* *done: the answer is the view's (NULL with errno: a CPU that does not
  * exist in the set), else the real file is the answer. */
-static FILE *view_fopen(const char *path, const char *mode, bool *done)
+static FILE *view_fopen(FILE *(*real)(const char *, const char *), const char *path,
+			const char *mode, bool *done)
 {
 	int fl = read_mode_flags(mode);
 	*done = false;
 	if (fl < 0 || !shim_path_may_view(AT_FDCWD, path) || !shim_ready())
 		return NULL;
+	bool relink = real && strstr(mode, ",ccs=");
+	shim_view_no_pool = relink;
 	int fd = shim_view_open(AT_FDCWD, path, fl);
+	shim_view_no_pool = false;
 	if (fd == -2)
 		*done = true;
 	if (fd < 0)
 		return NULL;
 	*done = true;
+	if (relink)
+		return stream_by_link(real, fd, mode);
 	FILE *f = fdopen(fd, mode);
 	if (!f) {
 		SHIM_KEEP_ERRNO;
@@ -166,7 +190,7 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 		       shim_real.fopen))
 		return shim_real.fopen(path, mode);
 	bool done;
-	FILE *f = view_fopen(path, mode, &done);
+	FILE *f = view_fopen(shim_real.fopen, path, mode, &done);
 	if (done)
 		return f;
 	if (!shim_real.fopen && (shim_ready(), !shim_ensure(shim_real.fopen)))
@@ -182,7 +206,7 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 		       shim_real.fopen64))
 		return shim_real.fopen64(path, mode);
 	bool done;
-	FILE *f = view_fopen(path, mode, &done);
+	FILE *f = view_fopen(shim_real.fopen64, path, mode, &done);
 	if (done)
 		return f;
 	if (!shim_real.fopen64 && (shim_ready(), !shim_ensure(shim_real.fopen64)))

@@ -99,6 +99,19 @@ void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct s
 	pthread_mutex_unlock(&vfd_lock);
 }
 
+void shim_rewind_move(int fd, int to)
+{
+	struct vfd **v = __atomic_load_n(&vfds, __ATOMIC_ACQUIRE);
+	if ((unsigned)fd >= VFD_MAX || (unsigned)to >= VFD_MAX || fd == to || !v ||
+	    pthread_mutex_trylock(&vfd_lock))
+		return;
+	struct vfd *t = v[fd], *old = v[to];
+	__atomic_store_n(&v[to], t, __ATOMIC_RELEASE);
+	__atomic_store_n(&v[fd], NULL, __ATOMIC_RELEASE);
+	free(old);
+	pthread_mutex_unlock(&vfd_lock);
+}
+
 bool shim_rewind_real(int fd, char *real, size_t len)
 {
 	struct vfd **v = __atomic_load_n(&vfds, __ATOMIC_ACQUIRE);
@@ -141,7 +154,7 @@ static void view_rewound(int fd)
 		bool have_id = false;
 		int nfd = fl < 0 || fdfl < 0 ? -1
 			: shim_view_open_kind(t->k, t->real, t->tid,
-					      O_RDONLY | (fl & (O_NONBLOCK | O_NOATIME)), &how, &id,
+					      O_RDONLY | (fl & (O_NONBLOCK | O_NOATIME | SHIM_VIEW_STATUS_FLAGS)), &how, &id,
 					      &have_id);
 		if (nfd >= 0 && nfd != fd) {
 			if (dup3(nfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) == fd &&
@@ -200,7 +213,10 @@ static inline bool seek_unusual(off64_t off, int whence)
 
 /* The real file's answer to a seek of view fd from position cur: true if
  * fd is one of our views (then *res is the position to go to, or -1 with
- * errno), false if not. The real file is opened, sought and closed. */
+ * errno), false if not. The real file is opened, sought and closed. A
+ * stream's seek to the end (stdio) is stdio's: the real file's size plus
+ * off from the start, for a regular file (procfs's and sysfs's are), as
+ * glibc's _IO_new_file_seekoff makes it. */
 static off64_t real_lseek64(int fd, off64_t off, int whence)
 {
 	if (!shim_real.lseek64 && (shim_ready(), !shim_ensure(shim_real.lseek64)))
@@ -208,7 +224,21 @@ static off64_t real_lseek64(int fd, off64_t off, int whence)
 	return shim_real.lseek64(fd, off, whence);
 }
 
-static bool seek_as_real(int fd, off64_t cur, off64_t off, int whence, off64_t *res)
+/* stdio's seek to the end of the real file rfd */
+static off64_t stdio_seek_end(int rfd, off64_t off)
+{
+	struct stat st;
+	off64_t to;
+	if (fstat(rfd, &st) < 0 || !S_ISREG(st.st_mode))
+		return real_lseek64(rfd, off, SEEK_END);
+	if (__builtin_add_overflow((off64_t)st.st_size, off, &to)) {
+		errno = EOVERFLOW;
+		return -1;
+	}
+	return real_lseek64(rfd, to, SEEK_SET);
+}
+
+static bool seek_as_real(int fd, off64_t cur, off64_t off, int whence, bool stdio, off64_t *res)
 {
 	char real[SHIM_VIEW_REAL_MAX];
 	int saved = errno;
@@ -226,6 +256,8 @@ static bool seek_as_real(int fd, off64_t cur, off64_t off, int whence, off64_t *
 			r = -1, errno = EOVERFLOW;
 		else
 			r = real_lseek64(rfd, r, SEEK_SET);
+	} else if (stdio && whence == SEEK_END) {
+		r = stdio_seek_end(rfd, off);
 	} else {
 		r = real_lseek64(rfd, off, whence);
 	}
@@ -241,7 +273,7 @@ EXPORT off_t lseek(int fd, off_t off, int whence)
 	REWOUND(fd, off == 0 && whence == SEEK_SET);
 	if (CPS_UNLIKELY(__atomic_load_n(&vfds, __ATOMIC_RELAXED) != NULL) && seek_unusual(off, whence)) {
 		off64_t to, cur = whence == SEEK_CUR ? real_lseek64(fd, 0, SEEK_CUR) : 0;
-		if (cur >= 0 && seek_as_real(fd, cur, off, whence, &to))
+		if (cur >= 0 && seek_as_real(fd, cur, off, whence, false, &to))
 			return to < 0 ? -1 : (off_t)real_lseek64(fd, to, SEEK_SET);
 	}
 	if (!shim_real.lseek && (shim_ready(), !shim_ensure(shim_real.lseek)))
@@ -254,7 +286,7 @@ EXPORT off64_t lseek64(int fd, off64_t off, int whence)
 	REWOUND(fd, off == 0 && whence == SEEK_SET);
 	if (CPS_UNLIKELY(__atomic_load_n(&vfds, __ATOMIC_RELAXED) != NULL) && seek_unusual(off, whence)) {
 		off64_t to, cur = whence == SEEK_CUR ? real_lseek64(fd, 0, SEEK_CUR) : 0;
-		if (cur >= 0 && seek_as_real(fd, cur, off, whence, &to))
+		if (cur >= 0 && seek_as_real(fd, cur, off, whence, false, &to))
 			return to < 0 ? -1 : real_lseek64(fd, to, SEEK_SET);
 	}
 	if (!shim_real.lseek64 && (shim_ready(), !shim_ensure(shim_real.lseek64)))
@@ -304,7 +336,7 @@ EXPORT void rewind(FILE *f)
 		    seek_unusual(off, whence) &&                                           \
 		    (unsigned)whence <= SEEK_END /* stdio takes no other */) {             \
 			off64_t to, cur = whence == SEEK_CUR ? ftello64(f) : 0;            \
-			if (cur >= 0 && seek_as_real(fileno(f), cur, off, whence, &to))    \
+			if (cur >= 0 && seek_as_real(fileno(f), cur, off, whence, true, &to)) \
 				return to < 0 ? -1 : stream_seek_to(f, to);                \
 		}                                                                          \
 		if (!shim_real.NAME && (shim_ready(), !shim_ensure(shim_real.NAME)))       \

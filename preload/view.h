@@ -55,6 +55,10 @@ int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim
  * can be made again in place), a kept view (shared with other processes),
  * or the real file (the view is the real file for this set). */
 enum { SHIM_VIEW_MADE, SHIM_VIEW_KEPT, SHIM_VIEW_REAL };
+/* The file status flags a view's own open keeps from the caller's: what
+ * fcntl(F_GETFL) shows of the real file opened with them (O_DIRECT, which
+ * the real files refuse, is answered in shim_view_open). */
+#define SHIM_VIEW_STATUS_FLAGS (O_APPEND | O_SYNC | O_DSYNC | O_ASYNC)
 /* The longest canonical path a view of view_dispatch.c's kinds has. */
 #define SHIM_VIEW_REAL_MAX 512
 /* An fd on view k of the canonical path real (tid: of a thread's status,
@@ -219,6 +223,9 @@ void shim_redirect_keep(const char *canon, const char *phys);
  * real, to make it again when the program goes back to the start; id:
  * its file's identity if known (else fstat). */
 void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct stat *id, int how);
+/* What was remembered of fd, now of to: another description of the same
+ * file (a stream opened again through fd's link, which fd's close ends). */
+void shim_rewind_move(int fd, int to);
 
 #pragma GCC visibility pop
 

@@ -68,7 +68,8 @@ static int make_fd(const char *data, size_t len, int flags, bool sealed)
 	fchmod(mfd, mode);
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", mfd);
-	int fd = shim_real.open(p, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME)));
+	int fd = shim_real.open(p, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME |
+							  SHIM_VIEW_STATUS_FLAGS)));
 	close(mfd);
 	return fd;
 }
@@ -166,7 +167,8 @@ int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, in
 		/* the real file, remembered all the same: after a resize its
 		 * next reading from the start may have to be a view */
 		*how = SHIM_VIEW_REAL;
-		return shim_real.open(real, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME)));
+		return shim_real.open(real, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME |
+								 SHIM_VIEW_STATUS_FLAGS)));
 	}
 	*how = SHIM_VIEW_KEPT;
 	/* online while all the set's CPUs are: the range of n, kept */
@@ -218,7 +220,7 @@ static bool sys_kind(enum vkind k)
 	       k != V_NUMA_MAPS;
 }
 
-int shim_view_open(int dirfd, const char *path, int flags)
+static int view_open_any(int dirfd, const char *path, int flags)
 {
 	char canon[PATH_MAX];
 	bool dironly = false;
@@ -255,5 +257,18 @@ int shim_view_open(int dirfd, const char *path, int flags)
 	int fd = shim_view_open_kind(k, c, 0, flags, &how, &id, &have_id);
 	if (fd >= 0)
 		shim_rewind_remember(fd, k, c, have_id ? &id : NULL, how);
+	return fd;
+}
+
+int shim_view_open(int dirfd, const char *path, int flags)
+{
+	int fd = view_open_any(dirfd, path, flags);
+	/* O_DIRECT: every file of /proc and /sys refuses it (EINVAL, once
+	 * the path is found), where a view's own file would take it */
+	if (CPS_UNLIKELY(fd >= 0 && (flags & O_DIRECT) && !(flags & O_PATH))) {
+		close(fd);
+		errno = EINVAL;
+		return -2;
+	}
 	return fd;
 }

@@ -271,7 +271,8 @@ int shim_pool_deliver(enum vkind k, const char *real, pid_t tid, const char *dat
 	char p[sizeof(pool.dir) + 16];
 	/* no O_NOFOLLOW, which F_GETFL would show (see kept_oflags): the
 	 * pool's directory is ours and writable by no one else */
-	int oflags = O_RDONLY | O_NOCTTY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME | O_NOFOLLOW));
+	int oflags = O_RDONLY | O_NOCTTY |
+		     (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME | O_NOFOLLOW | SHIM_VIEW_STATUS_FLAGS));
 	for (unsigned tries = 0; tries < 2 * POOL_SLOTS; tries++) {
 		unsigned i = __atomic_fetch_add(&pool.next, 1, __ATOMIC_RELAXED) % POOL_SLOTS;
 		struct slot *s = &pool.s[i];

@@ -56,6 +56,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #define SENTINEL 4242 /* errno before every call */
 
@@ -210,9 +211,12 @@ static int dirfd_of(int i)
 	return -1;
 }
 
+/* O_APPEND, O_SYNC and O_ASYNC: flags a read keeps (F_GETFL shows them);
+ * O_DIRECT: what /proc and /sys refuse */
 static const int open_flags[] = {O_RDONLY, O_RDONLY | O_CLOEXEC, O_WRONLY, O_RDWR | O_CREAT,
 				  O_RDONLY | O_DIRECTORY, O_PATH, O_RDONLY | O_NOFOLLOW, -1,
-				  O_WRONLY | O_TRUNC};
+				  O_WRONLY | O_TRUNC, O_RDONLY | O_APPEND, O_RDONLY | O_DIRECT,
+				  O_RDONLY | O_SYNC | O_ASYNC};
 #define NOPENF (int)(sizeof(open_flags) / sizeof(open_flags[0]))
 
 enum { B_NULL, B_NONE, B_RO, B_EDGE, B_OK, NBUF };
@@ -575,7 +579,7 @@ static void d_open(const char *name, int c)
 	if (r >= 0)
 		close((int)r);
 }
-static const char *modes[] = {"r", "re", "w", "r+", "", "z", NULL, "rm"};
+static const char *modes[] = {"r", "re", "w", "r+", "", "z", NULL, "rm", "r,ccs=UTF-8"};
 #define NMODES (int)(sizeof(modes) / sizeof(modes[0]))
 static void dig_file(FILE *f, bool vol)
 {
@@ -603,6 +607,14 @@ static void d_fopen(const char *name, int c)
 	} else
 		f = F(FILE * (*)(const char *, const char *), name)(path_of(pi), mode);
 	result(f ? 0 : -1);
+	if (f && mi < NMODES && modes[mi] && strstr(modes[mi], ",ccs=")) {
+		/* the stream's orientation and its first characters, read
+		 * through the conversion (stable in every file of the list) */
+		dig_long(fwide(f, 0));
+		for (int i = 0; i < 4; i++)
+			dig_long((long)fgetwc(f));
+		return;
+	}
 	dig_file(f, path_volatile(pi));
 }
 /* seeks and positioned reads on descriptors of every kind */
@@ -650,9 +662,9 @@ static void d_pread(const char *name, int c)
 }
 static void d_stdio_seek(const char *name, int c)
 {
-	int pi = c % 3, oi = (c / 3) % 4, wi = c / 3 / 4;
+	int pi = c % 4, oi = (c / 4) % 4, wi = c / 4 / 4;
 	static const char *ps[] = {"/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
-				   "/sys/devices/system/cpu/cpu0/topology/core_id"};
+				   "/sys/devices/system/cpu/cpu0/topology/core_id", "/proc/cpuinfo"};
 	FILE *f = F(FILE * (*)(const char *, const char *), "fopen")(ps[pi], "r");
 	if (!f)
 		return result(-2);
@@ -666,7 +678,10 @@ static void d_stdio_seek(const char *name, int c)
 	else
 		r = F(int (*)(FILE *, off_t, int), name)(f, offs[oi], whences[wi]);
 	result(r);
-	dig_file(f, false);
+	if (pi == 3) /* cpuinfo: where the stream is, its contents move */
+		dig_long((long)ftello(f));
+	else
+		dig_file(f, false);
 }
 static void d_access(const char *name, int c)
 {
@@ -893,7 +908,7 @@ static const struct driver drivers[] = {
 	{{"fopen", "fopen64", "freopen", "freopen64"}, NPATH * (NMODES + 1), d_fopen},
 	{{"lseek", "lseek64"}, NFDK * 4 * 6, d_lseek},
 	{{"pread", "pread64"}, NFDK * NBUF * NSIZES * 4, d_pread},
-	{{"rewind", "fseek", "fseeko", "fseeko64"}, 3 * 4 * 6, d_stdio_seek},
+	{{"rewind", "fseek", "fseeko", "fseeko64"}, 4 * 4 * 6, d_stdio_seek},
 	{{"access"}, NPATH * 5, d_access},
 	{{"faccessat"}, NPATH * 25 * NDIRFD, d_access, NPATH * 25},
 	{{"opendir", "readdir", "readdir64", "closedir"}, NPATH, d_dir},
