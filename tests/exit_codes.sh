@@ -73,6 +73,11 @@ provoke() { # TOOL CODE: one or more checks that TOOL exits CODE
 		expect_stderr "cpuset 4: it is named" "$k ("
 		"$CPUSET" destroy one >/dev/null 2>&1
 		"$CPUSET" init --force >/dev/null && "$CPUSET" create --cpus 0 --name one >/dev/null ;;
+	"cpuset 5")
+		expect_status "cpuset 5: a location beyond the machine" 5 "$CPUSET" cpus package:$beyond
+		expect_stderr "cpuset 5: it names the packages there are" "this machine has packages 0" ;;
+	"cpuset 6")
+		expect_status "cpuset 6: a count beyond the machine" 6 "$CPUSET" create --cores $beyond ;;
 	"cpuset-inspect 0")
 		expect_status "cpuset-inspect 0: --check" 0 "$CPUSET_INSPECT" --check ;;
 	"cpuset-inspect 1")
@@ -92,6 +97,10 @@ provoke() { # TOOL CODE: one or more checks that TOOL exits CODE
 		expect_stderr "cpuset-run 1: it names the machine's CPUs" "not present on this machine (its CPUs:"
 		expect_status "cpuset-run 1: inside a set, a CPU beyond it" 1 in_set one "$CPUSET_RUN" --cpus 1 true
 		expect_stderr "cpuset-run 1: it names the set's CPUs" "CPU 1 is not one of this process's CPUs (0," ;;
+	"cpuset-run 123")
+		expect_status "cpuset-run 123: a count beyond the machine" 123 with_san "$CPUSET_RUN" --cores $beyond true ;;
+	"cpuset-run 124")
+		expect_status "cpuset-run 124: a location beyond the machine" 124 with_san "$CPUSET_RUN" --cpus core:$beyond true ;;
 	"cpuset-run 125")
 		expect_status "cpuset-run 125: an unknown option" 125 with_san "$CPUSET_RUN" --frobnicate true
 		expect_status "cpuset-run 125: an all-digit set name" 125 with_san "$CPUSET_RUN" --cpus 0 --name 123 true

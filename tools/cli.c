@@ -12,6 +12,7 @@
 #include "src/mask.h"
 #include "src/sets.h"
 #include "tools/cli.h"
+#include "tools/where.h"
 
 const char *cli_prog = "cpuset";
 /* The table the tool opened: its writers' reasons (a held lock, a damaged
@@ -437,6 +438,8 @@ static int on_machine(const uint64_t *m, size_t nw)
 
 int cli_cpus_own(const char *s, uint64_t *m, size_t nw)
 {
+	if (cps_topo_is_location(s)) /* package:0, core:2-3 (tools/where.c) */
+		return cli_where(s, m, nw);
 	int r = own_list("CPU", s, own.inside ? own.cpus : NULL, own.n, m, nw);
 	return r == CLI_OK && !own.inside ? on_machine(m, nw) : r;
 }
@@ -476,6 +479,18 @@ char *cli_cpulist_own(const uint64_t *m, size_t nw)
 bool cli_own_inside(void)
 {
 	return own.inside;
+}
+
+const uint64_t *cli_own_cpus(size_t *nw)
+{
+	*nw = own.nw;
+	return own.cpus;
+}
+
+const uint64_t *cli_own_mems(size_t *nw)
+{
+	*nw = own.nw;
+	return own.mems;
 }
 
 uint32_t cli_own_set_id(void)

@@ -79,7 +79,8 @@ const char *cli_user(uid_t uid);                    /* static buffer */
  * c->why); then cli_cpus_own parses a list in the caller's
  * numbers into physical ones (CLI_REFUSED, said, for a CPU beyond its
  * set or, outside any set, beyond the machine: a refusal, like a CPU
- * the set rules refuse), and cli_cpulist_own shows physical CPUs in them, those outside
+ * the set rules refuse; a location such as package:0 is resolved by
+ * tools/where.c), and cli_cpulist_own shows physical CPUs in them, those outside
  * its set added as "+machine:LIST" (static buffer). */
 extern bool cli_physical;
 int cli_own_set(struct cps_ctx *c);
@@ -91,5 +92,8 @@ int cli_mems_own(const char *s, struct cps_mems *how, size_t nw);
 char *cli_cpulist_own(const uint64_t *m, size_t nw);
 bool cli_own_inside(void);
 uint32_t cli_own_set_id(void); /* the caller's set when inside one, else 0 */
+/* Its set's CPUs and nodes (the machine's numbers) when inside one. */
+const uint64_t *cli_own_cpus(size_t *nw);
+const uint64_t *cli_own_mems(size_t *nw);
 
 #endif

@@ -24,6 +24,7 @@
 #include "src/sets.h"
 #include "src/supervise.h"
 #include "tools/cli.h"
+#include "tools/where.h"
 
 /* Exit codes, as env(1): 125 our own trouble, 126 not executable,
  * 127 not found; 1 when the set rules refuse. */
@@ -35,6 +36,7 @@ static void usage(FILE *f)
 "Usage: cpuset-run [--table NAME] [--table-owner USER] [--override]\n"
 "                  [--set SET | --cpus LIST [--mems NODES|auto] [--strict] [--name NAME]\n"
 "                   [--physical]]\n"
+"                  [--cores N] [--sockets N] [--pus N] [--free]\n"
 "                  [--supervise[=files|calls] | --no-supervise]\n"
 "                  [--] PROGRAM [ARGS...]\n"
 "\n"
@@ -44,6 +46,13 @@ static void usage(FILE *f)
 "  --cpus LIST    make a new set of these CPUs, a child of the caller's set,\n"
 "                 destroyed when its last process ends; the caller's own\n"
 "                 numbers: inside a set, its CPUs are 0..n-1\n"
+"                 or a location: package:0 (socket:0), core:2-3, numa:1,\n"
+"                 pu:0, package:0.core:1, 'core:0-3 ~core:1'\n"
+"  --cores N, --sockets N, --pus N\n"
+"                 instead of --cpus: N cores (N PUs), or N whole packages,\n"
+"                 or N packages of that many cores (PUs) each\n"
+"  --free         with a count: only CPUs no sibling set holds, whole cores\n"
+"                 first, packed into one package where they fit\n"
 "  --mems NODES|auto\n"
 "                 with --cpus: the new set's memory nodes (its parent's by\n"
 "                 default), in the caller's numbers as --cpus; auto: the\n"
@@ -79,7 +88,8 @@ static void usage(FILE *f)
 "Exit status: PROGRAM's; 1 the set was refused (no such set), or the\n"
 "kernel refused or narrowed its CPUs (the program is not run); 125\n"
 "cpuset-run failed (bad usage, unusable table, shim not found); 126\n"
-"PROGRAM is not executable; 127 PROGRAM was not found.\n");
+"PROGRAM is not executable; 127 PROGRAM was not found; 124 a location\n"
+"names an object the caller's view lacks; 123 a count does not fit.\n");
 }
 
 /* out = a then b, or false if that does not fit in len bytes. Not
@@ -255,12 +265,24 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{ "override", no_argument, 0, 'X' },     { "physical", no_argument, 0, 'P' },
 		{ "supervise", optional_argument, 0, 'U' }, { "no-supervise", no_argument, 0, 'u' },
 		{ "mems", required_argument, 0, 'M' },
+		CLI_COUNT_OPTIONS,
 		{ 0, 0, 0, 0 }
 	};
-	int ch, r;
-	while ((ch = getopt_long(argc, argv, "+hV", opts, NULL)) != -1)
-		if ((r = take_option(ch, o)) >= 0)
+	int ch, r, at;
+	while ((ch = getopt_long(argc, argv, "+hV", opts, &at)) != -1) {
+		/* --cores N and the like (tools/where.c): a set of a count */
+		r = ch == CLI_COUNT_OPTION ? (cli_count_option(opts[at].name, optarg) ? RUN_FAIL : -1)
+					   : take_option(ch, o);
+		if (r >= 0)
 			return r;
+	}
+	if (cli_counting() && (o->set || o->cpus)) {
+		cli_err("a count (--cores, --sockets, --pus, --free) and %s exclude each other",
+			o->set ? "--set" : "--cpus");
+		return RUN_FAIL;
+	}
+	if (cli_counting())
+		o->cpus = cli_count_text();
 	if (optind >= argc) {
 		cli_err("no program to run");
 		fprintf(stderr, "Try 'cpuset-run --help'.\n");
@@ -386,8 +408,11 @@ static int new_set(struct cps_ctx *c, const struct run_opts *o, uint32_t *id)
 		cli_refused(r, c->why, "looking up the caller's own set");
 		return RUN_FAIL;
 	}
-	if ((r = cli_cpus_own(o->cpus, m, c->t.mask_words)) != 0 ||
-	    (o->mems && (r = cli_mems_own(o->mems, &how, c->t.mask_words)) != 0))
+	r = cli_counting() ? cli_count_cpus(c, 0, o->strict ? CPS_STRICT : 0, m)
+			   : cli_cpus_own(o->cpus, m, c->t.mask_words);
+	if (r != 0)
+		return cli_where_run_code(r);
+	if (o->mems && (r = cli_mems_own(o->mems, &how, c->t.mask_words)) != 0)
 		return run_code(r);
 	r = cps_create_attach(c, 0, CPS_AUTOCLEAN | (o->strict ? CPS_STRICT : 0), o->name, m,
 			      o->mems ? &how : NULL, 0, id);

@@ -20,6 +20,7 @@
 #include "src/sets.h"
 #include "tools/cli.h"
 #include "tools/cpuset.h"
+#include "tools/where.h"
 
 static const char *table;
 static bool json, override;
@@ -45,9 +46,10 @@ static void usage(FILE *f)
 "                           there is none); --cgroup:\n"
 "                           and its cgroup mirror (cgroup on)\n"
 "  create [--cpus LIST] [--mems NODES|auto] [--strict] [--autoclean]\n"
-"         [--name NAME] [--parent SET]\n"
+"         [--name NAME] [--parent SET] [--cores N] [--sockets N] [--pus N] [--free]\n"
 "                           make a child set (of the caller's set by default)\n"
-"                           with LIST, or what 'free' offers; prints its id\n"
+"                           with LIST, a count (of what 'free' offers with\n"
+"                           --free), or what 'free' offers; prints its id\n"
 "  destroy SET              remove an empty, unused set\n"
 "  alloc [--mems NODES|auto] SET [LIST]\n"
 "                           give SET these CPUs, moving every member thread,\n"
@@ -59,8 +61,11 @@ static void usage(FILE *f)
 "                           pid namespace's first process (refused otherwise)\n"
 "  free [--strict] [--parent SET]\n"
 "                           CPUs a new child could take\n"
+"  cpus [--cores N] [--sockets N] [--pus N] [--free] [--strict] [--parent SET]\n"
+"       [LIST]               the CPUs a LIST or a count names (read only)\n"
 "  list                     every set\n"
-"  show SET                 one set and its members\n"
+"  show [--topology] SET    one set and its members; --topology: its\n"
+"                           packages, cores, caches and nodes as a tree\n"
 "  which [PID]              the set a process is in (default: the caller)\n"
 "  sweep                    forget dead members now\n"
 "  cgroup [on|off|show]     the table's cgroup mirror (root): each set a\n"
@@ -71,8 +76,10 @@ static void usage(FILE *f)
 "  repair                   roll back what a writer killed mid-write left\n"
 "                           (any write does this too; this changes nothing else)\n"
 "\n"
-"SET is an id or a name. LIST is a CPU list (0-3,8 or 0-31:2) or a hex\n"
-"mask (0xff), in the caller's own numbers: inside a set, its set's CPUs\n"
+"SET is an id or a name. LIST is a CPU list (0-3,8 or 0-31:2), a hex\n"
+"mask (0xff) or a location (package:0, socket:1, core:2-3, numa:1, pu:0,\n"
+"package:0.core:1, 'core:0-3 ~core:1'), in the caller's own numbers and\n"
+"topology: inside a set, its set's CPUs\n"
 "are 0..n-1 (CPUs outside it are shown as +machine:LIST); outside any set\n"
 "they are the machine's. init --cpus takes the machine's numbers. NODES is\n"
 "a list of NUMA node numbers (the machine's) in the same form; auto: the\n"
@@ -95,7 +102,8 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 done, 1 refused by the set rules, 2 bad usage,\n"
 "3 the table cannot be used, 4 done in the table but the kernel refused\n"
-"to move some processes (named in the message).\n");
+"to move some processes (named in the message), 5 a location names an\n"
+"object this view lacks, 6 a count does not fit.\n");
 }
 
 int bad_usage(const char *fmt, const char *arg)
@@ -115,6 +123,11 @@ static int create_cpus(struct cps_ctx *c, const char *cpus, uint32_t pid, unsign
 {
 	size_t mw = c->t.mask_words;
 	int r;
+	if (cpus && cli_counting())
+		return bad_usage("create: --cpus and a count (--cores, --sockets, --pus, --free) "
+				 "exclude each other%s", "");
+	if (cli_counting())
+		return cli_count_cpus(c, pid, flags, m);
 	if (cpus)
 		return cli_cpus_own(cpus, m, mw);
 	/* the 2003 CPUSETS proposal's "same processors as the parent": what is free */
@@ -141,13 +154,18 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 		{ "cpus", required_argument, 0, 'c' }, { "strict", no_argument, 0, 's' },
 		{ "autoclean", no_argument, 0, 'a' }, { "name", required_argument, 0, 'n' },
 		{ "parent", required_argument, 0, 'p' }, { "mems", required_argument, 0, 'M' },
+		CLI_COUNT_OPTIONS,
 		{ 0, 0, 0, 0 }
 	};
 	const char *cpus = NULL, *name = NULL, *parent = NULL, *mems = NULL;
 	unsigned flags = 0;
-	int ch, r;
-	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	int ch, r, at;
+	while ((ch = getopt_long(argc, argv, "+", opts, &at)) != -1) {
 		switch (ch) {
+		case CLI_COUNT_OPTION:
+			if ((r = cli_count_option(opts[at].name, optarg)))
+				return r;
+			break;
 		case 'c': cpus = optarg; break;
 		case 's': flags |= CPS_STRICT; break;
 		case 'a': flags |= CPS_AUTOCLEAN; break;
@@ -397,6 +415,56 @@ static int cmd_free(struct cps_ctx *c, int argc, char **argv)
 	return CLI_OK;
 }
 
+/* cpus' answer: a location's or a count's CPUs in the view's numbers. */
+static int cpus_of(struct cps_ctx *c, const char *what, uint32_t parent, unsigned flags)
+{
+	uint64_t vm[CPS_MAX_WORDS];
+	char list[CPS_MAX_CPUS * 6];
+	struct where_view *v = where_caller();
+	int r;
+	if (!v)
+		return CLI_USAGE;
+	r = what ? cli_where_view(v, what, vm, CPS_MAX_WORDS)
+		 : cli_count_view(c, parent, flags, v, vm);
+	if (r == CLI_OK) {
+		cps_cpulist_format(list, sizeof(list), vm, CPS_MAX_WORDS);
+		if (json) {
+			printf("{\"cpus\":");
+			cli_json_str(stdout, list);
+			printf("}\n");
+		} else {
+			printf("%s\n", list);
+		}
+	}
+	free(v);
+	return r;
+}
+
+static int cmd_cpus(struct cps_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = { { "strict", no_argument, 0, 's' },
+					      { "parent", required_argument, 0, 'p' },
+					      CLI_COUNT_OPTIONS,
+					      { 0, 0, 0, 0 } };
+	unsigned flags = 0;
+	uint32_t parent = 0;
+	int ch, r, at;
+	while ((ch = getopt_long(argc, argv, "+", opts, &at)) != -1) {
+		if (ch == 's')
+			flags |= CPS_STRICT;
+		else if (ch == 'p' && (r = cli_set(c, optarg, &parent)))
+			return r;
+		else if (ch == CLI_COUNT_OPTION && (r = cli_count_option(opts[at].name, optarg)))
+			return r;
+		else if (ch != 'p' && ch != CLI_COUNT_OPTION)
+			return CLI_USAGE;
+	}
+	if (optind + 1 < argc || (optind < argc) == cli_counting())
+		return bad_usage("cpus wants one LIST (a location such as package:0) or a count "
+				 "(--cores N, --sockets N, --pus N)%s", "");
+	return cpus_of(c, optind < argc ? argv[optind] : NULL, parent, flags);
+}
+
 /* ---- list / show / which ---- */
 
 /* The member records of every set, each with whether its process still
@@ -545,18 +613,39 @@ static void show_text(struct cps_ctx *c, const struct cps_setinfo *s,
 		       (unsigned)mn->m[i].uid, mn->alive[i] ? "" : " [dead]");
 }
 
+/* A set's packages, cores, caches and nodes, as lstopo shows them to a
+ * program inside it: the set's CPUs and nodes numbered from 0. */
+static int show_topology(struct cps_ctx *c, const struct cps_setinfo *s)
+{
+	char where[64];
+	snprintf(where, sizeof(where), "set %u", s->id);
+	struct where_view *v = where_view_of(s->cpus, s->mems, c->t.mask_words, where);
+	if (!v)
+		return CLI_USAGE;
+	where_print_tree(stdout, v);
+	free(v);
+	return CLI_OK;
+}
+
 static int cmd_show(struct cps_ctx *c, int argc, char **argv)
 {
 	uint32_t id;
 	struct cps_setinfo s;
 	struct members_now mn;
 	int r;
+	bool topology = argc == 3 && !strcmp(argv[1], "--topology");
+	if (topology) {
+		argv++;
+		argc--;
+	}
 	if (argc != 2)
 		return bad_usage("show wants exactly one SET%s", "");
 	if ((r = cli_set(c, argv[1], &id)))
 		return r;
 	if ((r = cps_set_get(c, id, &s)) < 0)
 		return cli_refused(r, "no such set", "show %s", argv[1]);
+	if (topology)
+		return show_topology(c, &s);
 	if ((r = members_now(c, id, &mn)) < 0)
 		return r == -ENOMEM ? CLI_TABLE : cli_refused(r, NULL, "show %s", argv[1]);
 	if (json) {
@@ -688,6 +777,7 @@ static int run_command(const char *cmd, int cargc, char **cargv)
 		{ "create", CPS_OPEN_CREATE, cmd_create }, { "destroy", CPS_OPEN_WRITE, cmd_destroy },
 		{ "alloc", CPS_OPEN_WRITE, cmd_alloc },    { "attach", CPS_OPEN_WRITE, cmd_attach },
 		{ "free", CPS_OPEN_WRITE, cmd_free },      { "list", CPS_OPEN_WRITE, cmd_list },
+		{ "cpus", CPS_OPEN_WRITE, cmd_cpus },
 		{ "show", CPS_OPEN_WRITE, cmd_show },      { "which", CPS_OPEN_WRITE, cmd_which },
 		{ "sweep", CPS_OPEN_WRITE, cmd_sweep },    { "repair", CPS_OPEN_WRITE, cmd_repair },
 		{ "cgroup", CPS_OPEN_WRITE, cmd_cgroup },
