@@ -36,6 +36,11 @@ pkgs="$pkgs stress-ng"
 # the man pages rendered from the tree (tests/man_examples.sh); jq, which
 # an example of cpuset-inspect(1) uses (tests/doc_blocks.sh)
 pkgs="$pkgs man-db groff-base jq"
+# the cross builds (tests/cross.sh): Debian's cross compilers for arm64,
+# ppc64el, s390x and riscv64 (each brings its libc6-dev-<arch>-cross)
+pkgs="$pkgs gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu gcc-s390x-linux-gnu gcc-riscv64-linux-gnu"
+# their programs run under QEMU's user mode (tests/cross.sh)
+pkgs="$pkgs qemu-user-static"
 
 # A package is there when dpkg has unpacked and configured it: "installed",
 # or waiting only for triggers (another package's, such as man-db's or

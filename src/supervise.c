@@ -48,6 +48,7 @@
 #include "src/sets.h"
 #include "src/supervise.h"
 #include "src/supervise_int.h"
+#include "src/sv_filter.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
@@ -55,7 +56,6 @@
 #ifndef PR_SET_CHILD_SUBREAPER
 #define PR_SET_CHILD_SUBREAPER 36
 #endif
-#define X32_BIT 0x40000000u
 
 /* ---- messages -------------------------------------------------------- */
 
@@ -257,41 +257,18 @@ bool sv_under_supervisor(void)
 
 /* ---- the filter -------------------------------------------------------- */
 
-#define LD_ABS(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
-#define JEQ(k, t, f) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
-#define RET(k) BPF_STMT(BPF_RET | BPF_K, (k))
-#define ARG_HI(i) (offsetof(struct seccomp_data, args) + 8 * (i) + 4)
-
 static int install_filter(enum sv_mode mode, bool *killable)
 {
-	const bool files = mode == SV_FILES;
-	struct sock_filter f[] = {
-		/* 0 */ LD_ABS(offsetof(struct seccomp_data, arch)),
-		/* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, 13),
-		/* 2 */ LD_ABS(offsetof(struct seccomp_data, nr)),
-		/* 3 */ BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~X32_BIT),
-		/* 4 */ JEQ(SYS_sched_getaffinity, 6, 0),
-		/* 5 */ JEQ(SYS_sched_setaffinity, 8, 0),
-		/* 6 */ JEQ(SYS_getcpu, 7, 0),
-		/* 7 */ JEQ(SYS_io_uring_setup, 6, 0),
-		/* 8 */ JEQ(SYS_openat, files ? 5 : 1, 0),
-		/* 9 */ JEQ(SYS_open, files ? 4 : 0, 0),
-		/* 10 */ RET(SECCOMP_RET_ALLOW),
-		/* 11: sched_getaffinity: a marked read passes */
-		/* 11 */ LD_ABS(ARG_HI(1)),
-		/* 12 */ JEQ(CPS_PHYS_MARK, 0, 1),
-		/* 13 */ RET(SECCOMP_RET_ALLOW),
-		/* 14 */ RET(SECCOMP_RET_USER_NOTIF),
-		/* 15: i386: its affinity calls fail closed */
-		/* 15 */ JEQ(AUDIT_ARCH_I386, 0, 5),
-		/* 16 */ LD_ABS(offsetof(struct seccomp_data, nr)),
-		/* 17 */ JEQ(241, 2, 0), /* sched_setaffinity */
-		/* 18 */ JEQ(242, 1, 0), /* sched_getaffinity */
-		/* 19 */ JEQ(318, 0, 1), /* getcpu */
-		/* 20 */ RET(SECCOMP_RET_ERRNO | ENOSYS),
-		/* 21 */ RET(SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	const struct cps_arch *arch = cps_arch_host();
+	struct sv_rule rules[SV_RULES_MAX];
+	struct sock_filter f[SV_FILTER_MAX];
+	if (!arch)
+		return -ENOSYS; /* a port without its base/arch_<cpu>.c */
+	int len = sv_filter_build(rules, sv_filter_rules(arch, mode == SV_FILES, rules), f,
+				  SV_FILTER_MAX);
+	if (len < 0)
+		return len;
+	struct sock_fprog prog = { (unsigned short)len, f };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
 	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
@@ -736,7 +713,7 @@ static void answer(struct sv *s)
 		return; /* the caller was interrupted before we took it */
 	memset(&a, 0, sizeof(a));
 	a.id = q.id;
-	unsigned nr = q.data.nr & ~X32_BIT;
+	unsigned nr = sv_call_nr(&q);
 	if (nr == SYS_sched_getaffinity)
 		do_getaffinity(s, &q, &a);
 	else if (nr == SYS_sched_setaffinity)
@@ -745,7 +722,7 @@ static void answer(struct sv *s)
 		do_getcpu(s, &q, &a);
 	else if (nr == SYS_io_uring_setup)
 		do_uring(s, &q, &a);
-	else if ((nr == SYS_openat || nr == SYS_open) && s->mode == SV_FILES) {
+	else if (sv_is_open(nr) && s->mode == SV_FILES) {
 		if (sv_files_open(s, &q, &a))
 			return; /* answered by the descriptor sent */
 	} else {

@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/arch.h"
 #include "src/path.h"
 #include "src/vfiles.h"
 #include "src/vcpuinfo.h"
@@ -231,9 +232,21 @@ static int view_fd(int r, const char *phys, const struct cps_buf *out, int flags
 	return (flags & O_DIRECTORY) ? -ENOTDIR : data_fd(out->p, out->len);
 }
 
+unsigned sv_call_nr(const struct seccomp_notif *q)
+{
+	const struct cps_arch *a = cps_arch_host();
+	return q->data.nr & ~(a ? a->nr_mask : 0);
+}
+
+bool sv_is_open(unsigned nr)
+{
+	const struct cps_arch *a = cps_arch_host();
+	return a && ((int)nr == a->nr.openat || (int)nr == a->nr.open);
+}
+
 int sv_files_open(struct sv *s, const struct seccomp_notif *q, struct seccomp_notif_resp *a)
 {
-	const bool at = (q->data.nr & ~0x40000000u) == SYS_openat;
+	const bool at = (int)sv_call_nr(q) == cps_arch_host()->nr.openat;
 	const int dirfd = at ? (int)q->data.args[0] : AT_FDCWD;
 	const uint64_t paddr = at ? q->data.args[1] : q->data.args[0];
 	const int flags = (int)(at ? q->data.args[2] : q->data.args[1]);

@@ -37,5 +37,9 @@ int sv_peek(pid_t tid, uint64_t addr, void *buf, size_t len);
 int sv_peek_str(pid_t tid, uint64_t addr, char *buf, size_t len);
 /* The notification id still valid (its thread waits for our answer). */
 bool sv_id_valid(struct sv *s, uint64_t id);
+/* A notification's call number, without the ABI's bits (x32's) */
+unsigned sv_call_nr(const struct seccomp_notif *q);
+/* nr is openat, or open where the architecture has it */
+bool sv_is_open(unsigned nr);
 
 #endif

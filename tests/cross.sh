@@ -1,0 +1,106 @@
+#!/bin/sh
+# The cross builds (slow: one of SLOW_TESTS). For each architecture whose
+# Debian cross compiler is installed (aarch64, ppc64le, s390x, riscv64),
+# a copy of this tree is configured out of tree (--host, --without-slurm)
+# and built with make -j2 (the libraries and tools: Check for the target
+# is not there, so no make check): the build succeeds and prints no
+# compiler warning, the shim, the public library and the tools are ELF
+# files of the target's machine and byte order, and a small program
+# linked with base/ names its architecture (cps_arch_host). Where QEMU's
+# user mode is installed, the target's cpuset --version and that program
+# run under it. A missing cross compiler skips its architecture, naming
+# its package; none at all skips the test (77).
+. "$(dirname "$0")/common.sh"
+
+need git git
+need readelf binutils
+need make make
+git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1 || skip_all "needs a git work tree ($SRC is none)"
+
+# triplet, Debian package, readelf's machine, byte order, QEMU, arch name
+TARGETS="aarch64-linux-gnu gcc-aarch64-linux-gnu AArch64 little qemu-aarch64-static aarch64
+powerpc64le-linux-gnu gcc-powerpc64le-linux-gnu PowerPC64 little qemu-ppc64le-static ppc64le
+s390x-linux-gnu gcc-s390x-linux-gnu S/390 big qemu-s390x-static s390x
+riscv64-linux-gnu gcc-riscv64-linux-gnu RISC-V little qemu-riscv64-static riscv64"
+
+have=0
+while read -r tr pkg _; do
+	command -v "$tr-gcc" >/dev/null 2>&1 && have=$((have + 1))
+done <<EOT
+$TARGETS
+EOT
+[ "$have" -gt 0 ] || skip_all "needs a cross compiler (Debian packages gcc-aarch64-linux-gnu, gcc-powerpc64le-linux-gnu, gcc-s390x-linux-gnu, gcc-riscv64-linux-gnu; sh scripts/deps.sh installs them)"
+
+# The sources as they are (tracked and new files), with the generated
+# build system when the tree has one (else autoreconf makes it)
+mkdir "$T/src"
+(cd "$SRC" && { git ls-files -co --exclude-standard; for f in configure aclocal.m4 config.h.in \
+	Makefile.in build-aux m4; do [ -e "$f" ] && echo "$f"; done; } |
+	tar -cf - -T - 2>/dev/null) | tar -xf - -C "$T/src" || die "cannot copy $SRC"
+if [ ! -x "$T/src/configure" ]; then
+	need autoreconf autoconf
+	(cd "$T/src" && autoreconf -fi >/dev/null 2>&1) || die "autoreconf failed"
+fi
+
+cat >"$T/arch.c" <<'EOC'
+#include <stdio.h>
+#include "base/arch.h"
+int main(void)
+{
+	const struct cps_arch *a = cps_arch_host();
+	printf("%s\n", a ? a->name : "none");
+	return 0;
+}
+EOC
+
+# elf FILE MACHINE ORDER: readelf -h says the target's machine and order
+elf() {
+	h=$(readelf -h "$1" 2>&1)
+	case $h in *"Machine:"*"$2"*) ;; *) return 1 ;; esac
+	case $h in *"$3 endian"*) ;; *) return 1 ;; esac
+}
+
+# build TRIPLET MACHINE ORDER QEMU NAME
+build() {
+	tr=$1 bd="$T/build-$1"
+	mkdir "$bd"
+	t0=$(date +%s)
+	if ! (cd "$bd" && "$T/src/configure" -q --host="$tr" --without-slurm >"$bd/cfg.out" 2>&1); then
+		fail "$tr: configure" "$(tail -20 "$bd/cfg.out")"
+		return
+	fi
+	(cd "$bd" && nice make -j2 >"$bd/make.out" 2>&1)
+	st=$?
+	note "$tr: configured and built in $(($(date +%s) - t0)) s"
+	expect_eq "$tr: make succeeds" "$st" 0 || { show "$bd/make.out" | tail -30; return; }
+	grep -i 'warning:' "$bd/make.out" >"$bd/warn"
+	expect_eq "$tr: no compiler warning" "$(wc -l <"$bd/warn")" 0 || show "$bd/warn"
+	bad=""
+	for f in .libs/libcpusetshim.so .libs/libcpusetctl.so cpuset cpuset-run cpuset-inspect; do
+		elf "$bd/$f" "$2" "$3" || bad="$bad $f"
+	done
+	expect_eq "$tr: the shim, the library and the tools are $2 ($3-endian) ELF files" "$bad" ""
+	check "$tr: a program linked with base/ builds" "$tr-gcc" -I"$T/src" -I"$bd" \
+		-include "$bd/config.h" "$T/arch.c" "$bd/.libs/libcps_base.a" -o "$bd/arch" || return
+	if ! command -v "$4" >/dev/null 2>&1; then
+		skip "$tr: its programs under QEMU" "needs $4 (Debian package qemu-user-static)"
+		return
+	fi
+	expect_match "$tr: cpuset --version under $4" \
+		"$("$4" -L "/usr/$tr" "$bd/cpuset" --version 2>&1)" '^cpuset'
+	expect_match "$tr: the program says its architecture under $4" \
+		"$("$4" -L "/usr/$tr" "$bd/arch" 2>&1)" "^$5( |$)"
+}
+
+start=$(date +%s)
+while read -r tr pkg mach order qemu name; do
+	if command -v "$tr-gcc" >/dev/null 2>&1; then
+		build "$tr" "$mach" "$order" "$qemu" "$name" </dev/null
+	else
+		skip "$tr: cross build" "needs $tr-gcc (Debian package $pkg; sh scripts/deps.sh installs it)"
+	fi
+done <<EOT
+$TARGETS
+EOT
+note "all cross builds: $(($(date +%s) - start)) s"
+finish
