@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/arch.h"
 #include "base/util.h"
 #include "shm/table.h"
 #include "shm/table_internal.h"
@@ -198,6 +199,31 @@ static const char *version_why(uint32_t version)
 	return "the table has another layout version";
 }
 
+/* A table belongs to the architecture whose tools made it (its mutex, its
+ * sizes and byte order are that ABI's): the refusal names it and says
+ * what to do. */
+static const char *arch_why(uint32_t arch)
+{
+	static __thread char why[320];
+	const struct cps_arch *a = cps_arch_by_audit(arch), *mine = cps_arch_host();
+	char other[40];
+	snprintf(other, sizeof(other), "audit architecture %#x", arch);
+	snprintf(why, sizeof(why),
+		 "the table was made by the tools of %s, not %s: a table belongs to the "
+		 "architecture that made it; use that architecture's tools, or another table name "
+		 "(--table, CPUSETSHIM_TABLE) for these",
+		 a ? a->name : other, mine ? mine->name : "this architecture");
+	return why;
+}
+
+/* The architecture a table was made on differs from ours (and is known:
+ * an older maker recorded none) */
+static bool foreign_arch(const struct shm_header *h)
+{
+	const struct cps_arch *mine = cps_arch_host();
+	return h->arch && mine && h->arch != mine->audit;
+}
+
 /* The header's layout fields are those its capacities give (want), and
  * the file is as long as they say */
 static bool layout_matches(const struct shm_header *want, const struct shm_header *h, size_t size)
@@ -226,6 +252,10 @@ static int validate_header(const struct shm_header *h, size_t size, const char *
 			       ? "the table was made with the other byte order"
 			       : "bad magic: this is not a cpusetshim table, or it is half made";
 		return -EBADMSG;
+	}
+	if (foreign_arch(h)) {
+		*why = arch_why(h->arch);
+		return -EPROTONOSUPPORT;
 	}
 	if (h->version != SHM_VERSION) {
 		*why = version_why(h->version);
@@ -588,6 +618,7 @@ static int header_init(struct shm_header *h, const struct shm_header *lay, mode_
 	h->gid = (uint32_t)gid;
 	h->creator_uid = (uint32_t)geteuid();
 	h->created = (uint64_t)time(NULL);
+	h->arch = cps_arch_host() ? cps_arch_host()->audit : 0;
 	h->next_id = 1;
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);

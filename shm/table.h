@@ -133,6 +133,9 @@ struct shm_header {
 	uint32_t creator_uid;
 	uint32_t root_id;
 	uint64_t created;     /* time(2) at creation */
+	uint32_t arch;        /* AUDIT_ARCH_* of its maker (base/arch.h), 0:
+				 unrecorded (an older maker); in the padding
+				 before seq, so no layout change */
 	/* --- mutable part, below --- */
 	_Alignas(64) uint64_t seq; /* odd while a writer is inside */
 	uint64_t writes;           /* completed write transactions */

@@ -272,6 +272,34 @@ expect_stderr "and the remedy" "cpuset init --force"
 as_layout 3
 expect_status "a layout 3 table" 3 "$CPUSET" list
 expect_stderr "layout 3 reason" "made by an older cpusetshim (layout 3, without the registries' occupancy summaries)"
+# a table belongs to the architecture that made it: one whose header says
+# aarch64 (AUDIT_ARCH_AARCH64), with its own format word (a 48-byte mutex)
+# or ours, is refused naming it, with what to do; one that names none (an
+# older maker of this layout) is ours
+"$CPUSET" init --force >/dev/null
+POKE="$B/tests/tablepoke"
+expect_eq "a new table records our architecture" \
+	"$("$POKE" "$CPUSETSHIM_TABLE" get arch u32)" "$("$PYTHON3" -c 'import platform
+print({"x86_64": 0xc000003e, "aarch64": 0xc00000b7, "ppc64le": 0xc0000015,
+ "s390x": 0x80000016, "riscv64": 0xc00000f3}.get(platform.machine(), 0))')"
+for v in same 48; do
+	"$CPUSET" init --force >/dev/null
+	"$POKE" "$CPUSETSHIM_TABLE" set arch u32 0xc00000b7
+	if [ $v = 48 ]; then
+		fmt=$("$POKE" "$CPUSETSHIM_TABLE" get version u32)
+		"$POKE" "$CPUSETSHIM_TABLE" set version u32 $(((fmt & ~0xffff00) | (48 << 8)))
+	fi
+	if [ "$(uname -m)" = aarch64 ]; then
+		skip "a table of aarch64 ($v format)" "this is aarch64"
+		continue
+	fi
+	expect_status "a table of aarch64 ($v format)" 3 "$CPUSET" list
+	expect_stderr "its reason names the architecture" "made by the tools of aarch64 (arm64), not $(uname -m)"
+	expect_stderr "and what to do" "use that architecture's tools, or another table name"
+done
+"$CPUSET" init --force >/dev/null
+"$POKE" "$CPUSETSHIM_TABLE" set arch u32 0
+check "a table of no recorded architecture is ours" "$CPUSET" list
 "$CPUSET" init --force >/dev/null
 
 check "cpuset-inspect --check" "$CPUSET_INSPECT" --check

@@ -43,7 +43,7 @@ static const struct {
 	F(magic), F(version), F(header_size), F(total_size), F(mask_words), F(set_slots),
 	F(proc_slots), F(thread_slots), F(set_rsz), F(proc_rsz), F(thread_rsz), F(off_sets),
 	F(off_procs), F(off_threads), F(off_journal), F(off_pocc), F(off_tocc), F(journal_size), F(mode), F(gid),
-	F(creator_uid), F(root_id), F(created), F(seq), F(writes), F(repairs), F(next_id),
+	F(creator_uid), F(root_id), F(created), F(arch), F(seq), F(writes), F(repairs), F(next_id),
 	F(nsets), F(nprocs), F(nthreads), F(lock), F(jcount), F(jlast), F(jused),
 	{ "max_sets", offsetof(struct shm_header, caps.max_sets) },
 	{ "max_procs", offsetof(struct shm_header, caps.max_procs) },
