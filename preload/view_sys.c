@@ -438,10 +438,12 @@ static int test_cpuinfo(int flags)
 		r = cps_view_cpuinfo_set(&out, buf, len, &in);
 	if (!r)
 		fd = shim_view_fd(out.p, out.len, flags);
-	else
-		errno = -r;
 	cps_buf_free(&out);
 	free(buf);
+	/* a cpuinfo whose format the view cannot read: the captured file as
+	 * it is, as the shim passes /proc/cpuinfo through (view_open.c) */
+	if (r)
+		fd = shim_real.open(rp, flags);
 	return fd >= 0 ? fd : -2;
 }
 

@@ -236,6 +236,52 @@ static int s390_summary_line(const char *s, const struct line *l, unsigned *cpu,
 	return 1;
 }
 
+/* SPARC's header names each CPU in a line of its own: "Cpu6ClkTck : ..."
+ * and, under "State:", "CPU6:  online". 1 and the span of N, 0 for any
+ * other line, -EINVAL when N does not fit. */
+static int sparc_cpu_line(const char *s, const struct line *l, unsigned *cpu,
+			  size_t *num_start, size_t *num_end)
+{
+	size_t p = l->start;
+	int r;
+
+	if (has_prefix(s, p, l->eol, "Cpu"))
+		p += 3;
+	else if (has_prefix(s, p, l->eol, "CPU"))
+		p += 3;
+	else
+		return 0;
+	*num_start = p;
+	r = parse_uint(s, p, l->eol, cpu, num_end);
+	if (r == -2)
+		return -EINVAL;
+	if (r < 0)
+		return 0;
+	p = *num_end;
+	if (has_prefix(s, p, l->eol, "ClkTck"))
+		p += strlen("ClkTck");
+	p = skip_blanks(s, p, l->eol);
+	return p < l->eol && s[p] == ':';
+}
+
+/* A line of the header before the CPUs' sections that names a CPU or
+ * counts them: s390's summary lines and its "# processors", SPARC's
+ * per-CPU lines and its "ncpus probed" and "ncpus active". 1: a CPU
+ * (*cpu, its number's span), 2: a count (its span), 0: any other line,
+ * -EINVAL when a number does not fit. */
+static int header_line(const char *s, const struct line *l, unsigned *cpu,
+		       size_t *num_start, size_t *num_end)
+{
+	static const char *const counts[] = { "# processors", "ncpus probed", "ncpus active" };
+	int r = s390_summary_line(s, l, cpu, num_start, num_end);
+
+	if (!r)
+		r = sparc_cpu_line(s, l, cpu, num_start, num_end);
+	for (size_t i = 0; !r && i < sizeof(counts) / sizeof(counts[0]); i++)
+		r = number_line(s, l, counts[i], cpu, num_start, num_end) > 0 ? 2 : 0;
+	return r;
+}
+
 static bool blank_line(const char *s, const struct line *l)
 {
 	return only_blanks(s, l->start, l->eol);
@@ -268,17 +314,15 @@ int cps_view_cpuinfo(struct cps_buf *out, const char *real, size_t len,
 			break;
 		}
 		if (pl == 0 && !in_block) {
-			/* outside the CPUs' sections: s390's header (its count
-			 * of processors, then one summary line per CPU) */
+			/* outside the CPUs' sections: a header that counts
+			 * the CPUs or has a line per CPU (header_line) */
 			unsigned c;
-			int sl = s390_summary_line(real, &l, &c, &ns, &ne);
+			int sl = header_line(real, &l, &c, &ns, &ne);
 
 			if (sl < 0) {
 				r = sl;
 				break;
 			}
-			if (sl == 0)
-				sl = number_line(real, &l, "# processors", &c, &ns, &ne) > 0 ? 2 : 0;
 			if (sl == 1) {
 				found = true;
 				if (!cps_mask_test(s->set, s->nw, c))

@@ -690,6 +690,22 @@ START_TEST(test_cpuinfo_invalid)
 		 "vendor_id       : IBM/S390\n# processors    : 1\n"
 		 "processor 0: version = FF,  identification = 0133E9,  machine = 2964\n\n"
 		 "cpu number      : 0\ncpu MHz dynamic : 5001\n");
+	/* SPARC names each CPU in its header only: "ncpus probed" and
+	 * "ncpus active" count them, "CpuNClkTck" and "CPUN:" name them */
+	static const char sparc[] =
+		"cpu\t\t: TI UltraSparc II  (BlackBird)\nncpus probed\t: 3\nncpus active\t: 3\n"
+		"Cpu6ClkTck\t: 000000000ec82e00\nCpu7ClkTck\t: 000000000ec82e01\n"
+		"Cpu10ClkTck\t: 000000000ec82e02\nMMU Type\t: Spitfire\nState:\n"
+		"CPU6:\t\tonline\nCPU7:\t\tonline\nCPU10:\t\tonline\n";
+	static const unsigned seven_ten[] = { 7, 10 };
+	struct set s710 = set_of(seven_ten, 2);
+	struct cps_view_input sn710 = snap_of(&s710, NULL, 0);
+	view_str(cps_view_cpuinfo, sparc, &sn710, 0,
+		 "cpu\t\t: TI UltraSparc II  (BlackBird)\nncpus probed\t: 2\nncpus active\t: 2\n"
+		 "Cpu0ClkTck\t: 000000000ec82e01\nCpu1ClkTck\t: 000000000ec82e02\n"
+		 "MMU Type\t: Spitfire\nState:\nCPU0:\t\tonline\nCPU1:\t\tonline\n");
+	/* "CPU" and a word (arm's "CPU part") names no CPU */
+	view_str(cps_view_cpuinfo, "CPU part\t: 0xd03\nCPU revision\t: 4\n", &sn, -EINVAL, NULL);
 	/* "processor" with no number after it is no s390 line either */
 	view_str(cps_view_cpuinfo, "# processors    : 2\nprocessor x: y\n", &sn, -EINVAL, NULL);
 	view_str(cps_view_cpuinfo, "processor\t: \nprocessor\t: x\nprocessor\t: 1 2\n", &sn,

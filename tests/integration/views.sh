@@ -107,4 +107,20 @@ views() {
 	done
 }
 each_set views
+
+# A /proc/cpuinfo of a format the view cannot read (no CPU's section, no
+# line naming a CPU): programs read the file as it is, as without the
+# shim, never an error. Root: a private mount namespace with such a file
+# bound over this machine's.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	printf 'machine\t: unknown\nsomething : 1\n\nmore\n' >"$T/odd-cpuinfo"
+	for _env in "" CPUSETSHIM_KEEP_VIEWS=0; do
+		_got=$(unshare -m sh -c "mount --bind '$T/odd-cpuinfo' /proc/cpuinfo &&
+			exec env $(san_env) $_env timeout 120 '$CPUSET_RUN' --set '$S1' cat /proc/cpuinfo" 2>&1)
+		expect_eq "a cpuinfo the view cannot read is the file as it is ${_env:-(kept views)}" \
+			"$_got" "$(cat "$T/odd-cpuinfo")"
+	done
+else
+	skip "a cpuinfo the view cannot read is the file as it is" "not root, or no mount namespace here"
+fi
 finish
