@@ -50,7 +50,10 @@ that tree, numbered densely or apart, and CPU-less memory nodes among
 them; sparse package, die, cluster and core ids; CPUs numbered core by
 core, SMT threads last, or round-robin over packages; offline CPUs
 (CPU 0 among them sometimes, whole SMT levels on POWER); possible CPUs
-beyond the present ones (wider masks).
+beyond the present ones (wider masks). Shapes real machines' dumps showed
+(tests/fixtures/lscpu-dumps): a kernel without NUMA (no
+/sys/devices/system/node), caches described by level, type and CPUs
+alone (no size, line or ways).
 """
 import os
 import random
@@ -479,11 +482,30 @@ def draw(seed):
         key = (c.level, c.type)
         c.id = cid.get(key, 0)
         cid[key] = c.id + 1
+    # Shapes learnt from real machines' dumps, drawn from a stream of
+    # their own so that every earlier seed's machine stays as it was:
+    # a kernel without NUMA (no /sys/devices/system/node: every reader
+    # takes one node 0 of all CPUs), and caches described only by their
+    # level, type and CPUs (no size, line or ways files)
+    r2 = random.Random("%s learnt" % seed)
+    no_node_dir = (len(nodes) == 1 and nodes[0]["cpus"] and not node_keeps_offline
+                   and r2.random() < 0.35)
+    if no_node_dir:
+        kinds.add("no-node-dir")
+        nodes[0]["id"] = 0
+        for t in threads:
+            t.node = 0
+        dist = {(0, 0): 10}
+        node_possible = 1
+    caches_bare = r2.random() < 0.12
+    if caches_bare:
+        kinds.add("bare-caches")
     return {"seed": seed, "arch": arch, "cpus": threads, "packages": packages,
             "nodes": nodes, "dist": dist, "possible": possible, "node_possible": node_possible,
             "kinds": kinds, "newer": newer, "nul_lists": nul_lists, "s390_new": s390_new,
             "node_keeps_offline": node_keeps_offline, "order": order,
-            "node_level": level, "cache_id": arch == "x86" and newer}
+            "node_level": level, "cache_id": arch == "x86" and newer,
+            "no_node_dir": no_node_dir, "caches_bare": caches_bare}
 
 
 # ---- writing it ----
@@ -528,7 +550,8 @@ def write(m, root):
     for c in cpus:
         d = "%s/cpu%d" % (S, c.lid)
         T.ln("sys/bus/cpu/devices/cpu%d" % c.lid, "../../../devices/system/cpu/cpu%d" % c.lid)
-        T.ln(d + "/node%d" % c.node, "../../node/node%d" % c.node)
+        if not m["no_node_dir"]:
+            T.ln(d + "/node%d" % c.node, "../../node/node%d" % c.node)
         if c.lid != 0 or arch != "x86" or not c.online:
             T.w(d + "/online", "1\n" if c.online else "0\n")
         if arch == "arm64":
@@ -569,10 +592,11 @@ def write(m, root):
             cd = "%s/cache/index%d/" % (d, i)
             T.w(cd + "level", "%d\n" % k.level)
             T.w(cd + "type", k.type + "\n")
-            T.w(cd + "size", "%dK\n" % k.size_k)
-            T.w(cd + "coherency_line_size", "%d\n" % k.line)
-            T.w(cd + "ways_of_associativity", "%d\n" % k.ways)
-            T.w(cd + "number_of_sets", "%d\n" % (k.size_k * 1024 // (k.line * k.ways)))
+            if not m["caches_bare"]:
+                T.w(cd + "size", "%dK\n" % k.size_k)
+                T.w(cd + "coherency_line_size", "%d\n" % k.line)
+                T.w(cd + "ways_of_associativity", "%d\n" % k.ways)
+                T.w(cd + "number_of_sets", "%d\n" % (k.size_k * 1024 // (k.line * k.ways)))
             T.w(cd + "shared_cpu_map", mask(lids(k.cpus), nb) + "\n")
             T.w(cd + "shared_cpu_list", clist(lids(k.cpus)) + "\n")
             if arch == "x86":
@@ -584,13 +608,13 @@ def write(m, root):
                 T.w(cd + "write_policy", "WriteBack\n")
     # nodes
     N = "sys/devices/system/node"
-    nodes = m["nodes"]
+    nodes = [] if m["no_node_dir"] else m["nodes"]
     all_ids = sorted(n["id"] for n in nodes)
-    T.w(N + "/online", clist(all_ids) + "\n")
-    T.w(N + "/possible", clist(range(m["node_possible"])) + "\n")
-    T.w(N + "/has_cpu", clist({c.node for c in on}) + "\n")
-    T.w(N + "/has_memory", clist(all_ids) + "\n")
-    T.w(N + "/has_normal_memory", clist(all_ids) + "\n")
+    for f, v in () if m["no_node_dir"] else (
+            ("online", all_ids), ("possible", range(m["node_possible"])),
+            ("has_cpu", {c.node for c in on}), ("has_memory", all_ids),
+            ("has_normal_memory", all_ids)):
+        T.w(N + "/" + f, clist(v) + "\n")
     for nd in nodes:
         k = nd["id"]
         d = "%s/node%d" % (N, k)
@@ -614,7 +638,7 @@ def write(m, root):
                 T.w("%s/hugepages/%s/%s" % (d, hp, f), "0\n")
         for c in nd["cpus"]:
             T.ln("%s/cpu%d" % (d, c), "../../cpu/cpu%d" % c)
-    memtotal = sum(n["mem_mb"] for n in nodes) * 1024
+    memtotal = sum(n["mem_mb"] for n in m["nodes"]) * 1024
     T.w("proc/meminfo", "MemTotal:       %d kB\nMemFree:        %d kB\n"
         "MemAvailable:   %d kB\n" % (memtotal, memtotal * 7 // 8, memtotal * 7 // 8))
     T.w("proc/cpuinfo", cpuinfo(m))
@@ -851,7 +875,7 @@ def verify(m, root):
         bad.append("lscpu CPUs %s, drawn %s" % (clist(rows), clist(by)))
         return bad
     for lid, (node, sock, core) in rows.items():
-        if node != str(by[lid].node):
+        if node != ("" if m["no_node_dir"] else str(by[lid].node)):
             bad.append("lscpu: CPU %d in node %s, drawn %d" % (lid, node, by[lid].node))
     # lscpu numbers sockets and cores itself: same socket, same package
     for a in by:
