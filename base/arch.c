@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The list of architectures (base/arch.h): one line per port. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

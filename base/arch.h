@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one interface that knows architectures: for each, its name, its
  * audit architecture (what seccomp's filter and a table's header name it
  * by), the numbers of the system calls the supervisor answers, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* s390x: its audit architecture and system call numbers (base/arch.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

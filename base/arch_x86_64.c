@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* x86_64 (amd64): its audit architecture and system call numbers (base/arch.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

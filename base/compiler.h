@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compiler helpers shared by every layer (base/ is below shm/). */
 #ifndef CPS_COMPILER_H
 #define CPS_COMPILER_H

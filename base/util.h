@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Small helpers written once for every layer (shm/, src/, preload/,
  * tools/): no libc beyond the compiler's, so the shim and cpuset-run can
  * use them where the first call of a libc routine costs page faults. */

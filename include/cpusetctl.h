@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpusetctl.h — the public C API of cpusetshim.
  *
  * User-space hierarchical CPU sets, after the 2003 CPUSETS proposal: the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The project's own configure checks (autoconf-archive's AX_ macros do the
 # generic ones).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # CPS_SHIMDIR: where libcpusetshim.so installs (SHIMDIR): LIBDIR by default,
 # --with-shimdir=DIR elsewhere (a distribution keeps a preload module with
 # no soname out of the linker's folder: --with-shimdir='${libdir}/cpusetshim').

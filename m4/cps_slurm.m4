@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # CPS_SLURM: the SPANK plugin (slurm/). --with-slurm[=PREFIX] requires
 # <slurm/spank.h>, --without-slurm leaves the plugin out, and by default it
 # is built when the header is found. It installs under the prefix,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # CPS_STATIC_RUN: how cpuset-run is linked (--enable-static-run, default
 # auto). Sets CPS_RUN_LDFLAGS (substituted): -static-pie, else -all-static,
 # else nothing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The affinity family: sched_{get,set}affinity, pthread_{get,set}affinity_np,
  * the pthread attribute's affinity and the pthread_create trampoline that
  * records the virtual mask a thread was created with. Each translates

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The counts and where a thread runs: sysconf, get_nprocs(_conf),
  * sched_getcpu and getcpu, answered from the set copy. The online count
  * (_SC_NPROCESSORS_ONLN, get_nprocs) is the set's CPUs the kernel has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* /sys/devices/system/cpu kept open, and the physical CPU files opened
  * relative to it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Listings of the directories whose entries name CPUs
  * (/sys/devices/system/cpu, /sys/bus/cpu/devices, the nodes' nodeK):
  * opendir, fdopendir, readdir, readdir64, scandir, scandir64, closedir.

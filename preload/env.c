@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The environment the shim follows: its own variables (CPUSETSHIM_*) and
  * TMPDIR, as they were when libc came up, copied once. A program that
  * empties or edits its environment in main (clearenv, unsetenv, putenv)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kept views: the virtual files whose contents do not change at every
  * read (the CPU ranges, cpuinfo), kept as files in the directory beside
  * the table that src/kept_views.h names, so that each open is one open(2)

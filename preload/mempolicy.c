@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The memory-policy system calls through syscall(3): set_mempolicy,
  * get_mempolicy, mbind, migrate_pages, move_pages and
  * set_mempolicy_home_node with their node numbers translated between the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The open and stdio wrappers: open, open64, openat, openat64, the
  * fortified __open*_2 entries, fopen, fopen64, freopen, freopen64. A path
  * that may be a virtual file (shim_view_path_candidate) goes to

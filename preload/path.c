@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Any spelling of a path, turned into the one canonical path the view
  * dispatch classifies (src/path.h): repeated slashes, ".", "..", relative
  * to the working directory or to a directory fd, the links of /proc and

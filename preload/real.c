@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Resolving the real functions: every libc function the shim interposes,
  * found once with dlsym(RTLD_NEXT) from whichever wrapper needs it first
  * (and again at set-up), and, on x86-64, where libc keeps each thread's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The redirects kept: a virtual CPU's file that is the physical CPU's own
  * (cpuV/topology/core_id is cpu<p(V)>'s: no view to make, only another
  * path) is opened again, by the same spelling, without canonicalising and

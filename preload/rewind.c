@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The rewind table: views made at each open (stat, status) are made
  * again in place when the program goes back to the start, as procfs
  * does; and the interposers that notice it (lseek, pread, rewind,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The set copy: the shim's copy of its set (set id, CPUs, n and the
  * tables derived from them), behind a process-local sequence counter and
  * refreshed when the table's sequence moves; every answer comes from it.

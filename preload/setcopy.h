@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The set copy (preload/setcopy.c) and its hot readers, inline so that
  * the calls that must stay lean (sysconf, sched_getcpu, the affinity
  * reads) read it without a call. */

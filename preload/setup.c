@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Set-up, fork and ancestry: the shim's state (the open table, its own
  * pid and start time, the set it falls back to), made at the first call
  * that needs the table (shim_ready), again in a forked child, and the

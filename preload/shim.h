@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internals shared by the shim's files. Nothing here is exported: the
  * version script exports only the interposed libc names.
  *

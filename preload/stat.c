@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* stat, stat64, lstat, lstat64, fstatat, fstatat64 and statx of the CPU
  * directories by their virtual names (preload/view_sys.c): cpuV is
  * physical cpu<p(V)>, cpuN for N >= n does not exist. A path that can be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The x86-64 frameless entry points: syscall(2) and the open family jump
  * straight to libc's with the caller's registers and stack as they were,
  * unless the call may be one the shim translates; then they jump to the C

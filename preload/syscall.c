@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* syscall(2): the three numbers the shim translates
  * (SYS_sched_getaffinity, SYS_sched_setaffinity, SYS_getcpu), raw return
  * values kept, SYS_io_uring_setup's polling CPU, the memory-policy ones

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The shim's virtual files, between its files: which kind a path is
  * (view_dispatch.c), how it is opened (view_open.c), kept
  * (kept_views.c) or made again from the start (rewind.c). */

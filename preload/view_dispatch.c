@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Which of the shim's own views a canonical path is, by its row in the
  * list of virtual files (src/vfiles.h), and how each kind is made from the
  * real file and a copy of the set. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Opening a virtual file: a kept view (preload/kept_views.c) when its
  * kind is kept, else the view made now into a memfd reopened read-only;
  * the views made at each open are remembered for the rewind table

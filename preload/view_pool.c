@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Views made at each open (/proc/stat, status) without a new file per
  * open, and their real files read without an open per view.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The /sys families of views (src/vsys.h): the CPU directory
  * (/sys/devices/system/cpu, /sys/bus/cpu/devices) and the NUMA nodes
  * (/sys/devices/system/node), opened, stat'ed and tested by their virtual

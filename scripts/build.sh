@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Configures and builds in the source tree (extra configure arguments pass
 # through). The test build: the test-only fault points are on
 # (--enable-fault-injection; a --disable-fault-injection given here wins).

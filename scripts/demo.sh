@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The main job, end to end: install the build dependencies, build, and run
 # a real OpenMP program inside a one-CPU set. It reports one CPU, numbered
 # 0, while it runs on physical CPU 1.

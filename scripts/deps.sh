@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs what building and testing cpusetshim need on Debian 12 (as
 # root): every tool any test uses, so that nothing is skipped. Tests never
 # install anything; one that lacks a tool skips and names it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Prints the last make check's counts from test-suite.log: the tests that
 # skipped (with their reasons), then the line "N passed, M failed". The
 # counts are checks (TAP results: each ok/not ok line of a shell test or

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Sets up and runs every test: dependencies, build, make check. make check
 # shows each check (TAP); this ends with the line "N passed, M failed",
 # counting checks (scripts/summary.sh).

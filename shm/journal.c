@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shm/ — the undo journal (every write saves the bytes it changes first,
  * rollback restores them) and the test-only fault points of its steps. */
 #ifdef HAVE_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shm/ — the writers' lock and the transaction around every write
  * (begin, commit, abort, with repair of a dead writer's), and the readers'
  * side of the sequence counter. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Registry slots: open-addressed hash tables keyed by pid and tid. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Registry slots: member processes and threads, found in O(1).
  *
  * Two open-addressed hash tables (linear probing, power-of-two slot count,

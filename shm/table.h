@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shm/ — storage of the set table in POSIX shared memory.
  *
  * This layer knows bytes and words: the segment's layout, its header and

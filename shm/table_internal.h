@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Between the files of shm/ (table.c, journal.c, lock.c); nothing else
  * includes this. */
 #ifndef CPS_SHM_TABLE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpusetshim.so — a SPANK plugin: each task of a Slurm job runs in a CPU
  * set of exactly the CPUs Slurm bound it to, and sees them as 0..n-1.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SLURM_MEM_BIND's memory nodes for a task (slurm/membind.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Which memory nodes Slurm gives a task, from the value of SLURM_MEM_BIND
  * that slurmstepd puts in the task's environment ("quiet,map_mem:0,1",
  * "verbose,mask_mem:0x1,0x2", "quiet,local", "quiet,rank",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernel's allowance of the calling process (src/allowance.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

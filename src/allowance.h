@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernel's allowance: the CPUs a process may run on, as the kernel
  * sees them (never through the shim: the affinity is asked with the system
  * call instruction, the cgroup and sysfs files are read with raw system

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The public C API: the set rules of src/ (sets.h) on the process's chosen
  * table, with the system-call convention (-1 and errno). */
 #ifdef HAVE_CONFIG_H

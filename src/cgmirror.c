@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/ — the cgroup mirror: each set as a cpuset cgroup whose
  * cpuset.mems are the set's nodes, so that the kernel confines its
  * members' memory as their affinity confines their CPUs (DESIGN.md

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The cgroup mirror: each set of a table as a cpuset cgroup holding the
  * set's memory nodes, its members placed in it, so that the kernel
  * confines their memory (src/cgmirror.c; DESIGN.md "Memory nodes by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/ — the read side the tools use to look at a whole table: a private,
  * consistent copy of it, and the table's invariants checked on a copy
  * (cpuset-inspect --check, and the unit tests after every case). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The tools' read side of a whole table (src/check.c). */
 #ifndef CPS_CHECK_H
 #define CPS_CHECK_H

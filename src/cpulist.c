@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU lists and hex masks, parsed strictly and printed. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU lists and hex masks, parsed strictly and printed.
  *
  * List syntax (as the kernel's cpulist): comma-separated items, each "N",

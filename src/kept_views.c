@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kept views: names and removal (see vcache.h). The shim makes and reads
  * them (preload/kept_views.c); the tools only remove them with their table. */
 #ifdef HAVE_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kept views: the virtual files whose contents do not change at every
  * read (the CPU ranges of /sys/devices/system/cpu, /proc/cpuinfo), kept
  * as ordinary files beside the table so that each open is one open(2) of

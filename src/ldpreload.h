@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The LD_PRELOAD value that loads the shim: its path first, once.
  *
  * ld.so separates entries by colons or spaces; the value made separates

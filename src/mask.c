@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU masks of any width, and the virtual<->physical map of a set. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU masks of any width, and the virtual<->physical map of a set.
  *
  * A mask is an array of 64-bit words: CPU i is bit (i % 64) of word (i / 64).

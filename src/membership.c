@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/ — membership: which set a process is in (its record, else its
  * nearest registered ancestor's, else the root), the registry walk that
  * sweeps dead members, registration and attach. */

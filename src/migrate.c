@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/ — migration: every thread of every member moved onto its set's
  * CPUs through its wanted mask, descendants that are in no set of their
  * own with them (DESIGN.md "Virtual CPUs and migration"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The machine's memory nodes (src/nodes.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

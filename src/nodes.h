@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The machine's memory nodes as the set rules need them: which nodes
  * hold memory (the root set's nodes), and which nodes hold given CPUs
  * (a set's "auto" nodes). Read with raw system calls (the shim makes

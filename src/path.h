@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Paths as the kernel would resolve them, told from the bytes alone.
  *
  * A program may name a view in any spelling the kernel accepts: repeated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/ — the shim's side of the table: the lock-free read of a
  * process's placement (its set and that set's CPUs) and of a thread's
  * wanted mask, and the write that records one. */

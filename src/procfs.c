@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Facts about processes, read from /proc. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

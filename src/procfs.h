@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Facts about processes, read from /proc: start time, parent, owner,
  * threads. Functions return 0 or a negative errno (-ESRCH: no such
  * process). They read /proc with raw system calls (src/rawsys.h), so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Raw system calls for the core code that also runs inside the shim.
  *
  * src/ is linked into libcpusetshim.so, where calling open(), syscall()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The table of kept redirects: see src/redirects.h. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The table of kept redirects (pure, no system call): canonical spellings
  * of a virtual CPU's own files, each with the physical path it stood for
  * and V and p(V) at the time. Shared by the threads of a process without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/ — the set rules (DESIGN.md "The rules"): create, destroy, alloc
  * of CPUs and of memory nodes, getfreecpus; the reserved unions and the
  * repair of the tree. Opening a table and reading its sets: sets.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/ — opening and making a table, reading its sets and their names
  * (the rules that change them: rules.c). The transaction every write of
  * src/ runs in is txn.c's, membership is in membership.c, the shim's side

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/ — the meaning of the table: the set rules, membership, the
  * placement the shim reads (the set a process is in, with its CPUs), and
  * migration of member threads.

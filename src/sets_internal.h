@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Between the files of src/ that keep the set rules (sets.c, rules.c,
  * txn.c, membership.c, placement.c, migrate.c); not for the tools or the
  * shim. */

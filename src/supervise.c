@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The supervisor of cpuset-run and of the Slurm plugin (DESIGN.md, "The
  * supervisor").
  *

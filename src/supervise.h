@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The supervisor of cpuset-run and of the Slurm plugin: a program the
  * preload cannot reach (a static ELF, a Go binary) runs with a seccomp
  * filter that hands its affinity calls, and in files mode its opens, to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The supervisor's files mode: an open of a virtual file is answered with
  * a descriptor of the view the shim would deliver, injected into the
  * caller (SECCOMP_IOCTL_NOTIF_ADDFD, SECCOMP_ADDFD_FLAG_SEND); every other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the supervisor's files share (src/supervise*.c). */
 #ifndef CPS_SRC_SUPERVISE_INT_H
 #define CPS_SRC_SUPERVISE_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The supervisor's seccomp filter from a table of {architecture, system
  * call, action}: each architecture's check, then a compare per call
  * jumping to its action's block, with every jump computed from the

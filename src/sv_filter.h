@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The supervisor's seccomp filter, built from a table of {architecture,
  * system call, action} (pure: src/sv_filter.c). */
 #ifndef CPS_SV_FILTER_H

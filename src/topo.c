@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPUs chosen by topology (pure): src/topo.h. */
 #include <errno.h>
 #include <stdbool.h>

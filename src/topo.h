@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPUs chosen by topology (pure): hwloc-style locations ("package:0",
  * "core:2-3", "numa:1", "package:0.core:1", "core:0-1.pu:0", combined with
  * whitespace and the prefixes ~ x ^) and counts (4 cores, 2 packages of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/ — the transaction every write of src/ runs in (the sweep of the
  * dead before it, commit or roll-back after), the reaping of AUTOCLEAN
  * sets that never had a member, and what readers say of a writer that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Views of the CPU files of the caller's own cgroup: v2 cpuset.cpus and
  * cpuset.cpus.effective, v1 cpuset.cpus and cpuset.effective_cpus. They
  * name the set's virtual CPUs, as the other views do (the JVM, for one,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The cpuinfo family's topology fields (src/vcpuinfo.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* /proc/cpuinfo as the set's machine prints it: the set's blocks
  * (cps_view_cpuinfo in src/views.h), then the topology counts of that
  * machine. Pure, as src/views.h. */

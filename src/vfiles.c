@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The list of virtual files (src/vfiles.h) and what is derived from it. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The list of virtual files: every file and directory of /proc and /sys
  * the shim serves as a view, one row each, with its family and its
  * transform. Every path filter is derived from it:

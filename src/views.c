@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Virtual views of /proc and /sys files: pure text transforms.
  *
  * Each takes the real file's contents and one copy of the caller's set

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the text transforms of src/ share (views.c, vstatus.c): bounded
  * scanning of a file's lines, and the buffer steps that are not public.
  * Not for the shim or the tools. */

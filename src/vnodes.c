@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Virtual memory nodes (src/vnodes.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Virtual memory nodes (pure): virtual node v is the v-th node, from 0,
  * of a set's nodes (mems, nw words, n of them), as virtual CPU v is the
  * v-th CPU of its CPUs. Node masks of the memory-policy system calls are

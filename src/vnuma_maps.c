@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* /proc/PID/numa_maps through a set's memory nodes (src/views.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Which family of views a canonical path belongs to (src/vpath.h): its
  * row's in the list of virtual files (src/vfiles.h). */
 #ifdef HAVE_CONFIG_H

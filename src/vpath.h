@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Which family of views a canonical path belongs to: the one classifier
  * the shim's dispatch asks before it does anything else with a path.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The view of /proc/<pid>/stat and /proc/<pid>/task/<tid>/stat: field 39,
  * the CPU the task last ran on, in the caller's virtual numbers.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/ — the text transform of /proc/<pid>/status: the lines of CPUs and
  * nodes (their masks and lists) by the set's numbers (pure). */
 #ifdef HAVE_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Views of the machine's description in /sys: the CPU directory
  * (src/vsys_cpu.c: /sys/devices/system/cpu, /sys/bus/cpu/devices) and the
  * NUMA nodes (src/vsys_node.c: /sys/devices/system/node).

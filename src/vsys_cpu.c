@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The CPU directory family: /sys/devices/system/cpu and its alias
  * /sys/bus/cpu/devices (src/vsys.h); the physical path of every /sys view
  * by its row in the list of virtual files (src/vfiles.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The NUMA node family: /sys/devices/system/node (src/vsys.h). Nodes keep
  * their numbers and their memory; what they say of CPUs is the set's. */
 #ifdef HAVE_CONFIG_H

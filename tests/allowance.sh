@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A set never reaches beyond the CPUs the kernel allows its creator, outside
 # Slurm: a process under taskset -c 0, and one in a cgroup cpuset of CPU 0
 # (v1 or v2, made here and removed after). create, alloc and attach are

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # attach moves the process named, all its threads, and its running
 # descendants only when asked; pid 1 and a pid namespace's first process
 # only when forced; a process takes its ancestor's set only when it is of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A member moved by root into a wider cpuset cgroup (its cgroup.procs
 # written, as an administrator or a job manager would) stays confined to
 # its set, and every view agrees with its kernel mask: the kernel's mask

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The cgroup mirror (cpuset init --cgroup, cpuset cgroup on|off|show): each
 # set a cpuset cgroup, named s<ID> in the directory named as the table at
 # the cpuset hierarchy's root, holding the set's memory nodes; every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The public API (libcpusetctl): system-call convention, -1 and errno, for
  * every row of DESIGN.md's table. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The cgroup mirror's pure parts (src/cgmirror.c): the cpuset hierarchy
  * found in /proc/self/mounts, a word of cgroup.controllers. */
 #ifdef HAVE_CONFIG_H

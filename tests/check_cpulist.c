@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU list and hex mask parsing and printing. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The LD_PRELOAD value that loads the shim (src/ldpreload.c). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Masks of any width, cpu_set_t conversions, the virtual<->physical map. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

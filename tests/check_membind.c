@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* slurm/membind.c: SLURM_MEM_BIND's forms as slurmstepd writes them
  * (flags, then map_mem, mask_mem, rank, local or none), each task's entry
  * by its local id (modulo the list, repetitions "X*N"), and the values

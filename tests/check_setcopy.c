@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* preload/setcopy.c and setcopy.h: the hand-inlined translations of the
  * hot paths (setcopy_to_virtual, setcopy_to_physical, setcopy_vcpu, read
  * straight from the set copy and its derived tables) give exactly what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/sets.c, membership.c, migrate.c, placement.c: every row of
  * DESIGN.md's errno table, nesting and renumbering, getfreecpus,
  * membership, concurrency. */

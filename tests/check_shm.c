@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* shm/: layout, creation, validation, the journal, the registry slots. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/sv_filter.c: the supervisor's filter, built for every architecture
  * of base/arch.h and run here by a small classic-BPF interpreter on
  * sample seccomp_data: each call the rules name gives its action on its

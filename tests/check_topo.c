@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPUs chosen by topology (src/topo.c): locations and counts on made-up
  * machines whose answers are worked out by hand below. */
 #ifdef HAVE_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* src/vnodes.c: virtual memory nodes, both ways, on masks of several
  * widths (the maxnode - 1 bits the kernel reads), sets of sparse nodes,
  * nodes outside the set, folding of relative nodes. */

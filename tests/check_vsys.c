@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The /sys topology views (src/vsys.h), the family classifier
  * (src/vpath.h) and cpuinfo's shape (src/vcpuinfo.h), on text alone and
  * on the captured machines. */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Churn: a set resized while its members
 # start and exit, with readers of its member list meanwhile: every thread
 # ends inside the set and no reader fails (a sanitizer build sees any read

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The cpuset tool: every row of DESIGN.md's errno table through the command
 # line (exit 1 with the set and the reason named), usage errors (exit 2),
 # unusable tables (exit 3), output formats, and a shell confined to a set

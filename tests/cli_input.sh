@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Command-line input of the tools: process ids are
 # decimal only ("010" is ten, never eight; "0x10" is no number), 0 is no
 # process id, a thread id is refused naming its process, and a set name

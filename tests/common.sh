@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The one harness of the shell tests; sourced, never run:
 #
 #     . "$(dirname "$0")/common.sh"          (tests/*.sh)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Crash safety: a writer killed with SIGKILL at any write step of any
 # operation leaves a table that the next writer rolls back to exactly the
 # state before (or, killed past the commit point, the state after), which

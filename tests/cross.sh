@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The cross builds (slow: one of SLOW_TESTS). For each architecture whose
 # Debian cross compiler is installed (aarch64, ppc64le, s390x, riscv64),
 # a copy of this tree is configured out of tree (--host, --without-slurm)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The differential test of the shim's interposers against libc's own.
  *
  *     difflibc MAP MODE

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The differential test (tests/difflibc.c): every name the shim exports,
 # read from preload/libcpusetshim.map, called through the shim and through
 # libc's own on generated hostile arguments (NULL, PROT_NONE, read-only

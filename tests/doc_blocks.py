@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The command blocks of README.md and of the man pages' EXAMPLES, in
 order, as steps for tests/doc_blocks.sh.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Every command block of README.md and of the EXAMPLES of cpuset(1),
 # cpuset-run(1), cpuset-inspect(1), cpusetshim(7) and cpusetshim-spank(8),
 # in order, as written (tests/doc_blocks.py finds them): each document's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Documents that cannot drift from the code: each check names what is
 # missing and where it goes.
 # - every test registered in the build (make's TESTS) has one row of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The exit codes of cpuset, cpuset-inspect and cpuset-run: README's table
 # (## Exit codes) and each man page's EXIT STATUS list the same codes, and
 # every code of every tool is provoked here (a code with no way to provoke

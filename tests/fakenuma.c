@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A fake kernel of several NUMA nodes for the memory-policy system calls,
  * preloaded after the shim (whose syscall(3) then reaches this one as
  * libc's): FAKENUMA_NODES (a node list, default 0-3) are the machine's

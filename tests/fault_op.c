@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Runs one of the shim's own table writes with the test-only fault points
  * on, so tests/crash.sh can kill it at every write step:
  *   fault_op register PID SET      (what the shim does at start, fork, exec)

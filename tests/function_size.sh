@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Function size: no function of src/, preload/, shm/, tools/ or slurm/ is longer
 # than 80 lines or has a cyclomatic complexity over 25 (pmccabe's
 # traditional count, every case of a switch one), unless

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The fuzz targets (tests/fuzz/): table validation and the undo journal
 # (fuzz_table), the CPU-list parser (fuzz_cpulist), the views' text
 # transforms, the cgroup directories and the canonical path (fuzz_views).

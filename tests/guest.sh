@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A real multi-node Linux kernel: boots a QEMU guest (tests/guest/boot.sh:
 # TCG, 8 CPUs in 2 packages with 2 threads a core, 2 NUMA nodes with
 # CPUs and one with memory only, the host's root shared read-only) and

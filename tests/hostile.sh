@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The table as hostile input: each case damages a table with
 # raw bytes (tests/tablepoke: no library, no lock, no rules) and checks
 # that the tools and programs under the shim refuse it clearly, wait with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The kept views' names hold everything a view is made of: a view kept
 # for one machine, set or node list is never served for another. Through
 # the test root, against ONE table whose views directory keeps what each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The layers of DESIGN.md, as the code has them:
 # - no file includes a header of a layer above its own, nor of a peer
 #   (base and include/ below shm, shm below src, src below preload/,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # What the listings show. Members: only processes that run; a record whose
 # process ended (its start time no longer matches) is counted apart as
 # dead until the next write sweeps it, in --tree, the default view,

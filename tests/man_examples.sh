@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The cpusetctl(3) pages: every function of <cpusetctl.h> has a page (or a
 # symbolic link to one) installed by man/Makemodule.am, and each page's example
 # compiles against the build tree's header and library and runs, in the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The memory-policy system calls under the shim (preload/mempolicy.c),
 # through syscall(3) as libnuma makes them:
 # - on this machine's kernel, in a set: every answer the kernel's own

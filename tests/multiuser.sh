@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Several real users (made here, removed at exit): per-user tables, a
 # table planted under another user's default name, a planted views
 # directory, a shared group table and its trust domain, a reader who may

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # A table name nobody made (a mistyped CPUSETSHIM_TABLE or --table): every
 # command that only reads or joins a set says so and leaves no file in
 # /dev/shm; only 'cpuset init', 'cpuset create' and 'cpuset-run --cpus'

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The caller's own numbers: inside a set, cpuset, cpuset-run and
 # cpuset-inspect take and show CPUs as the caller sees them (its set's
 # CPUs as 0..n-1), --physical the machine's; outside any set the two are

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The Debian package, end to end (slow: one of SLOW_TESTS). From a clean
 # git clone of this tree's committed HEAD: dpkg-buildpackage -us -uc
 # (with the package's compiler flags: no warning), lintian (no error), dpkg -i of the four packages, the demo run from the

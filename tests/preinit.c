@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* preinit [--clearenv]: asks for the CPUs in a preinit function, before
  * libc has set itself up (as a sanitizer runtime does), then again in
  * main, and lists /sys/devices/system/cpu's CPU directories there.

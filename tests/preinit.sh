@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Calls before libc is up: a program's preinit functions (and a sanitizer
 # runtime, and the constructors of libraries loaded before the shim) run
 # before libc's own set-up, when getenv answers NULL to every name. The

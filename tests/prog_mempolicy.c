@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The memory-policy system calls through syscall(3), as libnuma makes
  * them, one line of output per command (tests/mempolicy.sh):
  *   allowed MAXNODE        get_mempolicy(MPOL_F_MEMS_ALLOWED): rc errno nodes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* prog_query SECONDS [READY] [fork|forkloop] — asks about CPUs again and
  * again, as a long-running program does, for SECONDS; touches READY ("-":
  * none) after its first answers; with "fork", forks a child that asks too,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Live resize: a multi-threaded workload of two processes under cpuset-run
 # in a set {0,1} is resized to {1} and back while it runs. Every thread's
 # real mask follows within the one alloc call (its wanted virtual mask

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # How make check runs every test (LOG_COMPILER and SH_LOG_COMPILER): the
 # test's TAP on stdout is read by automake's TAP driver.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Privileged programs in a set: the loader ignores a preload path with a
 # '/' in secure-execution mode, so a set-user-id program of another user,
 # a set-group-id one of another group, or one with file capabilities

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Two copies of the shim in one process, under different file names:
 # one translates, the other stands aside. Seen where
 # a call goes from one copy to the next definition: syscall(2) of

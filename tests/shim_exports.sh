@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # One way to call libc from the shim: every libc name the shim exports
 # (preload/libcpusetshim.map) has its real function in struct shim_real
 # (preload/shim.h), resolved in one place (preload/real.c's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # No way out of a task's set through cpusetshim: inside a task, cpuset-run
 # --cpus of a CPU the task does not have (in its own numbers: bad usage,
 # 125; --physical: refused, 1), --set of the root or of another task's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The SPANK plugin with batch jobs: sbatch --wait of a script running two
 # srun steps (the batch step in a set of its own too), and clean-up: no set
 # is left after normal, failed, killed and cancelled jobs, nor after a step

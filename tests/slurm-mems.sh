@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The SPANK plugin's memory nodes on a private one-node Slurm cluster: each
 # task's set gets the nodes Slurm gives it (--mem-bind=map_mem, mask_mem,
 # rank: a list of nodes), or the nodes of its CPUs (nothing said, none,

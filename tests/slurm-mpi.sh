@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Open MPI inside a step of the plugin: srun --mpi=pmix when Slurm has the
 # PMIx plugin, and mpirun inside an allocation. Each rank runs inside its
 # task's CPUs and sees them numbered from 0.

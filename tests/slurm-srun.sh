@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The SPANK plugin on a private one-node Slurm cluster: each task runs in a
 # set of exactly the CPUs Slurm bound it to and sees them as 0..n-1; the
 # real CPUs, read from outside, are Slurm's binding; --cpusetshim=off gives

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The SPANK plugin's supervisor on a private one-node Slurm cluster: a
 # static program (gcc -static) and a Go program (go build, when golang-go
 # is here) in a task see the task's CPUs as 0..n-1 (counts, affinity,

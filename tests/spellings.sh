@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Every row of the list of virtual files (src/vfiles.h), in every
 # spelling: on captured machines through the shim's test root, in sets of
 # several shapes, each file of the virtual tree (tests/topo/vtree: the

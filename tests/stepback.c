@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A clock stepped back an hour, for the programs that preload this: time()
  * and CLOCK_REALTIME (gettimeofday, timespec_get) read an hour earlier
  * than the system's. Tests only

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Concurrency: several processes creating, allocating, attaching,
 # destroying and exiting at once for a bounded time; cpuset-inspect --check
 # passes throughout and afterwards, and no long-lived member is lost.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tablepoke — read and write raw bytes of a table's file, as a hostile or
  * broken writer would: no library, no lock, no journal, no rules. Only the
  * tests use it, to make the damage each hardening test defends against.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared fixtures of the Check suites: private tables, child processes. */
 #ifndef CPS_TESTLIB_H
 #define CPS_TESTLIB_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Thread records: a thread id reused by a new
 # thread (of the same process or another) does not inherit the pinning
 # of the thread that had it, so a resize gives the newcomer the whole set;

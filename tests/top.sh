@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # cpuset-inspect --top: a spinning member's one-CPU set reads busy, a set
 # on a CPU nobody of ours spins on reads what the kernel says of that CPU
 # over the same time, overlapping non-strict sets are marked shared (a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # util-linux's dumps of real machines of many architectures
 # (tests/fixtures/lscpu-dumps: arm64, 32-bit arm, LoongArch, POWER, RISC-V,
 # s390x, SPARC, x86) through the shim's test root, checked as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The machine's description on this machine, in the sets {C1} and
 # {C0,C1} of the first two CPUs this process may use (and {C0} where it
 # may use one): lscpu, lstopo, hwloc-calc, numactl --hardware, psutil,

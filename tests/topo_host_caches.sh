@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # topo_host.sh's checks again on this machine with cache directories:
 # tests/topo/with_caches.sh gives it cpuN/cache/index0-3 (L1 and L2 per
 # core, L3 per package) in a private mount namespace where the host has

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The captured machines (tests/fixtures/machines) through the shim's
 # test root: for sets of several shapes on each, hwloc (lstopo --of xml,
 # hwloc-calc), lscpu -p and -e and numactl --hardware run under the shim

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Random machines (tests/topo/genmachine.py) through the shim's test
 # root: for each machine drawn, and sets of CPUs drawn on it, hwloc
 # (lstopo --of xml, hwloc-calc), lscpu -p and -e and numactl --hardware

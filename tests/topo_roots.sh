@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # topo_host.sh's checks of one set (tests/topo/checks.sh) through the
 # shim's test root, on a captured machine with caches as it is and on a
 # copy of it whose cpuN/cache directories are taken away: so the answer of

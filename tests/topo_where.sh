@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # CPUs chosen by topology on this machine: locations of cpuset cpus
 # against the kernel's topology files and hwloc-calc, outside any set and
 # inside one (its own numbers and cores); the exit codes of a bad

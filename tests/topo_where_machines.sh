@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Locations (cpuset cpus, as cpuset create and cpuset-run --cpus take
 # them) on the captured machines against hwloc-calc's own answer in the
 # same view: through the test root the tool reads the capture and takes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Every tool's usage line names every option its --help lists: each
 # option described in the help (a line starting with it) appears in the
 # "Usage:" lines at its top.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The wrap rule said where someone sees it: a bind that names a CPU
 # beyond its set and lands on CPU mod N is kept (exit 0), said once a
 # process under CPUSETSHIM_DEBUG, counted in the set's slot (shown by

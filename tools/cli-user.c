@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli_user, alone in its file: it looks names up through NSS, which a
  * statically linked cpuset-run must not pull in (and does not need). */
 #ifdef HAVE_CONFIG_H

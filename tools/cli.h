@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared helpers of the command-line tools: messages, exit codes, option
  * values, JSON strings. */
 #ifndef CPS_TOOLS_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpuset init: a new table, its root set, mode, group and capacities
  * (tools/cpuset.h). */
 #ifdef HAVE_CONFIG_H

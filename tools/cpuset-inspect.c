@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpuset-inspect — show and check the shared-memory set table (the 2003
  * CPUSETS proposal's /proc/cpusets, and more). It reads without the writers' lock: it copies
  * the table under the sequence counter and works on the copy. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpuset-run — run a program inside a CPU set, with the shim preloaded.
  * It attaches itself and execs the program in place: no extra process. */
 #ifdef HAVE_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpuset — create, destroy, allocate CPUs to and attach processes to
  * hierarchical CPU sets (the 2003 CPUSETS proposal's system calls, from
  * the shell). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What cpuset's files share (tools/cpuset.c, tools/cpuset-init.c). */
 #ifndef CPS_TOOLS_CPUSET_H
 #define CPS_TOOLS_CPUSET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpuset-inspect --top: a live view of the sets (tools/top.h).
  *
  * Each refresh copies the table (as cpuset-inspect does, without the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpuset-inspect --top: a live view of the sets, how busy their CPUs are
  * and how much of that their members used (tools/top.c). A sample is one
  * copy of the table, one read of /proc/stat, the kernel's CPU times,

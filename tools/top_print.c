@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cpuset-inspect --top's output (tools/top.h): the sets of a sample as a
  * table of text or as JSON. */
 #ifdef HAVE_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPUs chosen by topology, for the tools (tools/where.h): the machine's
  * topology read from /sys/devices/system/cpu and /sys/devices/system/node
  * (below CPUSETSHIM_TEST_ROOT when it is set, as the shim reads them

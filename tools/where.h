@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPUs chosen by topology, for the tools: the caller's view of the
  * machine's topology read from /sys (below the test root when one is set),
  * locations and counts resolved in it (src/topo.c), and a set's topology

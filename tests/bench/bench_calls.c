@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_calls — the cost of one call, for the shim-against-native benchmark.
  *
  *   bench_calls CASE [MS [BATCHES]]   time CASE: calibrate a batch to about

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_churn — resizes of a set while its members start and exit.
  *
  *   bench_churn drive RUN CPUSET SET MEMBERS LIFE_MIN_MS LIFE_MAX_MS THREADS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_exec — the floor of a launcher: linked as cpuset-run is
  * (statically when the build can), it does nothing but exec its
  * arguments, so its start-up beside cpuset-run's says what cpuset-run's

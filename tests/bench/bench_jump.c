@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A reference preload library: the pass-through calls the shim is in the
  * way of (the open family, fopen, stat, access, lseek, pread) and
  * sched_setaffinity, each

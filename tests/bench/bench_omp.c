@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_omp — an OpenMP compute kernel, natively and through the shim.
  *
  *   bench_omp REPS          run the kernel REPS times; print

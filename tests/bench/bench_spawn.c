@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_spawn — the start-up cost of a program.
  *
  *   bench_spawn N [-e VAR=VALUE]... [-u VAR]... -- PROGRAM [ARGS...]

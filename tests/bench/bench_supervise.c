@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The supervisor's costs per call (tests/bench/supervise.sh): built
  * -static by the script, run natively and under cpuset-run's supervisor.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_syscount — count the system calls a program makes, like
  * `strace -f -c`, with nothing but ptrace (so the benchmark needs no strace).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_table — the cost of the shim's table look-ups as the table grows.
  *
  *   bench_table fill NSETS NPROCS NTHREADS

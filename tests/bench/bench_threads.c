@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_threads — a member process that holds many sleeping threads, for
  * the resize benchmark.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_top — the cost of one refresh of cpuset-inspect --top against the
  * number of members.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A reference preload library: it interposes the getaffinity and
  * setaffinity calls and sched_getcpu the way any wrapper that must act on
  * the answer does (an ordinary call of the next definition, then return),

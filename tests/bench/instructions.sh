@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Instructions per call of bench_calls cases under two builds of the shim,
 # side by side: callgrind counts (valgrind), which the machine's load does
 # not change. Each build runs in a one-CPU set of a private table made by

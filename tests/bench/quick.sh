@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The benchmark's short form as a test: every case the machine can run
 # runs (a few seconds), no time is judged; it fails only if a case cannot
 # run. A case that reads a file the machine lacks (a cache directory, a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The benchmark behind `make bench`: every case natively and through the
 # shim in the same session, interleaved (native, shim, native, shim, ...;
 # the order flips every round), several rounds; medians, spread (min-max

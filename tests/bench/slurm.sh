@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The Slurm case of `make bench` (alone: `make bench-slurm`): `srun -n2
 # true` on a one-node cluster whose plugstack.conf enables the cpusetshim
 # SPANK plugin, against the same on an identical cluster without it. Both

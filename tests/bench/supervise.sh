@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The supervisor's costs: per call (bench_supervise, built -static here)
 # natively (taskset to the same CPUs) and under cpuset-run's supervisor, in
 # set {1} (the supervisor shares the program's CPU) and {0,1}; then whole

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The --top case of `make bench`: the cost of one refresh of
 # cpuset-inspect --top (a copy of the table, one read of /proc/stat, the
 # attribution to the sets) at 1,000 members, and with the member column

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: the CPU-list and hex-mask parsers (src/cpulist.c).
  *
  * Each input is parsed at two widths. The verdict and the mask must equal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: a table patched by a hostile writer.
  *
  * A small table is made once (sets, members, recorded threads). Each input

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer target: what the shim makes of text it reads inside its host
  * program, where a crash would be the program's: the views' transforms
  * (src/views.c, src/vcpuinfo.c, src/vproc_pidstat.c, src/vcgroup.c), the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Boots a multi-node Linux guest under QEMU (TCG: no KVM needed) and runs
 # a script in it, with the host's root file system shared read-only.
 #

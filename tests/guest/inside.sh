@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The checks run inside the guest of tests/guest.sh (tests/guest/boot.sh:
 # 2 packages, 2 threads a core, 2 NUMA nodes with CPUs and one with memory
 # only, a real kernel's /sys and /proc: the shim's production path, no

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """What a set sees of the machine, in one process (tests/guest/inside.sh:
 under TCG every program started costs a second or more).
 

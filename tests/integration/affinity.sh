@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The affinity family under the shim, in {1} and {0,1}: util-linux
 # taskset (through syscall(SYS_sched_getaffinity)) inside, a member seen
 # from outside while it runs (its real kernel mask the set's; pinned with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Set-up, fork, exec and ancestry under the shim: children forked with
 # and without exec stay in the set (sh, python3's os.fork), cpuset which
 # inside; shells that never ask about CPUs leave no record and what they

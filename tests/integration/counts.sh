@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Counting CPUs under the shim, in a one-CPU set {1} and a two-CPU set
 # {0,1}: coreutils nproc, getconf, python3's os.cpu_count and
 # os.sched_getaffinity, each the set's count (the possible count, nproc

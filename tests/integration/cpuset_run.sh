@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # cpuset-run: exit codes like env's (127 not found, 126 not executable,
 # 1 set refused, 125 its own trouble, else the program's), --set by name
 # and id, --cpus beyond the machine, and autoclean sets made by --cpus,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Holds views open across a resize of its set (tests/integration/paths.sh).
 
 usage: hold_views.py DIR [CGROUP_FILE]

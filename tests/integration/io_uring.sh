@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # io_uring's polling thread (IORING_SETUP_SQPOLL with IORING_SETUP_SQ_AFF):
 # its CPU is a virtual one, through the shim (syscall(2), a dynamic
 # program) and through the supervisor (a static one). In set {1}, CPU 0

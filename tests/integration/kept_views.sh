@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Kept views: /sys/devices/system/cpu/online and /proc/cpuinfo served
 # from files of the table's views directory (read-only, ours, 0755), the
 # same as views made at each open (CPUSETSHIM_KEEP_VIEWS=0), made again

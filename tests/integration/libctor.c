@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A library whose constructor asks about CPUs before the shim's own
  * constructor has run (it is preloaded ahead of the shim, and its priority
  * puts it first among its own): the shim must set itself up on that first

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # MPI launchers inside a set: Open MPI's mpirun and MPICH's mpiexec.hydra,
 # in a one-CPU set {1} and a two-CPU set {0,1}, with CPUSETSHIM_WRAP=0 so
 # that nothing comes out right by wrapping virtual CPUs onto the set. Both

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # OpenMP runtimes under the shim, in {1} and {0,1}: the same program
 # built with gcc (libgomp) and with clang (LLVM libomp, which asks the
 # kernel through syscall(SYS_sched_getaffinity) rather than libc's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Views through every spelling of a path, of every process's stat and of
 # the caller's cgroup CPU files, in a one-CPU set {1} and a two-CPU set
 # {0,1}: cd and relative names, //, /./, /self/../, a directory fd, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Per-CPU arrays under the shim (tests/integration/prog_percpu.c): arrays
 # sized by each CPU count (sysconf ONLN and CONF, get_nprocs(_conf), the
 # width of /sys/devices/system/cpu/possible), indexed by each CPU number a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # How the shim is loaded: a library whose constructor asks before the
 # shim's constructor ran (both preload orders), nested cpuset-run keeping
 # LD_PRELOAD's entries once and the shim first, and the shim with no table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checks, from inside a CPU set, every way a program asks about or binds
  * to CPUs (CLIENTS.md), against what the kernel really did.
  *

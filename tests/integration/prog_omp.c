@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* An unmodified-style OpenMP program: what the runtime believes about the
  * machine, and where each thread really runs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A per-CPU program: arrays sized by each CPU count a program may take,
  * indexed by each CPU number it may read, and whether an index would run
  * past its array. Nothing is ever written out of bounds: each index is

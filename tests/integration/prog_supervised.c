@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a program the preload cannot reach (built with -static) sees of
  * its CPUs; tests/integration/supervise.sh runs it under cpuset-run's
  * supervisor and compares with the kernel's truth read outside it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What a Go program sees of its CPUs (its system calls go around libc and
 // the preload); tests/integration/supervise_go.sh runs it under
 // cpuset-run's supervisor.

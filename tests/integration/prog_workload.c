@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A multi-threaded workload of two processes for the resize test:
  *   prog_workload DIR NTHREADS
  * forks once; in each process thread 0 pins itself to virtual CPU 0,

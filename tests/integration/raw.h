@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernel without libc, for the integration programs: the shim wraps
  * syscall() too, so the truth ("real") is asked with the system call
  * instruction itself. RAW_SYSCALL_INLINE is defined where that exists. */

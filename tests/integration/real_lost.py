@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The real files behind the views made at each open, taken away.
 
 usage: real_lost.py WORKDIR

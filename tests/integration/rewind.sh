@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Views read again after rewind: top keeps /proc/stat open and reads it
 # again after rewind() and fflush(); with a busy loop in the one-CPU set,
 # its last frame must say the set's CPU is busy (a view frozen at its open

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # cpuset-run's supervisor and a static program (gcc -static, glibc; and
 # musl-gcc -static for counts, views, threads and binding):
 # counts, affinity both ways, the views, threads, in sets {1} and {0,1}

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Go programs (their system calls go around libc and the preload) under
 # cpuset-run's supervisor, built static (CGO_ENABLED=0) and dynamic (cgo,
 # external linking): counts, the views, affinity both ways, threads and

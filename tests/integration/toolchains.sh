@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Real toolchains under the shim, each in a one-CPU set (cpuset-run --cpus
 # with one CPU this process may use): cargo, go build and go run, javac and
 # java, node, python3 -m compileall, cmake with ninja, make -j, gcc

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The virtual files under the shim, in {1} and {0,1}, as cat and grep
 # read them and parsed outside the shim: /proc/cpuinfo (the set's blocks,
 # renumbered), /proc/stat (the set's lines, the total their sum),

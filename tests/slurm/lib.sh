@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the Slurm tests (after tests/common.sh, whose $T, at_exit and
 # skip_all it uses) and the Slurm benchmark: a private one-node cluster
 # (slurmctld and slurmd) in $T, stopped by their pids at exit.

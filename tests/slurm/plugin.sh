@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the Slurm tests after lib.sh's slurm_need: starts the private
 # cluster with the plugin enabled (required, a table name of the test's own)
 # and defines what the tests share.

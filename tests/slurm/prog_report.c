@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a task sees and what the kernel really does, on one line:
  *
  *   task T job J step S pid P ncpus N seen LIST real LIST table NAME

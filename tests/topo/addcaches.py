@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Copy the host's /sys/devices/system/cpu into DEST, adding the cache
 directories a machine without them lacks: per CPU, index0-3 (L1 data, L1
 instruction and L2 shared by the core's threads, L3 by the package's

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """answers.py: what a program in a set reads of the machine's
 description, one "PATH: TEXT" line (or a listing) each, for
 tests/kept_keys.sh to compare between two tables. Run under the shim

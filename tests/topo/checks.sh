@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The checks of a machine's description in one set, sourced by
 # tests/topo_host.sh (this machine) and tests/topo_roots.sh (captured
 # machines through the shim's test root, as they are and with their cache

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Compare what a tool reports inside a set with what the tool's own
 restriction of the captured machine reports (tests/topo/).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # In a set {1}: the shim keeps /sys/devices/system/cpu open (preload/
 # cpudir.c). The program takes that descriptor away three ways: closes
 # every descriptor above 2, puts another directory on its number, puts a

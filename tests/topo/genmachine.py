@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Synthetic machines for the topology views (tests/topo_random.sh).
 
   genmachine.py make SEED DIR [--online CPULIST]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Run under the shim: holds the topology views open across a resize.
 held.py DIR CPUFILE NODEFILE: lists /sys/devices/system/cpu (keeping the
 listing open after its first entry), opens cpu0's CPUFILE (a CPU list of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lsdup DIR...: each DIR listed through every kind of copy of a
  * descriptor of it, one line each:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lsglob PATTERN: the paths glob(3) matches, one a line; exit 1 when none.
  * lsglob -w DIR: the paths nftw(3) walks under DIR (not following links),
  * one a line. Tests of the listings through glibc's own walkers. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The checks of one captured or dumped machine, sourced by
 # tests/topo_machines.sh (hwloc's captures) and tests/topo_dumps.sh
 # (util-linux's dumps): for sets of several shapes on the machine, hwloc

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Run under the shim: reads files of virtual CPU 0 by the same spelling
 before and after a resize (the redirects the shim keeps must follow the
 set). reread.py DIR: reads cpu0's core_id and its directory's inode three

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Many threads open and read the same files again and again (run under
  * the shim: the kept redirects of preload/redirect.c are filled, replaced
  * and read by every thread at once).

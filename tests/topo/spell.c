@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* spell EXPECTED ROOT < PATHS: run under the shim with the test root ROOT
  * (CPUSETSHIM_TEST_ROOT) and a set (CPUSETSHIM_TEST_CPUS). EXPECTED is
  * the tree tests/topo/vtree made of the same machine and set with the

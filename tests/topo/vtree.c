@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* vtree ROOT CPULIST OUT [VPATH...]: writes to OUT (below each VPATH
  * only, if given) the machine a program in the set
  * CPULIST (physical CPUs of the captured machine under ROOT) sees through

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # with_caches.sh COMMAND [ARG...]: COMMAND on this machine as if it had
 # cache directories: in a private mount namespace, a copy of
 # /sys/devices/system/cpu with cpuN/cache/index0-3 added
