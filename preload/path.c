@@ -73,33 +73,50 @@ static int far_or_near(const char *p)
  * /sys/devices/system/cpu, physical cpuP of the set is virtual cpu<rank>
  * (chdir("cpu0") in a set {1} went to cpu1: relative paths from there are
  * cpu0's); a cpuP outside the set has no virtual name: false, and the
- * path is taken for no view. Under the test root, p is below it. */
+ * path is taken for no view. Below /sys/devices/system/node the same for
+ * nodeP, when the set has nodes of its own (a copy of a descriptor of
+ * node0 in a set of node 1 points at node1: it is node0's). Under the
+ * test root, p is below it. */
 static bool kernel_dir_virtual(char *buf, size_t len)
 {
 	const char *root = shim_test_root();
 	size_t rl = root && cps_vpath_below(buf, root) ? strlen(root) : 0;
 	char *p = buf + rl;
 	static const char cpudir[] = "/sys/devices/system/cpu/cpu";
-	const size_t cl = sizeof(cpudir) - 1;
+	static const char nodedir[] = "/sys/devices/system/node/node";
+	bool cpu = strncmp(p, cpudir, sizeof(cpudir) - 1) == 0;
 
-	if (CPS_LIKELY(strncmp(p, cpudir, cl) != 0))
+	if (CPS_LIKELY(!cpu && strncmp(p, nodedir, sizeof(nodedir) - 1) != 0))
 		return true;
+	const size_t cl = cpu ? sizeof(cpudir) - 1 : sizeof(nodedir) - 1;
 	char *e = p + cl;
-	unsigned long cpu = 0;
-	while (*e >= '0' && *e <= '9' && cpu < 1000000)
-		cpu = cpu * 10 + (unsigned long)(*e++ - '0');
+	unsigned long num = 0;
+	while (*e >= '0' && *e <= '9' && num < 1000000)
+		num = num * 10 + (unsigned long)(*e++ - '0');
 	if (e == p + cl || (*e && *e != '/'))
-		return true; /* cpufreq, cpuidle...: no CPU's directory */
+		return true; /* cpufreq, cpuidle, node's has_cpu...: no one's directory */
 	struct shim_cpus v;
-	if (!shim_ready() || !shim_sys_cpus(&v) || cpu >= CPS_MAX_CPUS ||
-	    !cps_mask_test(v.cpus, v.nw, (unsigned)cpu))
+	if (!shim_ready())
 		return false;
-	char num[16];
-	int nl = snprintf(num, sizeof(num), "%u", cps_mask_rank(v.cpus, v.nw, (unsigned)cpu));
+	if (cpu) {
+		if (!shim_sys_cpus(&v))
+			return false;
+	} else {
+		/* nodeP is the set's node V when the set has nodes of its own;
+		 * without, the nodes keep their numbers */
+		struct cps_view_input in = { 0 };
+		shim_sys_nodes(&in, &v);
+		if (!in.k)
+			return true;
+	}
+	if (num >= CPS_MAX_CPUS || !cps_mask_test(v.cpus, v.nw, (unsigned)num))
+		return false;
+	char digits[16];
+	int nl = snprintf(digits, sizeof(digits), "%u", cps_mask_rank(v.cpus, v.nw, (unsigned)num));
 	size_t old = (size_t)(e - (p + cl)), rest = strlen(e);
 	if ((size_t)nl > old || (size_t)(p + cl - buf) + (size_t)nl + rest + 1 > len)
 		return false; /* never longer: rank <= P */
-	memcpy(p + cl, num, (size_t)nl);
+	memcpy(p + cl, digits, (size_t)nl);
 	memmove(p + cl + nl, e, rest + 1);
 	return true;
 }

@@ -213,6 +213,23 @@ for mseed in $seeds; do
 				CPUSETSHIM_TEST_ROOT="$M" CPUSETSHIM_TEST_CPUS="$S" numactl --hardware > "$T/got" 2>&1
 			$CMP numactl-nodes "$T/numactl" "$S" "$T/got" "$all" > "$T/out" 2>&1
 			verdict numactl "$what, nodes {$N}: numactl --hardware" $?
+			# each of the set's node directories listed through every
+			# copy of a descriptor of it (tests/topo/lsdup): as opendir
+			# lists it, though a copy points at the physical node
+			k=$(echo "$N" | tr , '\n' | wc -l)
+			: >"$T/out"
+			for v in $(seq 0 $((k - 1))); do
+				d=$M/sys/devices/system/node/node$v
+				env $(san_env) CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" \
+					CPUSETSHIM_TEST_ROOT="$M" CPUSETSHIM_TEST_CPUS="$S" \
+					"$B/tests/topo/lsdup" "$d" >"$T/lsdup" 2>&1
+				want=$(grep "^$d opendir: " "$T/lsdup" | sed "s|^$d opendir: ||")
+				grep "^$d " "$T/lsdup" | while read -r _d m rest; do
+					[ "$rest" = "$want" ] || echo "node$v $m: $rest (opendir: $want)"
+				done >>"$T/out"
+			done
+			[ ! -s "$T/out" ]
+			verdict lsdup "$what, nodes {$N}: node directories through copies of a descriptor" $?
 		fi
 		args=$(node_of_cpu "$M" "$S")
 		in_machine "$M" "$S" $PY "$SRC/tests/topo/compare.py" node-of-cpu $args > "$T/out" 2>&1
