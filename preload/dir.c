@@ -218,20 +218,27 @@ EXPORT DIR *opendir(const char *name)
 	return d;
 }
 
-/* sysfs's device: the /sys of every listing of ours (0: not to be had),
- * learnt once per process with one stat. */
-static dev_t sysfs_dev(void)
+/* The devices of the listings of ours: the CPU directory's and the node
+ * directory's (sysfs's both, unless one is mounted over: a copy of the
+ * CPU directory with caches added, tests/topo/with_caches.sh), learnt
+ * once per process with two stats; whether dev is one of them. */
+static bool listing_dev(dev_t dev)
 {
-	static dev_t dev;
-	static int known; /* 0 not yet, 1 dev */
-	if (CPS_LIKELY(__atomic_load_n(&known, __ATOMIC_ACQUIRE)))
-		return __atomic_load_n(&dev, __ATOMIC_RELAXED);
-	struct stat sb;
-	dev_t dv = shim_real_fstatat(AT_FDCWD, "/sys/devices/system/cpu", &sb, 0) == 0 ? sb.st_dev : 0;
-	/* racing first callers find the same device */
-	__atomic_store_n(&dev, dv, __ATOMIC_RELAXED);
-	__atomic_store_n(&known, 1, __ATOMIC_RELEASE);
-	return dv;
+	static dev_t devs[2];
+	static int known; /* 0 not yet, 1 devs */
+	if (CPS_UNLIKELY(!__atomic_load_n(&known, __ATOMIC_ACQUIRE))) {
+		static const char *const dirs[2] = { "/sys/devices/system/cpu",
+						     "/sys/devices/system/node" };
+		for (int i = 0; i < 2; i++) {
+			struct stat sb;
+			dev_t dv = shim_real_fstatat(AT_FDCWD, dirs[i], &sb, 0) == 0 ? sb.st_dev : 0;
+			/* racing first callers find the same devices */
+			__atomic_store_n(&devs[i], dv, __ATOMIC_RELAXED);
+		}
+		__atomic_store_n(&known, 1, __ATOMIC_RELEASE);
+	}
+	return dev != 0 && (dev == __atomic_load_n(&devs[0], __ATOMIC_RELAXED) ||
+			    dev == __atomic_load_n(&devs[1], __ATOMIC_RELAXED));
 }
 
 /* A directory descriptor the shim did not see opened as a listing of
@@ -247,7 +254,7 @@ static __attribute__((noinline)) void adopt(int fd, DIR *d)
 	struct stat sb;
 	SHIM_KEEP_ERRNO;
 
-	if (!shim_test_root() && (fstat(fd, &sb) < 0 || sb.st_dev != sysfs_dev()))
+	if (!shim_test_root() && (fstat(fd, &sb) < 0 || !listing_dev(sb.st_dev)))
 		return;
 	if (shim_resolving || !shim_dirfd_canon(fd, canon, sizeof(canon)) ||
 	    !shim_sys_family(canon) || !shim_ready())

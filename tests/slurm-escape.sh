@@ -48,7 +48,7 @@ expect_eq "srun exit" "$?" 0
 o=$(cat "$T/out")
 line() { echo "$o" | grep "^0 $1 $2 "; }
 l=$(line --cpus 1)
-expect_eq "cpuset-run --cpus 1 in a one-CPU task: no such CPU (125)" "$(field rc "$l")" 125
+expect_eq "cpuset-run --cpus 1 in a one-CPU task: no such CPU (1)" "$(field rc "$l")" 1
 expect_match "cpuset-run --cpus 1: the reason" "$l" "CPU 1 is not one of this process's CPUs \\(0,"
 l=$(line --physical --cpus)
 expect_eq "cpuset-run --physical --cpus of the other CPU refused" "$(field rc "$l")" 1

@@ -54,8 +54,10 @@ expect_eq "an orphan under cpuset-run: nproc is still the set's" "$(cat "$T/orph
 env $(san_env) CPUSETSHIM_SET=itest-one LD_PRELOAD="$SHIM_PRELOAD" sleep 600 &
 sp=$!
 at_exit "kill $sp 2>/dev/null"
-# (once its shim has run: recorded, however slowly it starts)
+# (once its shim has run: recorded, then confined, however slowly it
+# starts; sleep asks no question, so its mask is the shim's doing)
 wait_until eval '"$CPUSET" which "$sp" >/dev/null 2>&1'
+wait_until eval '[ "$(outside taskset -p "$sp" | sed "s/.*: //")" = 2 ]'
 expect_eq "CPUSETSHIM_SET alone: the kernel mask is the set's, before any question" \
 	"$(outside taskset -p "$sp" | sed 's/.*: //')" 2
 expect_eq "CPUSETSHIM_SET alone: recorded in the set" \
