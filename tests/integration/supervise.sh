@@ -238,7 +238,7 @@ with_san env CPUSETSHIM_TEST_SV_PAUSE="$T/pause" "$CPUSET_RUN" --set "$S2" "$P" 
 	<"$FIFO" >"$T/st" 2>&1 &
 BG=$!
 exec 9>"$FIFO"
-for _i in $(seq 1 200); do [ -s "$T/pause/paused" ] && break; sleep 0.05; done
+wait_until [ -s "$T/pause/paused" ]
 tid=$(head -1 "$T/st")
 if [ -s "$T/pause/paused" ] && [ "$(cat "$T/pause/paused")" = "$tid" ]; then
 	echo >&9 # the thread ends
