@@ -54,7 +54,7 @@
 #include "src/mask.h"
 #include "src/nodes.h"
 #include "src/sets.h"
-#include "src/supervise.h"
+#include "supervise/supervise.h"
 
 #ifndef SLURM_EXTERN_CONT
 #define SLURM_EXTERN_CONT 0xfffffffcu

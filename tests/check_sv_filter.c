@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* src/sv_filter.c: the supervisor's filter, built for every architecture
+/* supervise/filter.c: the supervisor's filter, built for every architecture
  * of base/arch.h and run here by a small classic-BPF interpreter on
  * sample seccomp_data: each call the rules name gives its action on its
  * architecture, every other call and a foreign architecture are allowed,
@@ -12,7 +12,7 @@
 
 #include "base/arch.h"
 #include "src/rawsys.h"
-#include "src/sv_filter.h"
+#include "supervise/filter.h"
 #include "tests/testlib.h"
 
 #define BAD 0xdeadu /* the interpreter met something the kernel refuses */

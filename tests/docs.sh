@@ -4,8 +4,8 @@
 # missing and where it goes.
 # - every test registered in the build (make's TESTS) has one row of
 #   tests/README.md's tables, and every test a row names is registered;
-# - every source file of base/, include/, shm/, src/, preload/, tools/ and
-#   slurm/ is named in DESIGN.md's file map (the block under "Layers"); a
+# - every source file of base/, include/, shm/, src/, preload/, supervise/,
+#   tools/ and slurm/ is named in DESIGN.md's file map (the block under "Layers"); a
 #   header X.h is covered by its X.c;
 # - every cpuset command (tools/cpuset.c's table, and init) has its entry
 #   in man/cpuset.1's COMMANDS, its line in cpuset --help, and is one of
@@ -90,7 +90,7 @@ awk '
 	}
 }' "$T/map" | sort -u >"$T/mapped"
 (cd "$SRC" && ls base/*.[ch] include/*.[ch] shm/*.[ch] src/*.[ch] preload/*.[ch] \
-	tools/*.[ch] slurm/*.[ch] preload/*.map src/*.map 2>/dev/null) | sort >"$T/sources"
+	supervise/*.[ch] tools/*.[ch] slurm/*.[ch] preload/*.map src/*.map 2>/dev/null) | sort >"$T/sources"
 unmapped=
 while read -r f; do
 	grep -qxF "$f" "$T/mapped" && continue

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The layers of DESIGN.md, as the code has them:
 # - no file includes a header of a layer above its own, nor of a peer
-#   (base and include/ below shm, shm below src, src below preload/,
-#   tools/ and slurm/, which are peers);
+#   (base and include/ below shm, shm below src, src below preload/ and
+#   supervise/, which are peers, supervise/ below tools/ and slurm/,
+#   which are peers; preload/ is no one's);
 # - every file DESIGN.md's map marks "(pure)" is pure in its object: the
 #   symbols it takes from outside are other pure files' or C library
 #   functions that make no system call (below). This is what keeps the
@@ -12,19 +13,20 @@
 . "$(dirname "$0")/common.sh"
 need nm binutils
 
-# rank FOLDER: its layer's height (peers share one)
-rank() {
+# below FOLDER: the layers FOLDER may include ("x": no such layer)
+below() {
 	case $1 in
-	base | include) echo 0 ;;
-	shm) echo 1 ;;
-	src) echo 2 ;;
-	preload | tools | slurm) echo 3 ;;
+	base | include) echo "" ;;
+	shm) echo "base include" ;;
+	src) echo "shm base include" ;;
+	preload | supervise) echo "src shm base include" ;;
+	tools | slurm) echo "supervise src shm base include" ;;
 	*) echo x ;;
 	esac
 }
 
 : >"$T/bad"
-for d in base include shm src preload tools slurm; do
+for d in base include shm src preload supervise tools slurm; do
 	for f in "$SRC/$d"/*.c "$SRC/$d"/*.h; do
 		[ -f "$f" ] || continue
 		sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
@@ -34,10 +36,9 @@ for d in base include shm src preload tools slurm; do
 				*) continue ;; # config.h, and a file's neighbour
 				esac
 				to=${inc%%/*}
-				rt=$(rank "$to") rf=$(rank "$d")
-				if [ "$rt" = x ]; then
+				if [ "$(below "$to")" = x ]; then
 					echo "  $d/${f##*/} includes $inc: no such layer" >>"$T/bad"
-				elif [ "$to" != "$d" ] && [ "$rt" -ge "$rf" ]; then
+				elif [ "$to" != "$d" ] && ! case " $(below "$d") " in *" $to "*) true ;; *) false ;; esac then
 					echo "  $d/${f##*/} includes $inc: a layer above its own or a peer" >>"$T/bad"
 				fi
 			done
@@ -57,7 +58,7 @@ awk '
 	inmap && /^```/ { blk++; if (blk == 2) exit; next }
 	blk != 1 { next }
 	/^[a-z]+\/ / { folder = $1; sub(/\/$/, "", folder); names = ""; next }
-	/^          [a-zA-Z_][a-zA-Z0-9_.,]* / || /^          [a-zA-Z_][a-zA-Z0-9_.]*, / {
+	/^          [a-zA-Z_][a-zA-Z0-9_.,\/]* / || /^          [a-zA-Z_][a-zA-Z0-9_.]*, / {
 		line = substr($0, 11)
 		names = ""
 		while (match(line, /^[a-zA-Z_][a-zA-Z0-9_]*(\.[ch]|\.c\/\.h)(, ?)?/)) {

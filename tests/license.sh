@@ -21,7 +21,7 @@ expect_nomatch "debian/copyright names no unchosen licence" "$(cat "$SRC/debian/
 if command -v git >/dev/null 2>&1 && [ "$(git -C "$SRC" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$SRC" && pwd -P)" ]; then
 	git -C "$SRC" ls-files >"$T/files"
 else
-	(cd "$SRC" && find base include shm src preload tools slurm tests scripts man m4 debian .ci \
+	(cd "$SRC" && find base include shm src preload supervise tools slurm tests scripts man m4 debian .ci \
 		-type f ! -name '*.o' ! -name '*.lo' ! -name 'Makefile.in' ! -name '*.log' ! -name '*.trs' \
 		! -name 'libtool.m4' ! -name 'lt*.m4' \
 		2>/dev/null | sed 's|^\./||'; echo configure.ac; echo Makefile.am; echo cpusetctl.pc.in) >"$T/files"

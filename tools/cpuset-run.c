@@ -23,7 +23,7 @@
 #include "src/ldpreload.h"
 #include "src/mask.h"
 #include "src/sets.h"
-#include "src/supervise.h"
+#include "supervise/supervise.h"
 #include "tools/cli.h"
 #include "tools/where.h"
 

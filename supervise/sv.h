@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What the supervisor's files share (src/supervise*.c). */
-#ifndef CPS_SRC_SUPERVISE_INT_H
-#define CPS_SRC_SUPERVISE_INT_H
+/* What the supervisor's files share: the supervisor's state, the caller
+ * of a notification (supervise/caller.c), the answers
+ * (supervise/answer.c) and the files mode (supervise/files.c). The calls
+ * go one way: tree.c -> answer.c -> files.c -> caller.c. */
+#ifndef CPS_SUPERVISE_SV_H
+#define CPS_SUPERVISE_SV_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -9,7 +12,10 @@
 
 #include "src/mask.h"
 #include "src/sets.h"
-#include "src/supervise.h"
+#include "supervise/supervise.h"
+
+struct seccomp_notif;
+struct seccomp_notif_resp;
 
 struct sv {
 	struct cps_ctx *c;
@@ -23,6 +29,8 @@ struct sv {
 	size_t nw;        /* mask words of the table */
 };
 
+/* ---- caller.c ---- */
+
 /* The set a caller sees: the placement of the caller's process (its
  * table record, else the set the tree was launched in), the CPUs
  * narrowed to those the supervisor itself may run on (its kernel mask:
@@ -30,8 +38,14 @@ struct sv {
  * process, found when *tgid is 0. */
 int sv_caller_set(struct sv *s, pid_t tid, pid_t *tgid, struct cps_placement *pl);
 
+/* True if process tgid belongs to the supervised tree (descends from the
+ * supervisor other than through the keeper or the warden). */
+bool sv_in_tree(struct sv *s, pid_t tgid);
+
 /* Read len bytes at addr of tid's memory: 0 or a negative errno. */
 int sv_peek(pid_t tid, uint64_t addr, void *buf, size_t len);
+/* Write them: 0 or a negative errno. */
+int sv_poke(pid_t tid, uint64_t addr, const void *buf, size_t len);
 /* A NUL-terminated string at addr (at most len-1 bytes, read page by
  * page so that a string ending before an unmapped page is read): 0 or a
  * negative errno (-ENAMETOOLONG when it does not end within len). */
@@ -42,5 +56,16 @@ bool sv_id_valid(struct sv *s, uint64_t id);
 unsigned sv_call_nr(const struct seccomp_notif *q);
 /* nr is openat, or open where the architecture has it */
 bool sv_is_open(unsigned nr);
+
+/* ---- files.c ---- */
+
+/* Answer an open/openat: 1 answered (resp filled or descriptor sent),
+ * 0 continue (the kernel opens the real file). */
+int sv_files_open(struct sv *s, const struct seccomp_notif *req, struct seccomp_notif_resp *resp);
+
+/* ---- answer.c ---- */
+
+/* Take one notification from s->listener and answer it. */
+void sv_answer(struct sv *s);
 
 #endif

@@ -5,8 +5,8 @@
  * the supervisor, which answers them from the set as the shim would
  * (DESIGN.md, "The supervisor"). Linked by cpuset-run and the plugin
  * alone (libcps_supervise), never by the shim or libcpusetctl. */
-#ifndef CPS_SRC_SUPERVISE_H
-#define CPS_SRC_SUPERVISE_H
+#ifndef CPS_SUPERVISE_SUPERVISE_H
+#define CPS_SUPERVISE_SUPERVISE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -54,13 +54,5 @@ __attribute__((noreturn)) void sv_exit_as(int status, int sig);
 /* The physical marker (src/rawsys.h): a size argument carrying it in its
  * upper 32 bits is in physical CPUs. */
 #define SV_MARKED(arg) (((uint64_t)(arg) >> 32) == (uint64_t)CPS_PHYS_MARK)
-
-/* ---- supervise_files.c ---- */
-struct sv;
-struct seccomp_notif;
-struct seccomp_notif_resp;
-/* Answer an open/openat: 1 answered (resp filled or descriptor sent),
- * 0 continue (the kernel opens the real file). */
-int sv_files_open(struct sv *s, const struct seccomp_notif *req, struct seccomp_notif_resp *resp);
 
 #endif

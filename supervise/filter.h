@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The supervisor's seccomp filter, built from a table of {architecture,
- * system call, action} (pure: src/sv_filter.c). */
-#ifndef CPS_SV_FILTER_H
-#define CPS_SV_FILTER_H
+ * system call, action} (pure: supervise/filter.c). */
+#ifndef CPS_SUPERVISE_FILTER_H
+#define CPS_SUPERVISE_FILTER_H
 
 #include <linux/filter.h>
 #include <stdbool.h>

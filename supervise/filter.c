@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "src/rawsys.h"
-#include "src/sv_filter.h"
+#include "supervise/filter.h"
 
 #define ARG_HI(i, le) (offsetof(struct seccomp_data, args) + 8 * (i) + ((le) ? 4 : 0))
 

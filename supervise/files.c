@@ -28,15 +28,14 @@
 
 #include "base/arch.h"
 #include "src/path.h"
-#include "src/vfiles.h"
+#include "src/rawsys.h"
 #include "src/vcpuinfo.h"
+#include "src/vfiles.h"
 #include "src/views.h"
 #include "src/vpath.h"
 #include "src/vproc_pidstat.h"
 #include "src/vsys.h"
-#include "src/supervise.h"
-#include "src/rawsys.h"
-#include "src/supervise_int.h"
+#include "supervise/sv.h"
 
 #ifndef F_SEAL_FUTURE_WRITE
 #define F_SEAL_FUTURE_WRITE 0x0010
@@ -231,18 +230,6 @@ static int view_fd(int r, const char *phys, const struct cps_buf *out, int flags
 		return fd >= 0 ? fd : -errno;
 	}
 	return (flags & O_DIRECTORY) ? -ENOTDIR : data_fd(out->p, out->len);
-}
-
-unsigned sv_call_nr(const struct seccomp_notif *q)
-{
-	const struct cps_arch *a = cps_arch_host();
-	return q->data.nr & ~(a ? a->nr_mask : 0);
-}
-
-bool sv_is_open(unsigned nr)
-{
-	const struct cps_arch *a = cps_arch_host();
-	return a && ((int)nr == a->nr.openat || (int)nr == a->nr.open);
 }
 
 int sv_files_open(struct sv *s, const struct seccomp_notif *q, struct seccomp_notif_resp *a)
