@@ -26,6 +26,9 @@ pkgs="$pkgs libcap2-bin"
 pkgs="$pkgs pmccabe"
 # a static program of another C library under the supervisor
 pkgs="$pkgs musl-tools"
+# Charliecloud's unprivileged container runtime, ch-run
+# (tests/integration/containers.sh; its image is built from busybox-static)
+pkgs="$pkgs charliecloud-runtime"
 # a multi-node guest (tests/guest.sh): QEMU, a kernel with its modules,
 # a static busybox for its initramfs, cpio to make it
 pkgs="$pkgs qemu-system-x86 linux-image-amd64 busybox-static cpio"

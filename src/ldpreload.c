@@ -40,6 +40,19 @@ static bool put(char *out, size_t len, size_t *n, const char *s, size_t l, bool 
 	return true;
 }
 
+/* Appends the entries of p that do not name the shim, colon-separated
+ * after what out holds (*n bytes); false if out is full. */
+static bool put_others(char *out, size_t len, size_t *n, const char *p, const char *shim)
+{
+	while (*p) {
+		size_t l = strcspn(p, SEPS);
+		if (l && !cps_preload_is_shim(p, l, shim) && !put(out, len, n, p, l, *n > 0))
+			return false;
+		p += l + (p[l] != 0);
+	}
+	return true;
+}
+
 ssize_t cps_preload_build(char *out, size_t len, const char *old, const char *shim)
 {
 	size_t n = 0;
@@ -52,15 +65,24 @@ ssize_t cps_preload_build(char *out, size_t len, const char *old, const char *sh
 	}
 	if (!put(out, len, &n, shim, strlen(shim), n > 0))
 		goto full;
-	while (*p) {
-		size_t l = strcspn(p, SEPS);
-		if (l && !cps_preload_is_shim(p, l, shim) && !put(out, len, &n, p, l, true))
-			goto full;
-		p += l + (p[l] != 0);
-	}
+	if (!put_others(out, len, &n, p, shim))
+		goto full;
 	out[n] = 0;
 	return (ssize_t)n;
 full:
+	if (len)
+		out[0] = 0;
+	errno = ERANGE;
+	return -1;
+}
+
+ssize_t cps_preload_without(char *out, size_t len, const char *old, const char *shim)
+{
+	size_t n = 0;
+	if (len && put_others(out, len, &n, old ? old : "", shim)) {
+		out[n] = 0;
+		return (ssize_t)n;
+	}
 	if (len)
 		out[0] = 0;
 	errno = ERANGE;

@@ -24,4 +24,12 @@ bool cps_preload_is_shim(const char *e, size_t l, const char *shim);
  * strlen(shim) + strlen(old) + 2 bytes always suffices. */
 ssize_t cps_preload_build(char *out, size_t len, const char *old, const char *shim);
 
+/* Writes into out (len bytes) the value of LD_PRELOAD old without any
+ * entry naming the shim (cps_preload_is_shim), colon-separated: for a
+ * tree the supervisor answers, which may run programs from an image where
+ * the shim's path is missing. Returns its length (0: nothing is left, the
+ * variable is best unset), or -1 with errno ERANGE when it does not fit.
+ * A buffer of strlen(old) + 1 bytes always suffices. */
+ssize_t cps_preload_without(char *out, size_t len, const char *old, const char *shim);
+
 #endif

@@ -130,8 +130,43 @@ static const char *elf_kind(int fd)
 	return interp ? NULL : "static ELF";
 }
 
+/* The programs that run another from a root file system of their own
+ * (an image): the shim's path on the host may be missing there, and the
+ * program inside may be static, Go or of another C library, which only
+ * the supervisor reaches (DESIGN.md, "Containers"). By the file's name,
+ * as found and as its links resolve (docker as a link to podman). */
+static const char *const launchers[] = {
+	"chroot", "ch-run", "podman", "docker", "crun", "runc", "youki", "apptainer",
+	"singularity", "enroot", "bwrap", "systemd-nspawn", "lxc-execute", "nerdctl",
+};
+
+static bool launcher_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++)
+		if (!strcmp(b, launchers[i]))
+			return true;
+	return false;
+}
+
+const char *sv_launcher(const char *prog, const char *search)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	if (!search)
+		search = getenv("PATH");
+	if (find_prog(prog, search, path, sizeof(path)) < 0)
+		return NULL;
+	if (launcher_name(path) || (realpath(path, real) && launcher_name(real)))
+		return "container runtime";
+	return NULL;
+}
+
 const char *sv_prog_kind(const char *prog, const char *search)
 {
+	const char *l = sv_launcher(prog, search);
+	if (l)
+		return l;
 	if (!search)
 		search = getenv("PATH");
 	char path[PATH_MAX];

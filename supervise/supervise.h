@@ -23,6 +23,13 @@ enum sv_mode { SV_AUTO = -1, SV_OFF = 0, SV_CALLS = 1, SV_FILES = 2 };
  * cannot be read is NULL (the exec says why). */
 const char *sv_prog_kind(const char *prog, const char *search);
 
+/* Whether prog (found as sv_prog_kind finds it) is a container runtime or
+ * a chroot-like launcher, which runs programs from an image where the
+ * host's shim may be missing: "container runtime", else NULL.
+ * sv_prog_kind gives the same reason for it: its whole tree is
+ * supervised. */
+const char *sv_launcher(const char *prog, const char *search);
+
 /* Where the supervisor's messages go (NULL: stderr, after the program's
  * name): one line each, without its newline. */
 void sv_set_say(void (*fn)(const char *msg));

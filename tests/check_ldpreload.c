@@ -124,6 +124,36 @@ START_TEST(test_is_shim)
 }
 END_TEST
 
+/* Drops from old into a buffer of exactly strlen(old) + 1 bytes. */
+static void check_without(const char *old, const char *want)
+{
+	size_t len = (old ? strlen(old) : 0) + 1;
+	char *buf = malloc(len);
+	ck_assert_ptr_nonnull(buf);
+	ssize_t n = cps_preload_without(buf, len, old, SHIM);
+	ck_assert_msg(n >= 0, "'%s': refused", old ? old : "(unset)");
+	ck_assert_str_eq(buf, want);
+	ck_assert_int_eq((size_t)n, strlen(want));
+	free(buf);
+}
+
+START_TEST(test_without)
+{
+	check_without(NULL, "");
+	check_without("", "");
+	check_without(SHIM, "");
+	check_without("/elsewhere/libcpusetshim.so", "");
+	check_without(SHIM ":" SHIM, "");
+	check_without("a.so:" SHIM " b.so", "a.so:b.so");
+	check_without(ASAN ":" SHIM, ASAN);
+	check_without("x.so  y.so::", "x.so:y.so");
+	char small[4];
+	ck_assert_int_eq(cps_preload_without(small, sizeof(small), "abcd.so", SHIM), -1);
+	ck_assert_int_eq(errno, ERANGE);
+	ck_assert_str_eq(small, "");
+}
+END_TEST
+
 static Suite *ldpreload_suite(void)
 {
 	Suite *s = suite_create("ldpreload");
@@ -135,6 +165,7 @@ static Suite *ldpreload_suite(void)
 	tcase_add_test(tc, test_sanitizer);
 	tcase_add_test(tc, test_too_long);
 	tcase_add_test(tc, test_is_shim);
+	tcase_add_test(tc, test_without);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -135,6 +135,42 @@ static int set_preload(const char *shim)
 	return r;
 }
 
+/* LD_PRELOAD without the shim, for a container runtime: the host's path
+ * may be missing in its image, where ld.so would print its error into
+ * the program's output; the supervisor answers instead (shim: the path
+ * found, or NULL). */
+static int drop_preload(const char *shim)
+{
+	const char *old = getenv("LD_PRELOAD");
+	if (!old)
+		return 0;
+	char *buf = malloc(strlen(old) + 1);
+	ssize_t n = buf ? cps_preload_without(buf, strlen(old) + 1, old, shim) : -1;
+	int r = n < 0 ? -1 : n == 0 ? unsetenv("LD_PRELOAD") : setenv("LD_PRELOAD", buf, 1);
+	free(buf);
+	return r;
+}
+
+/* *launcher: why prog is a container runtime or a chroot-like launcher
+ * (sv_launcher), else NULL. For one, LD_PRELOAD loses the shim, and
+ * --no-supervise (asked_off) is said to leave the programs of its image
+ * with the machine's numbers: never silently. 0, or -1 (said). */
+static int launcher_env(const char *prog, bool asked_off, const char *shim, const char **launcher)
+{
+	*launcher = sv_launcher(prog, NULL);
+	if (!*launcher)
+		return 0;
+	if (drop_preload(shim) < 0) {
+		cli_err("cannot set the environment: %s", strerror(errno));
+		return -1;
+	}
+	if (asked_off && !sv_under_supervisor())
+		cli_err("%s is a %s: with --no-supervise the programs it runs from an image see "
+			"the machine's numbers (the shim is not preloaded: its path may be "
+			"missing there)", prog, *launcher);
+	return 0;
+}
+
 /* The supervisor's messages, as cpuset-run's own. */
 static void run_say(const char *msg)
 {
@@ -485,12 +521,13 @@ static int run_supervised(struct cps_ctx *c, const struct run_opts *o, uint32_t 
 	return r;
 }
 
-/* The program run in place with the shim preloaded: only its failure to
- * start returns, as the exit code. */
+/* The program run in place with the shim preloaded (shim NULL: not, for
+ * a container runtime): only its failure to start returns, as the exit
+ * code. */
 static int exec_preloaded(struct cps_ctx *c, const struct run_opts *o, const char *shim,
 			  const char *ids, char **prog)
 {
-	if (set_preload(shim) < 0 || unsetenv("CPUSETSHIM_SET") < 0 ||
+	if ((shim && set_preload(shim) < 0) || unsetenv("CPUSETSHIM_SET") < 0 ||
 	    setenv("CPUSETSHIM_RUN_SET", ids, 1) < 0 ||
 	    setenv("CPUSETSHIM_TABLE", c->t.name, 1) < 0) {
 		cli_err("cannot set the environment: %s", strerror(errno));
@@ -535,9 +572,14 @@ int main(int argc, char **argv)
 	if ((r = parse_args(argc, argv, &o)) >= 0)
 		return r;
 	sv_set_say(run_say);
+	bool asked_off = o.sv == SV_OFF;
 	choose_supervision(&o, argv[optind], &why);
 	char shim[PATH_MAX];
-	if (o.sv == SV_OFF && find_shim(shim, sizeof(shim)) < 0) {
+	bool have_shim = find_shim(shim, sizeof(shim)) == 0;
+	const char *launcher;
+	if (launcher_env(argv[optind], asked_off, have_shim ? shim : NULL, &launcher) < 0)
+		return RUN_FAIL;
+	if (o.sv == SV_OFF && !launcher && !have_shim) {
 		cli_err("cannot find libcpusetshim.so (looked in %s; set CPUSETSHIM_LIB, "
 			"as a build tree's run needs)", CPS_PKGLIBDIR);
 		return RUN_FAIL;
@@ -561,5 +603,5 @@ int main(int argc, char **argv)
 	 * already have their set by record or ancestry and the kernel mask. */
 	if (o.sv != SV_OFF)
 		return run_supervised(&c, &o, id, ids, why, argv + optind);
-	return exec_preloaded(&c, &o, shim, ids, argv + optind);
+	return exec_preloaded(&c, &o, launcher ? NULL : shim, ids, argv + optind);
 }
