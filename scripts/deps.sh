@@ -29,6 +29,10 @@ pkgs="$pkgs musl-tools"
 # Charliecloud's unprivileged container runtime, ch-run
 # (tests/integration/containers.sh; its image is built from busybox-static)
 pkgs="$pkgs charliecloud-runtime"
+# runc, run on an OCI bundle (tests/integration/containers.sh); crun and
+# podman, which fail on this kind of host (DESIGN.md, Containers), and
+# lxcfs for the comparison of BENCHMARKS.md
+pkgs="$pkgs runc crun podman lxcfs"
 # a multi-node guest (tests/guest.sh): QEMU, a kernel with its modules,
 # a static busybox for its initramfs, cpio to make it
 pkgs="$pkgs qemu-system-x86 linux-image-amd64 busybox-static cpio"

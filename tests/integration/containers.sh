@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Programs in a container image run by cpuset-run through a container
-# runtime or a chroot-like launcher (chroot, Charliecloud's ch-run): the
+# runtime or a chroot-like launcher (chroot, Charliecloud's ch-run, runc
+# run directly on an OCI bundle, in a pid namespace of its own): the
 # launcher's whole tree is supervised, so a glibc program, a static one
 # (musl, and glibc), and a Go one each see the set, in sets {1} and
 # {0,1} and nested in a set, compared with the kernel's truth read
@@ -17,6 +18,8 @@ need musl-gcc musl-tools
 need busybox busybox-static
 need chroot coreutils
 need ch-run charliecloud-runtime
+need runc runc
+need pgrep procps
 need go golang-go
 BB=$(command -v busybox)
 file -L "$BB" 2>/dev/null | grep -q 'statically linked' ||
@@ -49,6 +52,10 @@ done
 
 two_sets
 export USER=${USER:-$(id -un)}
+BUNDLE=$T/bundle
+mkdir -p "$BUNDLE"
+(cd "$BUNDLE" && runc spec && mv config.json config.json.spec) || die "runc spec failed"
+bundle_n=0
 
 # launch L PROG ARGS...: PROG of the image through launcher L
 launch() {
@@ -57,6 +64,19 @@ launch() {
 	case $_l in
 	chroot) echo chroot "$IMG" "$@" ;;
 	ch-run) echo ch-run "$IMG" -- "$@" ;;
+	runc)
+		# an OCI bundle: runc's own default configuration, the image
+		# read-only as its root, PROG ARGS... its process
+		bundle_n=$((bundle_n + 1))
+		"$PYTHON3" - "$BUNDLE/config.json" "$IMG" "$@" <<-'PY'
+			import json, sys
+			c = json.load(open(sys.argv[1] + ".spec"))
+			c["process"]["terminal"] = False
+			c["process"]["args"] = sys.argv[3:]
+			c["root"] = {"path": sys.argv[2], "readonly": True}
+			json.dump(c, open(sys.argv[1], "w"))
+		PY
+		echo runc run --bundle "$BUNDLE" "cps-$$-$bundle_n-$(date +%s%N)" ;;
 	esac
 }
 
@@ -65,10 +85,10 @@ no_ldso() {
 	expect_nomatch "$1: no ld.so text" "$(cat "$2")" "ld\.so|cannot be preloaded|LD_PRELOAD"
 }
 
-for L in chroot ch-run; do
-	# the image's /tmp: its own under chroot, the host's under ch-run
-	go_on=/tmp/go_on.$$
-	[ "$L" = chroot ] && go_on=$IMG/tmp/go_on.$$
+for L in chroot ch-run runc; do
+	# the image's /tmp: the host's under ch-run, else its own
+	go_on=$IMG/tmp/go_on.$$
+	[ "$L" = ch-run ] && go_on=/tmp/go_on.$$
 	# the launcher runs at all, outside any set
 	expect_eq "$L: the image runs outside any set (the machine's answer)" \
 		"$(outside $(launch $L /bin/dyn counts))" "$(outside "$IMG/bin/dyn" counts)"
@@ -91,7 +111,8 @@ for L in chroot ch-run; do
 				>"$T/held" 2>&1 &
 			bg=$!
 			wait_until grep -q '^pid' "$T/held"
-			pid=$(awk '{ print $2 }' "$T/held")
+			# its pid outside (runc runs it in a pid namespace of its own)
+			pid=$(pgrep -f "^/bin/$p held /tmp/go_on.$$")
 			expect_eq "$L $p, $t: the kernel has it on the set's CPUs" \
 				"$(real_cpus "$pid" | tr - ,)" "$list"
 			touch "$go_on"
