@@ -6,7 +6,9 @@
 # /proc/cpuinfo, /proc/stat, status, online), each compared with the
 # kernel's truth read outside the program (its /proc status, Slurm's
 # binding); the automatic choice and --cpusetshim=supervise|preload|off;
-# the program's exit status; the supervisor killed ends the task's tree.
+# the program's exit status; the supervisor killed ends the task's tree;
+# chroot into an image as the task (a container runtime: its tree
+# supervised, a dynamic and a static program of the image).
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/slurm/lib.sh"
 slurm_need
@@ -143,6 +145,32 @@ expect_eq "--cpusetshim=off: nothing of the supervisor in the environment" "$out
 expect_status "--cpusetshim=bogus refused" 255 sl srun -n1 --cpusetshim=bogus true
 expect_stderr "--cpusetshim=bogus says what it takes" "on, off, preload, supervise or supervise=calls"
 check_clean "options"
+
+# ---- a container runtime as the task: its whole tree supervised ----
+# an image of the static busybox, a dynamic glibc program with its loader
+# and libraries, and the static one; the task runs chroot into it
+IMG=$T/img
+mkdir -p "$IMG/bin"
+if command -v busybox >/dev/null && file -L "$(command -v busybox)" | grep -q 'statically linked'; then
+	cp "$(command -v busybox)" "$IMG/bin/busybox"
+	ln -s busybox "$IMG/bin/sh"
+	gcc -O2 -pthread -o "$IMG/bin/dyn" "$SRC/tests/integration/prog_supervised.c" || die "gcc"
+	cp "$P" "$IMG/bin/st"
+	for l in $(ldd "$IMG/bin/dyn" | grep -o '/[^ ]*'); do
+		mkdir -p "$IMG$(dirname "$l")"
+		cp -L "$l" "$IMG$l"
+	done
+	for p in dyn st; do
+		sl srun -n1 -c1 chroot "$IMG" /bin/$p counts >"$T/out" 2>"$T/err"
+		expect_eq "chroot $p as the task, -c1: ONLN CONF nprocs raw affinity" "$(cat "$T/out")" "1 1 1 0"
+		expect_nomatch "chroot $p as the task: no ld.so text" "$(cat "$T/err")" "ld\.so|cannot be preloaded"
+		expect_eq "chroot $p as the task, -c2: cpuinfo, stat, status, online" \
+			"$(sl srun -n1 -c2 chroot "$IMG" /bin/$p files | tr '\n' ' ')" "2 2 0-1 0-1 "
+	done
+	check_clean "container runtime"
+else
+	skip "a container runtime as the task" "needs a static busybox (Debian package busybox-static)"
+fi
 
 # ---- Go ----
 if command -v go >/dev/null 2>&1; then
