@@ -136,30 +136,38 @@ static const char *elf_kind(int fd)
  * the supervisor reaches (DESIGN.md, "Containers"). By the file's name,
  * as found and as its links resolve (docker as a link to podman). */
 static const char *const launchers[] = {
-	"chroot", "ch-run", "podman", "docker", "crun", "runc", "youki", "apptainer",
-	"singularity", "enroot", "bwrap", "systemd-nspawn", "lxc-execute", "nerdctl",
+	"chroot", "ch-run", "podman", "crun", "runc", "youki", "apptainer",
+	"singularity", "enroot", "bwrap", "systemd-nspawn", "lxc-execute",
 };
 
-static bool launcher_name(const char *path)
+/* Of those, the clients that may hand the container to a daemon
+ * (dockerd, containerd), which starts it outside the caller's tree. */
+static const char *const clients[] = { "docker", "nerdctl" };
+
+static const char *launcher_name(const char *path)
 {
 	const char *b = strrchr(path, '/');
 	b = b ? b + 1 : path;
+	for (size_t i = 0; i < sizeof(clients) / sizeof(clients[0]); i++)
+		if (!strcmp(b, clients[i]))
+			return SV_CONTAINER_CLIENT;
 	for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++)
 		if (!strcmp(b, launchers[i]))
-			return true;
-	return false;
+			return SV_CONTAINER_RUNTIME;
+	return NULL;
 }
 
 const char *sv_launcher(const char *prog, const char *search)
 {
 	char path[PATH_MAX], real[PATH_MAX];
+	const char *k;
 	if (!search)
 		search = getenv("PATH");
 	if (find_prog(prog, search, path, sizeof(path)) < 0)
 		return NULL;
-	if (launcher_name(path) || (realpath(path, real) && launcher_name(real)))
-		return "container runtime";
-	return NULL;
+	if ((k = launcher_name(path)))
+		return k;
+	return realpath(path, real) ? launcher_name(real) : NULL;
 }
 
 const char *sv_prog_kind(const char *prog, const char *search)

@@ -25,9 +25,12 @@ const char *sv_prog_kind(const char *prog, const char *search);
 
 /* Whether prog (found as sv_prog_kind finds it) is a container runtime or
  * a chroot-like launcher, which runs programs from an image where the
- * host's shim may be missing: "container runtime", else NULL.
- * sv_prog_kind gives the same reason for it: its whole tree is
- * supervised. */
+ * host's shim may be missing: SV_CONTAINER_RUNTIME, or
+ * SV_CONTAINER_CLIENT for a client that may hand the container to a
+ * daemon (docker, nerdctl), else NULL. sv_prog_kind gives the same
+ * reason for it: its whole tree is supervised. */
+#define SV_CONTAINER_RUNTIME "container runtime"
+#define SV_CONTAINER_CLIENT "container client"
 const char *sv_launcher(const char *prog, const char *search);
 
 /* Where the supervisor's messages go (NULL: stderr, after the program's

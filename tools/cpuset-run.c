@@ -164,6 +164,10 @@ static int launcher_env(const char *prog, bool asked_off, const char *shim, cons
 		cli_err("cannot set the environment: %s", strerror(errno));
 		return -1;
 	}
+	if (!strcmp(*launcher, SV_CONTAINER_CLIENT))
+		cli_err("%s is a %s: a container it hands to a daemon (dockerd, containerd) "
+			"starts outside this set, neither confined to its CPUs nor numbered by it; "
+			"run a runtime itself (runc, podman, ch-run) here instead", prog, *launcher);
 	if (asked_off && !sv_under_supervisor())
 		cli_err("%s is a %s: with --no-supervise the programs it runs from an image see "
 			"the machine's numbers (the shim is not preloaded: its path may be "

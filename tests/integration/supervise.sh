@@ -57,6 +57,17 @@ expect_eq "--no-supervise: a static program sees the machine again" "$out" \
 	"$(outside taskset -c 1 "$P" counts | sed 's/ [0-9,]*$//') 1"
 expect_status "--supervise=bad is refused" 125 with_san "$CPUSET_RUN" --set "$S1" --supervise=bad "$P" counts
 expect_stderr "and says why" "neither 'files' nor 'calls'"
+# container runtimes and clients, by name as found and as links resolve
+mkdir -p "$T/rt"
+cp /bin/true "$T/rt/docker"
+ln -s "$(command -v chroot)" "$T/rt/myroot"
+with_san env CPUSETSHIM_DEBUG=1 "$CPUSET_RUN" --set "$S1" "$T/rt/myroot" / "$P" counts >"$T/out" 2>"$T/err"
+expect_match "a link to chroot: a container runtime, supervised" "$(cat "$T/err")" \
+	"container runtime: supervised"
+expect_eq "and the static program inside sees the set" "$(cat "$T/out")" "1 1 1 0"
+expect_status "a container client runs" 0 with_san "$CPUSET_RUN" --set "$S1" "$T/rt/docker"
+expect_stderr "and is said: its daemon's containers start outside the set" \
+	"is a container client: a container it hands to a daemon"
 expect_status "a missing program is 127" 127 with_san "$CPUSET_RUN" --set "$S1" --supervise "$T/nothing"
 expect_status "the program's status is cpuset-run's" 3 with_san "$CPUSET_RUN" --set "$S1" --supervise sh -c 'exit 3'
 
