@@ -285,6 +285,14 @@ wait_until() {
 	done
 }
 
+# progress [SECONDS]: a slow test that has just finished a step pushes its
+# deadline (tests/run-test.sh, CPS_TEST_EXTEND) SECONDS (600) past now: a
+# loaded machine makes each step slower, and a test that goes on making
+# steps is not stopped; one that stops making them meets its deadline.
+progress() {
+	[ -z "${CPS_TEST_EXTEND:-}" ] || echo $(($(date +%s) + ${1:-600})) >"$CPS_TEST_EXTEND"
+}
+
 # ---- sanitizer builds ----
 
 # A sanitizer build links libasan into the shim, and libasan must be the

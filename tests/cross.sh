@@ -61,12 +61,6 @@ elf() {
 	case $h in *"$3 endian"*) ;; *) return 1 ;; esac
 }
 
-# A step done: the run's deadline (tests/run-test.sh) moves 600 s past
-# now, so a loaded machine's slow builds are not stopped while each ends
-progress() {
-	[ -z "${CPS_TEST_EXTEND:-}" ] || echo $(($(date +%s) + 600)) >"$CPS_TEST_EXTEND"
-}
-
 # build TRIPLET MACHINE ORDER QEMU NAME
 build() {
 	tr=$1 bd="$T/build-$1"

@@ -37,7 +37,10 @@ unset CPUSETSHIM_LIB
 purge() { dpkg --purge $PKGS >"$T/purge.log" 2>&1 || true; }
 at_exit purge
 
+# Each step below pushes the test's deadline on (progress, tests/common.sh):
+# on a loaded machine the build and lintian alone can take 10 minutes.
 # --- the build, from a clean clone ---
+progress 900
 head=$(git -C "$SRC" rev-parse --short HEAD)
 note "building commit $head (uncommitted changes are not in the clone)"
 check "git clone" git clone -q "$SRC" "$T/src" || die "git clone failed"
@@ -48,6 +51,7 @@ if ! (cd "$T/src" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
 	die "dpkg-buildpackage -us -uc failed"
 fi
 pass "dpkg-buildpackage -us -uc"
+progress 900
 # the package's compiler flags (dpkg-buildflags, hardening=+all: fortified
 # libc calls that warn on an unused result) give no warning: the one
 # build of the suite with them
@@ -68,6 +72,7 @@ pass "the four packages are built: $PKGS"
 
 # lintian: no error (warnings are listed in the log)
 lintian --tag-display-limit 0 "$changes" >"$T/lintian.log" 2>&1
+progress
 show "$T/lintian.log"
 expect_eq "lintian: no error" "$(grep -c '^E:' "$T/lintian.log")" 0
 
@@ -107,6 +112,7 @@ if ! dpkg -i $debs >"$T/install.log" 2>&1; then
 	die "dpkg -i of the four packages failed"
 fi
 pass "dpkg -i of the four packages"
+progress
 for p in $PKGS; do
 	expect_eq "$p is installed" "$(dpkg-query -W -f='${db:Status-Status}' "$p")" installed
 done
@@ -175,6 +181,7 @@ for m in cpuset cpuset-run cpuset-inspect cpusetshim.7 cpusetshim-spank.8; do
 done
 
 # --- remove, purge: nothing left ---
+progress
 owned=$(for p in $PKGS; do dpkg -L "$p"; done | LC_ALL=C sort -u)
 check "dpkg -r" dpkg -r $PKGS
 check "dpkg --purge" dpkg --purge $PKGS
