@@ -93,10 +93,14 @@ build() {
 		skip "$tr: its programs under QEMU" "needs $4 (Debian package qemu-user-static)"
 		return
 	fi
+	# -E LD_LIBRARY_PATH: the cross libc of /usr/TRIPLET, whose ld.so -L
+	# gives; without it, ld.so's own search finds a multiarch libc of the
+	# same architecture (/lib/TRIPLET, as libc6:ppc64el installs) of
+	# another build, and the pair aborts ("stack smashing detected")
 	expect_match "$tr: cpuset --version under $4" \
-		"$("$4" -L "/usr/$tr" "$bd/cpuset" --version 2>&1)" '^cpuset'
+		"$("$4" -L "/usr/$tr" -E LD_LIBRARY_PATH="/usr/$tr/lib" "$bd/cpuset" --version 2>&1)" '^cpuset'
 	expect_match "$tr: the program says its architecture under $4" \
-		"$("$4" -L "/usr/$tr" "$bd/arch" 2>&1)" "^$5( |$)"
+		"$("$4" -L "/usr/$tr" -E LD_LIBRARY_PATH="/usr/$tr/lib" "$bd/arch" 2>&1)" "^$5( |$)"
 }
 
 start=$(date +%s)
