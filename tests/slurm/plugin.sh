@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the Slurm tests after lib.sh's slurm_need: starts the private
 # cluster with the plugin enabled (required, a table name of the test's own)
-# and defines what the tests share.
+# and defines what the tests share. The cluster is lib.sh's one node
+# (slurm_start), or the function SLURM_STARTER names (cluster.sh's
+# cluster_start: several nodes).
 #
 #   $UT          the user's table the plugin uses ("<table>.<uid>")
 #   $REPORT      the reporter program (tests/slurm/prog_report)
@@ -81,7 +83,7 @@ release() {
 # slurmd (and the slurmstepd it starts) load the plugin too: never a
 # sanitizer runtime in them (see above)
 SLURM_DAEMON_ENV=
-slurm_start "required $PLUGIN table=$TBASE shim=$SHIM ${PLUGIN_ARGS:-}" || {
+${SLURM_STARTER:-slurm_start} "required $PLUGIN table=$TBASE shim=$SHIM ${PLUGIN_ARGS:-}" || {
 	die "the private Slurm cluster did not start"
 }
 at_exit "rm -f /dev/shm/$UT; rm -rf /dev/shm/$UT.views.*"

@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What a task sees and what the kernel really does, on one line:
  *
- *   task T job J step S pid P ncpus N seen LIST real LIST table NAME
+ *   task T job J step S pid P ncpus N seen LIST real LIST node H table NAME
  *
- * T is $SLURM_PROCID, J $SLURM_JOB_ID, S $SLURM_STEP_ID (each - when not
- * set), N sysconf(_SC_NPROCESSORS_ONLN), "seen" the
+ * T is $SLURM_PROCID, J $SLURM_JOB_ID, S $SLURM_STEP_ID, H the node's
+ * name $SLURMD_NODENAME (each - when not set), N sysconf(_SC_NPROCESSORS_ONLN), "seen" the
  * affinity the program is told (sched_getaffinity through libc: the shim's
  * virtual CPUs when it is loaded), "real" the kernel's mask asked with the
  * system call instruction (the shim interposes syscall() too), and NAME
  * what the shim's environment names (CPUSETSHIM_TABLE), or -.
  * With "--hold FILE" it then waits (60 s at most) until FILE exists.
- * With "--mpi" it is an MPI program: the rank replaces T. */
+ * Built -DWITH_MPI it is an MPI program: the rank replaces T, and a line
+ *
+ *   allreduce size Z sum S max M
+ *
+ * follows from rank 0: over the ranks, the sum of their seen CPU numbers
+ * and the largest one (MPI_Allreduce). */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>
@@ -61,11 +66,29 @@ int main(int argc, char **argv)
 	list(ls, sizeof(ls), &seen);
 	list(lr, sizeof(lr), &real);
 	const char *t = getenv("CPUSETSHIM_TABLE"), *j = getenv("SLURM_JOB_ID"),
-		   *st = getenv("SLURM_STEP_ID");
-	printf("task %s job %s step %s pid %d ncpus %ld seen %s real %s table %s\n",
+		   *st = getenv("SLURM_STEP_ID"), *h = getenv("SLURMD_NODENAME");
+	printf("task %s job %s step %s pid %d ncpus %ld seen %s real %s node %s table %s\n",
 	       task ? task : "-", j ? j : "-", st ? st : "-", (int)getpid(),
-	       sysconf(_SC_NPROCESSORS_ONLN), ls, lr, t && *t ? t : "-");
+	       sysconf(_SC_NPROCESSORS_ONLN), ls, lr, h && *h ? h : "-", t && *t ? t : "-");
 	fflush(stdout);
+#ifdef WITH_MPI
+	{
+		long mine[2] = { 0, -1 }, all[2] = { 0, 0 };
+		int size = 0;
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &seen)) {
+				mine[0] += c;
+				mine[1] = c;
+			}
+		MPI_Comm_size(MPI_COMM_WORLD, &size);
+		MPI_Allreduce(&mine[0], &all[0], 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+		MPI_Allreduce(&mine[1], &all[1], 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+		if (r == 0) {
+			printf("allreduce size %d sum %ld max %ld\n", size, all[0], all[1]);
+			fflush(stdout);
+		}
+	}
+#endif
 	if (argc > 2 && !strcmp(argv[1], "--hold")) {
 		struct timespec ts = { 0, 20000000 };
 		for (int i = 0; i < 3000 && access(argv[2], F_OK) != 0; i++)
