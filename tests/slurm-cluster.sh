@@ -242,13 +242,17 @@ if command -v mpicc >/dev/null 2>&1 && command -v ompi_info >/dev/null 2>&1; the
 else
 	skip "Open MPI across nodes" "needs mpicc and ompi_info (libopenmpi-dev, openmpi-bin)"
 fi
-if command -v mpicc.mpich >/dev/null 2>&1; then
+if command -v mpicc.mpich >/dev/null 2>&1 && command -v mpiexec.hydra >/dev/null 2>&1; then
 	mpicc.mpich -DWITH_MPI -I"$SRC" -o "$T/prog_mpich" "$SRC/tests/slurm/prog_report.c" 2>"$T/cc.err" ||
 		die "mpicc.mpich: $(cat "$T/cc.err")"
 	# Debian's MPICH speaks PMI-1 and PMI-2, not PMIx: Slurm's pmi2
 	mpi_case "MPICH, srun --mpi=pmi2" 6 srun --mpi=pmi2 -N3 -n6 -c1 "$T/prog_mpich"
+	# Hydra starts its proxies by srun, one a node (a task each), which
+	# reach mpiexec by this machine's name (the nodes' /etc/hosts)
+	mpi_case "MPICH, mpiexec.hydra in salloc" 6 env CPUSETSHIM_TABLE="$UT" \
+		salloc -N3 --ntasks-per-node=2 -c1 mpiexec.hydra -launcher slurm -bind-to core -n 6 "$T/prog_mpich"
 else
-	skip "MPICH across nodes" "needs mpicc.mpich (libmpich-dev)"
+	skip "MPICH across nodes" "needs mpicc.mpich and mpiexec.hydra (libmpich-dev, mpich)"
 fi
 
 # ---- faults ----
