@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/arch.h"
@@ -86,8 +87,9 @@ static int send_fd(struct sv *s, const struct seccomp_notif *q, struct seccomp_n
 	return 0;
 }
 
-/* A read-only descriptor on data: a sealed memfd, opened again read-only. */
-static int data_fd(const char *data, size_t len)
+/* A sealed memfd holding data (ours, read-write but sealed): its fd or
+ * -errno. */
+static int sealed_fd(const char *data, size_t len)
 {
 	int m = (int)syscall(SYS_memfd_create, "cpusetshim-view", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (m < 0)
@@ -104,12 +106,106 @@ static int data_fd(const char *data, size_t len)
 		off += (size_t)w;
 	}
 	fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+	return m;
+}
+
+/* A new read-only open file of sealed memfd m (an offset of its own): an
+ * fd or -errno. */
+static int reopen_ro(int m)
+{
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", m);
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	int e = errno;
+	return fd < 0 ? -errno : fd;
+}
+
+/* A read-only descriptor on data: a sealed memfd, opened again read-only. */
+static int data_fd(const char *data, size_t len)
+{
+	int m = sealed_fd(data, len);
+	if (m < 0)
+		return m;
+	int fd = reopen_ro(m);
 	close(m);
-	return fd < 0 ? -e : fd;
+	return fd;
+}
+
+/* ---- kept views ------------------------------------------------------- */
+
+/* A view whose bytes depend only on its path and the caller's CPUs (the
+ * CPU ranges, the /sys CPU and node files, cpuinfo) is made once into a
+ * sealed memfd and opened again read-only for each caller (an offset of
+ * its own), as the shim keeps its views (preload/kept_views.c): while the
+ * caller's CPUs are the ones it was made for (a resize, a set of other
+ * CPUs, or a table made again and its sets with it, make it again) and
+ * for at most KEEP_NS, after which it is made again from the real file
+ * (cpuinfo's "cpu MHz", a CPU taken offline). /proc/stat and the status
+ * files are made at each open. The supervisor is one thread: no lock. */
+#define KEPT_MAX 32
+#define KEEP_NS 1000000000ull
+
+struct kept {
+	int fd; /* the sealed memfd; -1: an empty slot */
+	uint64_t made;
+	char *path;
+	uint32_t n, nw;
+	uint64_t cpus[CPS_MAX_WORDS];
+};
+static struct kept kept[KEPT_MAX];
+static unsigned kept_next;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool kept_is(const struct kept *k, const char *canon, const struct cps_placement *pl)
+{
+	return k->path && k->fd >= 0 && k->n == pl->n && k->nw == pl->nw &&
+	       !strcmp(k->path, canon) && !memcmp(k->cpus, pl->cpus, pl->nw * sizeof(uint64_t));
+}
+
+/* The kept view of canon for the CPUs of pl, still fresh: its memfd, or
+ * -1 (a stale one is dropped). */
+static int kept_find(const char *canon, const struct cps_placement *pl)
+{
+	for (unsigned i = 0; i < KEPT_MAX; i++) {
+		struct kept *k = &kept[i];
+		if (!kept_is(k, canon, pl))
+			continue;
+		if (mono_ns() - k->made < KEEP_NS)
+			return k->fd;
+		close(k->fd);
+		k->fd = -1;
+		return -1;
+	}
+	return -1;
+}
+
+/* Keep memfd m as canon's view for pl's CPUs (taken: closed when it is
+ * replaced), in the next slot round the ring. */
+static void kept_store(const char *canon, const struct cps_placement *pl, int m)
+{
+	char *path = strdup(canon);
+	if (!path) {
+		close(m);
+		return;
+	}
+	struct kept *k = &kept[kept_next++ % KEPT_MAX];
+	if (k->path && k->fd >= 0)
+		close(k->fd);
+	free(k->path);
+	*k = (struct kept){ .fd = m, .made = mono_ns(), .path = path, .n = pl->n, .nw = pl->nw };
+	memcpy(k->cpus, pl->cpus, pl->nw * sizeof(uint64_t));
+}
+
+/* Whether views of family f may be kept (their bytes: the path's and the
+ * CPUs' alone, for a while). */
+static bool keepable(enum cps_vfamily f)
+{
+	return f != CPS_VF_STAT && f != CPS_VF_STATUS && f != CPS_VF_PIDSTAT;
 }
 
 /* Digits of s up to '/' or the end, as a pid; 0 if none. */
@@ -192,11 +288,10 @@ static int make_proc_view(const char *canon, enum cps_vfamily f, pid_t tgid,
 /* The view's text for canonical path canon into out: VIEW_MADE, VIEW_NONE
  * (not a view: continue), a negative errno (the open's answer), or, for a
  * file that is the physical one, its path in phys and VIEW_PHYSICAL. */
-static int make_view(const char *canon, pid_t tgid, const struct cps_placement *pl,
-		     struct cps_buf *out, char *phys, size_t plen)
+static int make_view(const char *canon, enum cps_vfamily f, pid_t tgid,
+		     const struct cps_placement *pl, struct cps_buf *out, char *phys, size_t plen)
 {
 	struct cps_view_input in = cps_view_input_of(pl->cpus, pl->nw, pl->n);
-	enum cps_vfamily f = cps_vpath_family(canon);
 	if (f == CPS_VF_CPUDIR || f == CPS_VF_NODE)
 		return make_sys_view(canon, &in, out, phys, plen);
 	return make_proc_view(canon, f, tgid, &in, out);
@@ -220,58 +315,103 @@ static bool start_dir(pid_t tid, int dirfd, const struct cps_placement *pl, char
 }
 
 /* The descriptor a made view answers with: its physical file
- * (VIEW_PHYSICAL) by the caller's reading flags, else a file of its bytes;
- * or -errno. */
-static int view_fd(int r, const char *phys, const struct cps_buf *out, int flags)
+ * (VIEW_PHYSICAL) by the caller's reading flags, else a file of its bytes,
+ * kept when keep says so; or -errno. */
+static int view_fd(int r, const char *phys, const struct cps_buf *out, int flags, bool keep,
+		   const char *canon, const struct cps_placement *pl)
 {
 	if (r == VIEW_PHYSICAL) {
 		int fd = open(phys, O_RDONLY | O_CLOEXEC |
 					    (flags & (O_NOFOLLOW | O_DIRECTORY | O_NONBLOCK | O_NOCTTY)));
 		return fd >= 0 ? fd : -errno;
 	}
-	return (flags & O_DIRECTORY) ? -ENOTDIR : data_fd(out->p, out->len);
+	if (flags & O_DIRECTORY)
+		return -ENOTDIR;
+	if (!keep)
+		return data_fd(out->p, out->len);
+	int m = sealed_fd(out->p, out->len);
+	if (m < 0)
+		return m;
+	int fd = reopen_ro(m);
+	if (fd >= 0)
+		kept_store(canon, pl, m);
+	else
+		close(m);
+	return fd;
+}
+
+/* Answer with the kept view of canon for pl's CPUs, if there is one: -1
+ * when none is kept, else sv_files_open's answer. */
+static int send_kept(struct sv *s, const struct seccomp_notif *q, struct seccomp_notif_resp *a,
+		     const char *canon, const struct cps_placement *pl, int flags)
+{
+	int m = kept_find(canon, pl);
+	if (m < 0)
+		return -1;
+	a->flags = 0;
+	int fd = (flags & O_DIRECTORY) ? -ENOTDIR : reopen_ro(m);
+	if (fd < 0) {
+		a->error = fd;
+		return 0;
+	}
+	return send_fd(s, q, a, fd, flags);
+}
+
+/* The canonical path an open of tid asks for, if it may be a view: true,
+ * with canon, the caller's process and set. */
+static bool open_canon(struct sv *s, const struct seccomp_notif *q, bool at, int flags,
+		       char *canon, size_t clen, pid_t *tgid, struct cps_placement *pl)
+{
+	const int dirfd = at ? (int)q->data.args[0] : AT_FDCWD;
+	const uint64_t paddr = at ? q->data.args[1] : q->data.args[0];
+	const pid_t tid = (pid_t)q->pid;
+	char path[PATH_MAX], base[PATH_MAX];
+
+	if (sv_peek_str(tid, paddr, path, sizeof(path)) < 0 || !path[0])
+		return false; /* the kernel says what is wrong with it */
+	if (path[0] == '/') {
+		if (!cps_vpath_root2(path[1]))
+			return false;
+		base[0] = 0;
+	} else if (!cps_path_rel_may_view(path)) {
+		return false;
+	}
+	if (sv_caller_set(s, tid, tgid, pl) < 0)
+		return false;
+	if (path[0] != '/' && !start_dir(tid, dirfd, pl, base, sizeof(base)))
+		return false;
+	size_t consumed = 0;
+	enum cps_canon c = cps_path_canon(canon, clen, path[0] == '/' ? NULL : base, path, *tgid,
+					  tid, (flags & O_NOFOLLOW) ? CPS_CANON_NOFOLLOW : 0,
+					  &consumed);
+	return c == CPS_CANON_OK || c == CPS_CANON_DIR;
 }
 
 int sv_files_open(struct sv *s, const struct seccomp_notif *q, struct seccomp_notif_resp *a)
 {
 	const bool at = (int)sv_call_nr(q) == cps_arch_host()->nr.openat;
-	const int dirfd = at ? (int)q->data.args[0] : AT_FDCWD;
-	const uint64_t paddr = at ? q->data.args[1] : q->data.args[0];
 	const int flags = (int)(at ? q->data.args[2] : q->data.args[1]);
-	const pid_t tid = (pid_t)q->pid;
-	char path[PATH_MAX], base[PATH_MAX], canon[PATH_MAX], phys[PATH_MAX];
+	char canon[PATH_MAX], phys[PATH_MAX];
+	struct cps_placement pl;
+	pid_t tgid = 0;
 
 	a->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	/* written to, made, or not a file's contents: the real file */
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_PATH | O_TMPFILE)))
 		return 0;
-	if (sv_peek_str(tid, paddr, path, sizeof(path)) < 0 || !path[0])
-		return 0; /* the kernel says what is wrong with it */
-	if (path[0] == '/') {
-		if (!cps_vpath_root2(path[1]))
-			return 0;
-		base[0] = 0;
-	} else if (!cps_path_rel_may_view(path)) {
-		return 0;
-	}
-	struct cps_placement pl;
-	pid_t tgid = 0;
-	if (sv_caller_set(s, tid, &tgid, &pl) < 0)
-		return 0;
-	if (path[0] != '/' && !start_dir(tid, dirfd, &pl, base, sizeof(base)))
-		return 0;
-	size_t consumed = 0;
-	enum cps_canon c = cps_path_canon(canon, sizeof(canon), path[0] == '/' ? NULL : base, path,
-					  tgid, tid, (flags & O_NOFOLLOW) ? CPS_CANON_NOFOLLOW : 0,
-					  &consumed);
-	if (c != CPS_CANON_OK && c != CPS_CANON_DIR)
+	if (!open_canon(s, q, at, flags, canon, sizeof(canon), &tgid, &pl))
 		return 0;
 	/* the memory read belongs to the request still waiting */
 	if (!sv_id_valid(s, q->id))
 		return 1;
+	enum cps_vfamily f = cps_vpath_family(canon);
+	const bool keep = keepable(f);
+	int k = keep ? send_kept(s, q, a, canon, &pl, flags) : -1;
+	if (k >= 0)
+		return k;
 	char sb[4096];
 	struct cps_buf out = cps_buf_on(sb, sizeof(sb));
-	int r = make_view(canon, tgid, &pl, &out, phys, sizeof(phys));
+	int r = make_view(canon, f, tgid, &pl, &out, phys, sizeof(phys));
 	if (r == VIEW_NONE) {
 		cps_buf_free(&out);
 		return 0;
@@ -282,7 +422,7 @@ int sv_files_open(struct sv *s, const struct seccomp_notif *q, struct seccomp_no
 		a->error = r;
 		return 0;
 	}
-	int fd = view_fd(r, phys, &out, flags);
+	int fd = view_fd(r, phys, &out, flags, keep, canon, &pl);
 	cps_buf_free(&out);
 	if (fd < 0) {
 		a->error = fd;

@@ -47,9 +47,15 @@
  *                                last), then waits (60 s at most) until
  *                                FILE exists: the Slurm tests read the
  *                                kernel's mask outside meanwhile
+ *   prog_supervised kept FILE    FILE opened twice in a row, up to 100
+ *                                times, until both opens are the same
+ *                                file (a view kept): "same" or "new",
+ *                                then the last open's lines that start
+ *                                with "processor"
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -58,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
@@ -136,6 +143,32 @@ static void get_field(const char *path, const char *prefix, char *v, size_t len)
 		fclose(f);
 }
 
+static int kept(const char *file)
+{
+	struct stat a, b;
+	int same = 0, fd = -1;
+	for (int i = 0; i < 100 && !same; i++) {
+		if (fd >= 0)
+			close(fd);
+		int f1 = open(file, O_RDONLY | O_CLOEXEC);
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (f1 < 0 || fd < 0)
+			return 1;
+		same = fstat(f1, &a) == 0 && fstat(fd, &b) == 0 && a.st_dev == b.st_dev &&
+		       a.st_ino == b.st_ino;
+		close(f1);
+	}
+	FILE *f = fdopen(fd, "r");
+	char line[512];
+	int n = 0;
+	while (f && fgets(line, sizeof(line), f))
+		n += !strncmp(line, "processor", 9);
+	if (f)
+		fclose(f);
+	printf("%s %d\n", same ? "same" : "new", n);
+	return 0;
+}
+
 static int held(const char *file)
 {
 	cpu_set_t s;
@@ -201,6 +234,8 @@ int main(int argc, char **argv)
 			print_list(&s);
 		return 0;
 	}
+	if (!strcmp(argv[1], "kept") && argc > 2)
+		return kept(argv[2]);
 	if (!strcmp(argv[1], "held") && argc > 2)
 		return held(argv[2]);
 	if (!strcmp(argv[1], "files")) {

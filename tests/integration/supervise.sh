@@ -147,6 +147,15 @@ release
 expect_eq "and the supervised program's counts and views follow it" \
 	"$(sed -n '2,5p' "$T/rs" | tr '\n' ' ')" "2 2 2 0,1 1 1 1 0 1 1 0 0 "
 
+# ---- kept views: made once for the caller's CPUs, again when they change ----
+S4=$("$CPUSET" create --cpus 0-1 --name sv-kept) || die "cpuset create sv-kept"
+run_bg "$T/kv" with_san "$CPUSET_RUN" --set "$S4" --supervise sh -c "'$P' kept /proc/cpuinfo; read l; '$P' kept /proc/cpuinfo"
+wait_line "$T/kv"
+"$CPUSET" alloc "$S4" 1 >/dev/null || fail "cpuset alloc sv-kept 1"
+release
+expect_eq "cpuinfo in {0,1}: two opens in a row are one file kept, of two CPUs" "$(sed -n 1p "$T/kv")" "same 2"
+expect_eq "resized to {1}: made again, of one CPU" "$(sed -n 2p "$T/kv")" "same 1"
+
 # ---- nested: one numbering ----
 out=$(with_san "$CPUSET_RUN" --set "$S2" --supervise sh -c "'$CPUSET_RUN' --cpus 1 '$P' counts")
 expect_eq "nested cpuset-run --cpus 1 in a supervised {0,1}: the inner set" "$out" "1 1 1 0"
