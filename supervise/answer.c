@@ -290,13 +290,13 @@ static void do_uring(struct sv *s, const struct seccomp_notif *q, struct seccomp
 		a->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 }
 
-void sv_answer(struct sv *s)
+int sv_answer(struct sv *s)
 {
 	struct seccomp_notif q;
 	struct seccomp_notif_resp a;
 	memset(&q, 0, sizeof(q));
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &q) < 0)
-		return; /* the caller was interrupted before we took it */
+		return -errno; /* the caller was interrupted before we took it */
 	memset(&a, 0, sizeof(a));
 	a.id = q.id;
 	unsigned nr = sv_call_nr(&q);
@@ -310,9 +310,10 @@ void sv_answer(struct sv *s)
 		do_uring(s, &q, &a);
 	else if (sv_is_open(nr) && s->mode == SV_FILES) {
 		if (sv_files_open(s, &q, &a))
-			return; /* answered by the descriptor sent */
+			return 0; /* answered by the descriptor sent */
 	} else {
 		a.error = -ENOSYS; /* never passed through */
 	}
 	ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &a);
+	return 0;
 }

@@ -65,7 +65,9 @@ int sv_files_open(struct sv *s, const struct seccomp_notif *req, struct seccomp_
 
 /* ---- answer.c ---- */
 
-/* Take one notification from s->listener and answer it. */
-void sv_answer(struct sv *s);
+/* Take one notification from s->listener and answer it: 0, or the
+ * -errno of the wait for it (-ENOENT: the caller was interrupted, or,
+ * with synchronous wake-ups, nobody is left under the filter). */
+int sv_answer(struct sv *s);
 
 #endif

@@ -23,11 +23,13 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -46,6 +48,12 @@
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS /* Linux 6.6 */
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #endif
 #ifndef PR_SET_CHILD_SUBREAPER
 #define PR_SET_CHILD_SUBREAPER 36
@@ -337,45 +345,73 @@ void sv_exit_as(int status, int sig)
 	_exit(status);
 }
 
-/* The supervisor's loop: answers the tree's calls, passes signals to the
- * program, until the keeper has ended. Its status. */
-static int supervise(struct sv *s, int *sig)
+/* The answers taken by a thread of their own that waits in the listener
+ * itself: with synchronous wake-ups the caller and the supervisor then
+ * wake each other on the caller's CPU, where a wait in poll() is woken
+ * the ordinary way. A kernel that has them (Linux 6.6) ends the wait as
+ * soon as nobody is left under the filter: the thread ends then. */
+static void *answerer(void *arg)
+{
+	struct sv *s = arg;
+	for (;;) {
+		if (sv_answer(s) == 0)
+			continue;
+		struct pollfd p = { s->listener, POLLIN, 0 };
+		if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL)))
+			return NULL;
+	}
+}
+
+/* The signals: forwarded to the program; the keeper's end reaped (its
+ * status into *status, *sig). True once nothing is left to wait for. */
+static bool take_signals(struct sv *s, int sfd, bool *keeper_done, int *status, int *sig)
+{
+	struct signalfd_siginfo si;
+	while (read(sfd, &si, sizeof(si)) == sizeof(si))
+		if (si.ssi_signo != SIGCHLD && s->prog > 0 && !*keeper_done)
+			kill(s->prog, (int)si.ssi_signo);
+	int st;
+	pid_t w;
+	while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (w != s->keeper)
+			continue;
+		*keeper_done = true;
+		*sig = 0;
+		*status = status_of(st, sig);
+		/* a keeper that ended had no child left, unless it was
+		 * killed: then its orphans came to us, and end */
+		kill_children();
+	}
+	return w < 0 && errno == ECHILD;
+}
+
+/* The supervisor's loop: answers the tree's calls (here, or in the
+ * answerer thread when sync says the kernel wakes synchronously), passes
+ * signals to the program, until the keeper has ended. Its status. */
+static int supervise(struct sv *s, bool sync, int *sig)
 {
 	sigset_t m = fwd_set();
 	int sfd = signalfd(-1, &m, SFD_CLOEXEC | SFD_NONBLOCK);
 	int status = 125;
 	bool keeper_done = false;
+	pthread_t th;
+	bool threaded = s->listener >= 0 && sync && pthread_create(&th, NULL, answerer, s) == 0;
 	for (;;) {
 		struct pollfd p[2] = { { sfd, POLLIN, 0 }, { s->listener, POLLIN, 0 } };
-		if (poll(p, s->listener >= 0 ? 2 : 1, -1) < 0)
+		if (poll(p, s->listener >= 0 && !threaded ? 2 : 1, -1) < 0)
 			continue;
-		if (s->listener >= 0 && (p[1].revents & POLLIN))
+		if (!threaded && s->listener >= 0 && (p[1].revents & POLLIN))
 			sv_answer(s);
-		else if (s->listener >= 0 && (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))) {
+		else if (!threaded && s->listener >= 0 &&
+			 (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))) {
 			close(s->listener); /* nobody left under the filter */
 			s->listener = -1;
 		}
-		if (!(p[0].revents & POLLIN))
-			continue;
-		struct signalfd_siginfo si;
-		while (read(sfd, &si, sizeof(si)) == sizeof(si))
-			if (si.ssi_signo != SIGCHLD && s->prog > 0 && !keeper_done)
-				kill(s->prog, (int)si.ssi_signo);
-		int st;
-		pid_t w;
-		while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
-			if (w != s->keeper)
-				continue;
-			keeper_done = true;
-			*sig = 0;
-			status = status_of(st, sig);
-			/* a keeper that ended had no child left, unless it was
-			 * killed: then its orphans came to us, and end */
-			kill_children();
-		}
-		if (w < 0 && errno == ECHILD)
+		if ((p[0].revents & POLLIN) && take_signals(s, sfd, &keeper_done, &status, sig))
 			break;
 	}
+	if (threaded)
+		pthread_join(th, NULL); /* nobody is left under the filter */
 	if (sfd >= 0)
 		close(sfd);
 	if (s->listener >= 0)
@@ -425,13 +461,17 @@ static int run(struct cps_ctx *c, uint32_t set, enum sv_mode mode, char **argv, 
 	int killable = 0;
 	s.listener = recv_fd(sv[0], &s.prog, &killable, &s.warden);
 	close(sv[0]);
+	/* the caller waits while we answer, and we wait while it runs: each
+	 * wakes the other on its own CPU (a kernel without it: as before) */
+	bool sync = s.listener >= 0 && ioctl(s.listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+					     SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) == 0;
 	if (s.listener >= 0 && !killable)
 		say("note: this kernel lacks SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV: a signal "
 		    "may make a supervised call start again");
 	if (getenv("CPUSETSHIM_DEBUG") && !strcmp(getenv("CPUSETSHIM_DEBUG"), "1"))
 		say("supervising %s (pid %d) in %s mode, set %u", name, (int)s.prog,
 		    mode == SV_FILES ? "files" : "calls", set);
-	int status = supervise(&s, sig);
+	int status = supervise(&s, sync, sig);
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	return status;
 }
