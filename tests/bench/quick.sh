@@ -9,6 +9,7 @@
 need taskset util-linux
 BENCH_QUICK=1 sh "$(dirname "$0")/run.sh" >"$T/bench.out" 2>&1
 rc=$?
+BENCH_QUICK=1 sh "$(dirname "$0")/supervise.sh" >>"$T/bench.out" 2>&1 || rc=1
 show "$T/bench.out"
 expect_eq "every benchmark case the machine can run runs (make bench BENCH_QUICK=1)" "$rc" 0
 sed -n 's/^bench: note: \([a-z_0-9]*\) left out: this machine has no \(.*\)$/\1 \2/p' \
