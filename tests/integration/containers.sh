@@ -43,10 +43,13 @@ cp "$SRC/tests/integration/prog_supervised.go" "$T/"
 export GO111MODULE=off GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS=
 (cd "$T" && CGO_ENABLED=0 go build -o "$IMG/bin/go" prog_supervised.go) 2>"$T/go.err" ||
 	skip_all "go build fails here: $(head -1 "$T/go.err")"
-# the dynamic program's loader and libraries, at their paths
-for l in $(ldd "$IMG/bin/dyn" | grep -o '/[^ ]*'); do
-	mkdir -p "$IMG$(dirname "$l")"
-	cp -L "$l" "$IMG$l"
+# the dynamic program's loader and libraries, at their paths; in a
+# sanitizer build also the sanitizer runtimes that with_san preloads
+for f in "$IMG/bin/dyn" $(echo "$SAN_PRELOAD" | tr : " "); do
+	for l in $(ldd "$f" | grep -o '/[^ ]*') $(echo "$f" | grep -v "^$IMG"); do
+		mkdir -p "$IMG$(dirname "$l")"
+		cp -L "$l" "$IMG$l"
+	done
 done
 [ ! -e "$IMG$SHIM" ] || die "the image holds the shim's host path $SHIM"
 
@@ -86,6 +89,10 @@ no_ldso() {
 }
 
 for L in chroot ch-run runc; do
+	if [ "$L" = chroot ] && [ -n "$SAN_PRELOAD" ]; then
+		skip "chroot in a sanitizer build" "the sanitizer runtimes the programs preload need /proc, which a chroot into the image lacks"
+		continue
+	fi
 	# the image's /tmp: the host's under ch-run, else its own
 	go_on=$IMG/tmp/go_on.$$
 	[ "$L" = ch-run ] && go_on=/tmp/go_on.$$
