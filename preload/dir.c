@@ -14,7 +14,7 @@
  * cpuP entries; everything else is as the kernel lists it. Any other
  * directory costs one pointer test per readdir while no such directory
  * was ever opened. glibc's glob and nftw list directories with internal
- * calls an interposer cannot see (DESIGN.md, honest limits). */
+ * calls an interposer cannot see (doc/limits.md). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -347,9 +347,10 @@ long shim_mempolicy(long nr, const long *a)
  * A member that sets no policy of its own is bound (MPOL_BIND) to its
  * set's nodes when they are not all the table's (the root set's), at
  * set-up and at the first refresh that sees them change; only the
- * calling thread's policy can be set (DESIGN.md "Memory nodes in the
- * shim"). A policy the program set (through shim_mempolicy) or inherited
- * (numactl --membind, say: not the set's nodes bound) is kept. The
+ * calling thread's policy can be set (doc/memory-nodes.md, "Memory
+ * nodes in the shim"). A policy the program set (through
+ * shim_mempolicy) or inherited (numactl --membind, say: not the set's
+ * nodes bound) is kept. The
  * common case, a set of all the nodes, costs no system call. Called with
  * the refresh lock held. */
 #define MPOL_DEFAULT 0

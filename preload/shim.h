@@ -2,7 +2,7 @@
 /* Internals shared by the shim's files. Nothing here is exported: the
  * version script exports only the interposed libc names.
  *
- * Manners (DESIGN.md "The shim"): set up on first use from whichever call
+ * Manners (doc/shim.md): set up on first use from whichever call
  * comes first; never exit, abort or print (but for CPUSETSHIM_DEBUG=1,
  * once per reason); errno untouched on success; with no usable table
  * everything passes through. The fast path of a call we do not virtualise

@@ -94,7 +94,7 @@ static int slurp(const char *path, char **out, size_t *len);
  * a CPU file below /sys/fs/cgroup is not in them (the process may have
  * been moved since, or the mounts changed). What this keeps wrong: a
  * file of the cgroup the process was moved out of still reads as its
- * own (translated) until a file outside it is read (DESIGN.md). */
+ * own (translated) until a file outside it is read (doc/limits.md). */
 struct cgdirs {
 	int found; /* bit 0: v1, bit 1: v2; -1: not looked for yet */
 	pid_t pid; /* of the process that looked (a child looks again) */

@@ -30,7 +30,7 @@ pkgs="$pkgs musl-tools"
 # (tests/integration/containers.sh; its image is built from busybox-static)
 pkgs="$pkgs charliecloud-runtime"
 # runc, run on an OCI bundle (tests/integration/containers.sh); crun and
-# podman, which fail on this kind of host (DESIGN.md, Containers), and
+# podman, which fail on this kind of host (doc/containers.md), and
 # lxcfs for the comparison of BENCHMARKS.md
 pkgs="$pkgs runc crun podman lxcfs"
 # a multi-node guest (tests/guest.sh): QEMU, a kernel with its modules,

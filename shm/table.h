@@ -74,7 +74,7 @@ struct shm_set {
 	uint32_t created;   /* CLOCK_BOOTTIME seconds when made (AUTOCLEAN grace) */
 	uint32_t mems_own;  /* 1: its nodes were chosen, not its parent's (layout 2) */
 	/* Binds of its members that named a CPU beyond the set and wrapped
-	 * (DESIGN.md, the wrap rule): added by the shim with one atomic add
+	 * (doc/membership.md, the wrap): added by the shim with one atomic add
 	 * outside any transaction, so approximate (a rolled-back
 	 * transaction that saved the slot takes back what was added
 	 * meanwhile). Was padding, always 0: the layout is the same. */

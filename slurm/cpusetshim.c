@@ -8,7 +8,7 @@
  * or Go program supervised, any other preloaded), preload, supervise[=calls],
  * off.
  *
- * Who does what (DESIGN.md, "With Slurm"):
+ * Who does what (doc/slurm.md):
  *   slurm_spank_user_init  slurmstepd, as the job's user, once per step:
  *                          makes the user's table if missing (root = the
  *                          node's online CPUs) and sweeps what crashed

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* src/ — the cgroup mirror: each set as a cpuset cgroup whose
  * cpuset.mems are the set's nodes, so that the kernel confines its
- * members' memory as their affinity confines their CPUs (DESIGN.md
- * "Memory nodes by the kernel: the cgroup mirror").
+ * members' memory as their affinity confines their CPUs
+ * (doc/memory-nodes.md, "Memory nodes by the kernel: the cgroup
+ * mirror").
  *
  * The mirror of table T is the directory T at the root of the cpuset
  * hierarchy (a v1 cgroup mount with the cpuset controller, else the

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The cgroup mirror: each set of a table as a cpuset cgroup holding the
  * set's memory nodes, its members placed in it, so that the kernel
- * confines their memory (src/cgmirror.c; DESIGN.md "Memory nodes by the
- * kernel: the cgroup mirror"). Each call does nothing (returns 0) when the
- * table has no mirror. Negative errnos otherwise, as src/ does.
+ * confines their memory (src/cgmirror.c; doc/memory-nodes.md, "Memory
+ * nodes by the kernel: the cgroup mirror"). Each call does nothing
+ * (returns 0) when the table has no mirror. Negative errnos otherwise,
+ * as src/ does.
  */
 #ifndef CPS_CGMIRROR_H
 #define CPS_CGMIRROR_H

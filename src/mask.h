@@ -53,7 +53,7 @@ unsigned cps_mask_rank(const uint64_t *m, size_t nw, unsigned cpu);
 bool cps_mask_from_cpuset(uint64_t *m, size_t nw, const void *set, size_t setsize);
 bool cps_mask_to_cpuset(void *set, size_t setsize, const uint64_t *m, size_t nw);
 
-/* Virtual CPU numbers (DESIGN.md "Virtual CPUs").
+/* Virtual CPU numbers (doc/membership.md, "Virtual CPUs and migration").
  * A set with physical CPUs p0<p1<...<p(n-1) maps virtual v to p(v mod n)
  * when wrap is true; without wrap, virtual CPUs >= n are ignored.
  * virt_to_phys: returns the number of CPUs in phys (0 when none mapped:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* src/ — migration: every thread of every member moved onto its set's
  * CPUs through its wanted mask, descendants that are in no set of their
- * own with them (DESIGN.md "Virtual CPUs and migration"). */
+ * own with them (doc/membership.md, "Virtual CPUs and migration"). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -713,9 +713,10 @@ out:
 /* The calling thread bound (MPOL_BIND) to set's nodes before it runs a
  * program there (cpuset-run), when they are not all the root set's and
  * it has no policy of its own: the program inherits the binding through
- * exec, from its first allocation, shim or not (DESIGN.md "Memory nodes
- * in the shim"). 1 if bound, 0 if nothing to do, or -errno. Raw calls:
- * the caller may be under the shim. The nodes bound in bound (its width). */
+ * exec, from its first allocation, shim or not (doc/memory-nodes.md,
+ * "Memory nodes in the shim"). 1 if bound, 0 if nothing to do, or
+ * -errno. Raw calls: the caller may be under the shim. The nodes bound
+ * in bound (its width). */
 int cps_bind_self_mems(struct cps_ctx *c, uint32_t set, uint64_t *bound)
 {
 	struct cps_setinfo si, root;

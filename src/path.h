@@ -27,7 +27,7 @@
  * text: the answer then says how much of the path the kernel must resolve
  * first. Components outside /proc and /sys are taken as the directories
  * they are spelled as: a symlink outside /proc and /sys that leads into
- * them is not followed (DESIGN.md, honest limits).
+ * them is not followed (doc/limits.md).
  */
 #ifndef CPS_PATH_H
 #define CPS_PATH_H

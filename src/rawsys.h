@@ -196,9 +196,9 @@ static inline pid_t cps_sys_gettid(void)
 
 /* The physical marker: the kernel reads the size argument of the two
  * affinity calls as an unsigned int and ignores its upper 32 bits, where
- * core code puts this word. Under cpuset-run's supervisor (DESIGN.md, "The
- * supervisor") a marked call is in physical CPUs: a marked read passes
- * the filter (reading the kernel's mask grants nothing), a marked set is
+ * core code puts this word. Under cpuset-run's supervisor
+ * (doc/supervisor.md) a marked call is in physical CPUs: a marked read
+ * passes the filter (reading the kernel's mask grants nothing), a marked set is
  * still made by the supervisor, inside the supervised tree's CPUs. Only
  * where the system call instruction is ours (elsewhere libc's syscall()
  * may pass the word on as it is, which is harmless, but is not relied

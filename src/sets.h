@@ -262,7 +262,7 @@ int cps_placement_read_committed(const struct shm_table *t, pid_t pid, uint64_t 
 /* Lock-free: a thread's wanted mask, if recorded (1), else 0. */
 int cps_thread_lookup(const struct shm_table *t, pid_t tid, uint64_t *wanted, size_t vnw);
 
-/* The wrap rule (DESIGN.md): true unless $CPUSETSHIM_WRAP=0. */
+/* The wrap rule (doc/membership.md): true unless $CPUSETSHIM_WRAP=0. */
 bool cps_wrap_enabled(void);
 /* One more bind of set's that wrapped, in its slot: one atomic add, no
  * transaction, so approximate; nothing when t is not writable. */

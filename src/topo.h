@@ -92,7 +92,7 @@ int cps_topo_is_location(const char *s);
 /* A count chosen among avail (CPUs of the view; NULL: all) into out:
  * whole cores first, packed into one package when they fit there (the
  * package that fits most tightly), then across packages in order, then
- * cores partly available (DESIGN.md, "CPUs chosen by topology"). */
+ * cores partly available (doc/topology.md). */
 int cps_topo_pick(const struct cps_topo *t, const struct cps_topo_count *want,
 		  const uint64_t *avail, uint64_t *out, size_t nw, struct cps_topo_err *err);
 

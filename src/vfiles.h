@@ -55,7 +55,7 @@
 	X(a, dir, name "_list", CPS_VF_CPUDIR, CPS_VSYS_LIST, 0)
 
 /* The table, as an X-macro: X(a, dir, name, family, kind, flags) for each
- * row, a passed through. DESIGN.md ("The list of virtual files") shows
+ * row, a passed through. doc/shim.md ("The list of virtual files") shows
  * it. */
 #define CPS_VFILES(X, a)                                                                    \
 	/* /proc: the family is the transform (src/views.h) */                             \

@@ -7,8 +7,8 @@
  * number (its rank in the set); a CPU outside the set, which only a
  * process outside the set can have run on, as p mod n. So every CPU named
  * exists in the caller's view, members of the set are exact, and a
- * process outside keeps a stable, spread-out number (DESIGN.md, "Views of
- * other processes").
+ * process outside keeps a stable, spread-out number (doc/shim.md, "Views
+ * of other processes").
  */
 #ifndef CPS_VPROC_PIDSTAT_H
 #define CPS_VPROC_PIDSTAT_H

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The supervisor's answers: one notification taken, answered by its call
  * (the affinity calls, getcpu, io_uring_setup's polling CPU; in files
- * mode the opens, supervise/files.c), and the answer sent (DESIGN.md,
- * "The supervisor"). */
+ * mode the opens, supervise/files.c), and the answer sent
+ * (doc/supervisor.md). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -165,7 +165,7 @@ static int set_mask(struct sv *s, const struct seccomp_notif *q, const unsigned 
 /* The set itself, by thread id, bracketed by two looks at the thread
  * taken: the call cannot have reached another process unless the
  * thread ended and its id was given to another within the one system
- * call between the last look and the call (DESIGN.md, The supervisor). */
+ * call between the last look and the call (doc/supervisor.md). */
 static int set_target(const struct target *t, const struct cps_placement *pl, const uint64_t *phys)
 {
 	if (!target_same(t))

@@ -8,7 +8,7 @@
  * waits; another thread may change it afterwards. Only a view is decided
  * by what we read: a path that continues is read again by the kernel, so
  * a race can at most turn a view into the real file, which the program
- * could open anyway (DESIGN.md, "The supervisor").
+ * could open anyway (doc/supervisor.md).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -239,7 +239,7 @@ static int make_sys_view(const char *canon, const struct cps_view_input *in,
 	case CPS_VSYS_RANGE: return cps_view_cpurange(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
 	case CPS_VSYS_POSSIBLE: return cps_view_possible(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
 	case CPS_VSYS_KERNEL_MAX: return cps_view_kernel_max(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
-	case CPS_VSYS_HAS_CPU: return VIEW_NONE; /* the real file (DESIGN.md) */
+	case CPS_VSYS_HAS_CPU: return VIEW_NONE; /* the real file (doc/limits.md) */
 	default: break;
 	}
 	char *real = malloc(65536);
@@ -263,7 +263,7 @@ static int make_proc_view(const char *canon, enum cps_vfamily f, pid_t tgid,
 		if (num(canon + 6, &e) != tgid)
 			return VIEW_NONE;
 	} else if (f != CPS_VF_CPUINFO && f != CPS_VF_STAT && f != CPS_VF_PIDSTAT) {
-		return VIEW_NONE; /* the cgroup files: the real ones (DESIGN.md) */
+		return VIEW_NONE; /* the cgroup files: the real ones (doc/limits.md) */
 	}
 	char *real = malloc(VIEW_CAP);
 	if (!real)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Which programs need the supervisor: the ELF and Go sniffing of the
  * program cpuset-run or the Slurm plugin is asked to run, and whether the
- * caller runs under a supervisor already (DESIGN.md, "The supervisor"). */
+ * caller runs under a supervisor already (doc/supervisor.md). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -133,7 +133,7 @@ static const char *elf_kind(int fd)
 /* The programs that run another from a root file system of their own
  * (an image): the shim's path on the host may be missing there, and the
  * program inside may be static, Go or of another C library, which only
- * the supervisor reaches (DESIGN.md, "Containers"). By the file's name,
+ * the supervisor reaches (doc/containers.md). By the file's name,
  * as found and as its links resolve (docker as a link to podman). */
 static const char *const launchers[] = {
 	"chroot", "ch-run", "podman", "crun", "runc", "youki", "apptainer",

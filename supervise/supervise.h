@@ -3,7 +3,7 @@
  * preload cannot reach (a static ELF, a Go binary) runs with a seccomp
  * filter that hands its affinity calls, and in files mode its opens, to
  * the supervisor, which answers them from the set as the shim would
- * (DESIGN.md, "The supervisor"). Linked by cpuset-run and the plugin
+ * (doc/supervisor.md). Linked by cpuset-run and the plugin
  * alone (libcps_supervise), never by the shim or libcpusetctl. */
 #ifndef CPS_SUPERVISE_SUPERVISE_H
 #define CPS_SUPERVISE_SUPERVISE_H

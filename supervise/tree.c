@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The supervisor of cpuset-run and of the Slurm plugin (DESIGN.md, "The
- * supervisor").
+/* The supervisor of cpuset-run and of the Slurm plugin (doc/supervisor.md).
  *
  * Four processes: cpuset-run itself (or the Slurm task) is the
  * supervisor S (a member of the set, so pinned to its CPUs and moved by

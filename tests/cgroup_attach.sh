@@ -5,7 +5,7 @@
 # its set, and every view agrees with its kernel mask: the kernel's mask
 # of each thread is within the set, and sched_getaffinity, the status
 # file's Cpus_allowed_list, sched_getcpu and the online count through the
-# shim are the set's (DESIGN.md, Membership: a member moved into another
+# shim are the set's (doc/membership.md: a member moved into another
 # cgroup). Linux 6.2 and later keep a task's own affinity across a cgroup
 # attach; before it the kernel resets it to the cgroup's CPUs, which the
 # shim does not undo yet: there the mask's checks are TODOs naming it.

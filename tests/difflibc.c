@@ -552,9 +552,9 @@ static void d_mempolicy(long (*fn)(long, ...), int c)
 	}
 	}
 	/* a policy set with MPOL_F_STATIC_NODES or MPOL_F_RELATIVE_NODES
-	 * reads back as the set's nodes under the static flag (DESIGN.md,
-	 * Memory nodes in the shim): its answer is compared, not its
-	 * read-back */
+	 * reads back as the set's nodes under the static flag
+	 * (doc/memory-nodes.md, "Memory nodes in the shim"): its answer is
+	 * compared, not its read-back */
 	if (call != 0 || !(mp_modes[oi] & (1 << 15 | 1 << 14)))
 		dig_policy(fn);
 }
@@ -853,7 +853,7 @@ static void d_stat(const char *name, int c)
 		r = F(int (*)(const char *, void *), name)(p, b);
 	result(r);
 	/* the descriptor itself (AT_EMPTY_PATH) of a view: its own file's
-	 * inode, one of the views' traces (DESIGN.md), as fstat shows it */
+	 * inode, one of the views' traces (doc/limits.md), as fstat shows it */
 	R->volatile_out = (sf[fi] & AT_EMPTY_PATH) && (pi == P_NULL || pi == P_EMPTY_EDGE) && di == D_FILE;
 	if (r == 0 && b == &ok && !path_volatile(pi) && pi != P_TMPFILE)
 		dig_stat(&ok);
@@ -1005,7 +1005,7 @@ static const char *compare(const struct res *s, const struct res *l, char *why, 
 		return "";
 	}
 	if (s->sig == SIGSEGV && s->unreadable_in) {
-		/* DESIGN.md, honest limits: the shim reads a path to know
+		/* doc/limits.md: the shim reads a path to know
 		 * whether it is a view, and a mask to translate it; one in an
 		 * unreadable page faults there, where the kernel would say
 		 * EFAULT */

@@ -30,7 +30,7 @@ relay() {
 	while IFS= read -r _l; do
 		set -- $_l
 		case $1 in
-		PASS) pass "$_m: $2 behaves as libc's ($3 cases; $4 an unreadable argument, DESIGN.md's limit)"; _seen=$((_seen + 1)) ;;
+		PASS) pass "$_m: $2 behaves as libc's ($3 cases; $4 an unreadable argument, doc/limits.md)"; _seen=$((_seen + 1)) ;;
 		FAIL) _n=$2; shift 2; fail "$_m: $_n differs from libc's" "$*"; _seen=$((_seen + 1)) ;;
 		MISSING) fail "$_m: $2 is exported but no driver of tests/difflibc.c calls it"; _seen=$((_seen + 1)) ;;
 		*) note "  | $_l" ;;

@@ -7,6 +7,12 @@
 # - every source file of base/, include/, shm/, src/, preload/, supervise/,
 #   tools/ and slurm/ is named in DESIGN.md's file map (the block under "Layers"); a
 #   header X.h is covered by its X.c;
+# - DESIGN.md stays a map (at most 600 lines); it links every page of doc/
+#   and each page exists; Makefile.am ships each page; every file name in
+#   DESIGN.md and the pages (src/x.c, tests/y.sh, man/z.1, ...) exists,
+#   every link of theirs leads to a file and a heading there, and every
+#   file's reference to a page (doc/x.md, "Heading") or to a chapter of
+#   DESIGN.md (DESIGN.md, "Heading") names one and its heading;
 # - every cpuset command (tools/cpuset.c's table, and init) has its entry
 #   in man/cpuset.1's COMMANDS, its line in cpuset --help, and is one of
 #   tests/crash.sh's operations unless it takes no write step of the
@@ -241,7 +247,7 @@ verdict "cpuset --help names every option of every command's table" "$m" \
 
 # Code and documents say what they mean, not "issue N, item M" of a list
 # outside the repository.
-(cd "$SRC" && find base include shm src preload tools slurm tests man scripts .ci \
+(cd "$SRC" && find base include shm src preload tools slurm tests man scripts .ci doc \
 	-path tests/fixtures -prune -o -type f \
 	\( -name '*.[ch]' -o -name '*.sh' -o -name '*.py' -o -name '*.am' -o -name '*.md' \
 	-o -name '*.[0-9]' -o -name '*.map' -o -name run \) -print 2>/dev/null
@@ -251,5 +257,102 @@ cited=$(cd "$SRC" && xargs grep -n -i -E '\bissues? *#?[0-9]' <"$T/texts")
 verdict "no file cites an issue by number ($(wc -l <"$T/texts") files)" "$cited" \
 	"say what is meant instead of the number (a reader cannot look it up):" \
 	"$(printf '%s\n' "$cited" | sed 's/^/  /')"
+
+# ---- DESIGN.md a map, the pages of doc/ beside it ----
+
+n=$(wc -l <"$SRC/DESIGN.md")
+m=
+[ "$n" -le 600 ] || m="DESIGN.md has $n lines"
+verdict "DESIGN.md is a map of at most 600 lines ($n)" "$m" \
+	"$m: a reference chapter belongs on a page of doc/, linked from the map"
+
+(cd "$SRC" && ls doc/*.md 2>/dev/null) | sort >"$T/pages"
+[ -s "$T/pages" ] || die "doc/: no pages (doc/*.md)"
+grep -o '](doc/[A-Za-z0-9_-]*\.md' "$SRC/DESIGN.md" | sed 's/^](//' | sort -u >"$T/linked"
+m=$(comm -23 "$T/pages" "$T/linked" | sed 's/^/  /')
+verdict "DESIGN.md links every page of doc/ ($(wc -l <"$T/pages") pages)" "$m" \
+	"pages no link of DESIGN.md leads to (add a row to its list of pages):" "$m"
+# Makefile.am's dist_design_DATA: the pages installed beside DESIGN.md
+awk '/^dist_design_DATA *=/ { s = 1 } s { print; if (!/\\$/) exit }' "$SRC/Makefile.am" |
+	tr ' \t\\' '\n\n\n' | grep '^doc/' | sort -u >"$T/shipped"
+m=$(comm -3 "$T/pages" "$T/shipped" | sed 's/^/  /')
+verdict "Makefile.am ships exactly the pages of doc/ (dist_design_DATA)" "$m" \
+	"in doc/ but not in dist_design_DATA (left column), or the other way:" "$m"
+
+# anchor FILE: the anchors of FILE's headings, as a Markdown renderer
+# makes them (lower case, punctuation but '-' dropped, blanks as '-')
+anchors() {
+	sed -n 's/^#\{1,6\} \{1,\}//p' "$1" | tr 'A-Z' 'a-z' |
+		sed 's/[^a-z0-9 _-]//g; s/ /-/g'
+}
+
+# every file name and link of DESIGN.md and the pages
+m=
+for f in DESIGN.md $(cat "$T/pages"); do
+	d=$(dirname "$f")
+	# file names: FOLDER/NAME of the tree's folders (not /proc/... nor
+	# /sys/...), in the tree or a target of a Makemodule.am; a name with
+	# no extension is a program built from NAME.c; a name followed by '<'
+	# is a pattern (base/arch_<cpu>.c)
+	grep -oE '(^|[^A-Za-z0-9_./-])(base|include|shm|src|preload|supervise|tools|slurm|tests|man|doc|scripts|debian|\.ci)/[A-Za-z0-9_.*/-]*[A-Za-z0-9_*]<?' "$SRC/$f" |
+		sed 's/^[^a-z.]//' | grep -v '<$' | sort -u >"$T/names"
+	while read -r p; do
+		# shellcheck disable=SC2086 # a pattern (tests/slurm-*.sh) is expanded
+		(cd "$SRC" && ls -d $p >/dev/null 2>&1) && continue
+		cat "$SRC"/*/Makemodule.am | grep -q "^$p:" && continue
+		case $p in *.*) ;; *) [ -e "$SRC/$p.c" ] && continue ;; esac
+		m="$m
+  $f: $p"
+	done <"$T/names"
+	# links: [text](target) but web addresses
+	grep -oE '\]\([^)#]*(#[^)]*)?\)' "$SRC/$f" | sed 's/^](//; s/)$//' |
+		grep -v '^[a-z]*://' | sort -u >"$T/links"
+	while read -r l; do
+		file=${l%%#*} anchor=
+		case $l in *'#'*) anchor=${l#*#} ;; esac
+		if [ -z "$file" ]; then
+			target=$SRC/$f
+		else
+			target=$SRC/$d/$file
+		fi
+		if [ ! -e "$target" ]; then
+			m="$m
+  $f: link to $l: no such file"
+		elif [ -n "$anchor" ] && ! anchors "$target" | grep -qxF -- "$anchor"; then
+			m="$m
+  $f: link to $l: no such heading there"
+		fi
+	done <"$T/links"
+done
+verdict "every file name and link of DESIGN.md and doc/ leads somewhere" "$m" \
+	"renamed or removed (a file), or a heading renamed (a link's #part):$m"
+
+# references to a page from anywhere: doc/x.md, or doc/x.md, "Heading";
+# to a chapter of DESIGN.md: DESIGN.md, "Heading" or (DESIGN.md, Heading)
+# (read across a comment's line breaks)
+m=
+while read -r f; do
+	awk '{ sub(/^[ \t]*(\*|#|\/\/|\.\\")?[ \t]*/, ""); printf "%s ", $0 }' "$SRC/$f" |
+		grep -oE 'doc/[A-Za-z0-9_-]+\.md(, "[^"]*")?|DESIGN\.md,? "[^"]*"|\(DESIGN\.md, [^):;]*' |
+		sed 's/^(//; s/^DESIGN\.md "/DESIGN.md, "/; s/^\(DESIGN\.md, \)\([^"].*\)/\1"\2"/' |
+		sort -u >"$T/refs"
+	while read -r r; do
+		page=${r%%,*}
+		if [ ! -e "$SRC/$page" ]; then
+			m="$m
+  $f: $page: no such page"
+			continue
+		fi
+		case $r in *', "'*) ;; *) continue ;; esac
+		h=${r#*, \"}
+		h=${h%\"}
+		sed -n 's/^#\{1,6\} \{1,\}//p' "$SRC/$page" | grep -qixF -- "$h" ||
+			m="$m
+  $f: $page has no heading \"$h\""
+	done <"$T/refs"
+done <"$T/texts"
+verdict "every reference to a page of doc/ or a chapter of DESIGN.md names one" "$m" \
+	"a page renamed, a heading changed or a chapter moved to a page (name the" \
+	"page as doc/x.md, a part as doc/x.md, \"Heading\"):$m"
 
 finish

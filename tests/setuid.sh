@@ -3,7 +3,7 @@
 # Privileged programs in a set: the loader ignores a preload path with a
 # '/' in secure-execution mode, so a set-user-id program of another user,
 # a set-group-id one of another group, or one with file capabilities
-# would see the machine's numbers (DESIGN.md, Honest limits). cpuset-run
+# would see the machine's numbers (doc/limits.md). cpuset-run
 # never leaves it so silently: one line on stderr names the program and
 # why (and, under the supervisor, that it runs without its privilege);
 # a plain program, or one whose privilege is the caller's own, gets none.

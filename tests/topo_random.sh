@@ -66,7 +66,7 @@ known_failure() {
 		# set holding one thread of a core, that core and its caches
 		# have the same CPUs, which hwloc's discovery orders cache
 		# first and its restriction core first; a level at two depths
-		# is one hwloc-calc -N refuses to count (DESIGN.md's limits)
+		# is one hwloc-calc -N refuses to count (doc/limits.md)
 		echo "s390 with SMT: a core of one thread of the set and its own caches, ordered cache first by a discovery" ;;
 	esac
 }

@@ -324,7 +324,7 @@ static void show_text(void)
 		unsigned dead, live = live_of(s, &dead);
 		printf("    children = %u, members = %u, dead members = %u, attached = %u\n",
 		       s->nchildren, live, dead, s->attached);
-		/* approximate: added without the lock (DESIGN.md, the wrap rule) */
+		/* approximate: added without the lock (doc/membership.md, the wrap) */
 		printf("    wrapped binds = %u\n  }\n", s->wrapped);
 	}
 	printf("\nmembers:\n");

@@ -416,7 +416,7 @@ static const char *privileged_kind(const char *path)
 }
 
 /* A privileged program is never silently left with the machine's
- * numbers: one line, naming it and why (DESIGN.md, Honest limits). */
+ * numbers: one line, naming it and why (doc/limits.md). */
 static void say_privileged(const char *prog, enum sv_mode sv)
 {
 	char path[PATH_MAX];

@@ -17,7 +17,7 @@ counts() {
 	expect_eq "$t: nproc, nothing on stderr (the shim never prints uninvited)" \
 		"$(cat "$T/err")" ""
 	# the possible CPUs: n, or with CPUSETSHIM_WIDE_POSSIBLE=1 up to the
-	# set's highest physical CPU (DESIGN.md, Topology views)
+	# set's highest physical CPU (doc/topology-views.md)
 	expect_eq "$t: nproc --all (possible CPUs)" "$(in_set "$s" nproc --all)" "$w"
 	expect_eq "$t: getconf _NPROCESSORS_ONLN" "$(in_set "$s" getconf _NPROCESSORS_ONLN)" "$n"
 	expect_eq "$t: getconf _NPROCESSORS_CONF (possible CPUs)" \

@@ -2,7 +2,7 @@
 /* A library whose constructor asks about CPUs before the shim's own
  * constructor has run (it is preloaded ahead of the shim, and its priority
  * puts it first among its own): the shim must set itself up on that first
- * call and answer for the set (DESIGN.md "The shim's manners").
+ * call and answer for the set (doc/shim.md).
  *
  * Writes "ctor sysconf N mask M" to the file named by $CTOR_OUT, M the
  * affinity mask in hex (as taskset prints it); nothing without $CTOR_OUT.

@@ -7,7 +7,7 @@
 # cannot renumber (the rseq area's cpu_id, RDPID, RDTSCP, a getcpu system
 # call made by the instruction), which are physical.
 #
-# In a set every count is the set's n (DESIGN.md, Topology views), so in
+# In a set every count is the set's n (doc/topology-views.md), so in
 # set {1} a raw index (1) reaches past an array sized by any count (1).
 # With CPUSETSHIM_WIDE_POSSIBLE=1 the possible counts (CONF,
 # get_nprocs_conf, possible) reach the set's highest physical CPU: in set

@@ -132,7 +132,7 @@ out=$(with_san "$CPUSET_RUN" --set "$S2" "$P" edges)
 expect_eq "bad sizes, pointers and pids: the kernel's answers" "$out" "$(outside taskset -c 0,1 "$P" edges)"
 
 # a documented limit: glibc's sched_getcpu reads the rseq area, no system
-# call reaches the supervisor (DESIGN.md, Honest limits)
+# call reaches the supervisor (doc/limits.md)
 out=$(with_san "$CPUSET_RUN" --set "$S1" "$P" schedgetcpu)
 expect_eq "set {1}: a static program's sched_getcpu stays physical (rseq)" "$out" 1
 
@@ -354,7 +354,7 @@ note "signal storm: $sent signals sent, prog says (wrong, caught): $res"
 expect_match "20,000 calls under a signal storm: no wrong answer" "$res" "^0 [0-9]+ 0$"
 expect_match "and signals arrived during the calls" "$(echo "$res" | awk '{ print $2 }')" '^([2-9]|[1-9][0-9]+)$'
 # the same with a handler without SA_RESTART: a signal before the
-# supervisor takes a call ends it with EINTR (DESIGN.md, Honest limits),
+# supervisor takes a call ends it with EINTR (doc/limits.md),
 # counted here, not checked
 with_san "$CPUSET_RUN" --set "$S2" "$P" loopnr 5000 >"$T/storm" 2>&1 &
 BG=$!

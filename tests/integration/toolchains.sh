@@ -7,7 +7,7 @@
 # and in the set, from the same state in the same directory: the same exit
 # status, the same output (timings masked; the lines of parallel builds
 # sorted) and the same files built. Each program that asks for a CPU count
-# gets the set's, 1, where DESIGN.md says the shim answers (sched_getaffinity,
+# gets the set's, 1, where doc/shim.md says the shim answers (sched_getaffinity,
 # sysconf, /proc/cpuinfo and /proc/stat); Go asks the kernel directly
 # (raw system calls, an honest limit) and gets the set's kernel mask, whose
 # count is 1 too, its CPU number the physical one.
