@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* shm/ — the table's segment: name, layout, create/open/validate, and
+/* shm/ — the table's file: name, layout, create/open/validate, and
  * the guard of its mapping. The undo journal is in journal.c, the writers'
  * lock and the readers' side in lock.c. */
 #ifdef HAVE_CONFIG_H

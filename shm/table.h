@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* shm/ — storage of the set table in POSIX shared memory.
  *
- * This layer knows bytes and words: the segment's layout, its header and
+ * This layer knows bytes and words: the table's layout, its header and
  * validation, the writers' robust mutex, the readers' sequence counter, the
  * undo journal that makes every write transaction atomic against SIGKILL,
  * and the registry slots (shm/registry.h). It knows nothing of set rules.

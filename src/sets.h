@@ -190,10 +190,10 @@ struct cps_member {
 	uint64_t start;
 };
 long cps_members(struct cps_ctx *c, uint32_t set, struct cps_member *out, size_t max);
-/* The member records of set in one snapshot, into *out (malloc'd, the
+/* The member records of set in one read, into *out (malloc'd, the
  * caller frees it): cps_members counts every record it met, the buffer
- * may hold fewer, so a larger one and another snapshot while the count
- * outgrows it (eight times at most, then the snapshot cut to the
+ * may hold fewer, so a larger one and another read while the count
+ * outgrows it (eight times at most, then the last read cut to the
  * buffer). Returns how many are in *out. */
 long cps_members_alloc(struct cps_ctx *c, uint32_t set, struct cps_member **out);
 

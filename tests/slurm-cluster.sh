@@ -56,7 +56,7 @@ snapshot() {
 		node_sets "$_n" >"$T/sets.$_n"
 	done
 }
-# set_cpus N NAME: a set's CPUs in node N's snapshot, expanded, or none
+# set_cpus N NAME: a set's CPUs in node N's listing (node_sets), expanded, or none
 set_cpus() {
 	_c=$(awk -v n="$2" '$1 == n { print $2 }' "$T/sets.$1")
 	[ -n "$_c" ] && expand "$_c" || echo none

@@ -396,7 +396,7 @@ done
 echo
 echo "Wrapping alone, same rounds (interleaved with the two above): \`taskset -c $Z env LD_PRELOAD=libbench_wrap.so"
 echo "bench_calls CASE $MS $BATCHES\`, a library that interposes the call, calls the next definition and returns its answer."
-echo "What the shim adds beyond it is its own work: the snapshot check and the translation."
+echo "What the shim adds beyond it is its own work: the set copy's check and the translation."
 echo
 echo "| case | wrap only ns: median (min-max) | ratio to native: median (min-max) | wrap - native ns | shim - native ns |"
 echo "|---|---|---|---|---|"

@@ -298,7 +298,7 @@ else
 fi
 
 # ---- a resize while a program holds each view open ----
-# It reads each held descriptor again from the start, and opens each path
+# It reads each descriptor it keeps open again from the start, and opens each path
 # afresh: both must show the set as it is now.
 hold_one()
 {

@@ -17,7 +17,7 @@ gcc -O2 -static -pthread -o "$P" "$SRC/tests/integration/prog_supervised.c" 2>"$
 two_sets
 ROOT=$("$CPUSET" --json list | "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
 
-# run_bg OUT CMD...: CMD in the background with its stdin held open by a
+# run_bg OUT CMD...: CMD in the background with its stdin kept open by a
 # fifo (the prog's waiting modes end at a line on it); sets BG (cpuset-run's
 # pid) and FIFO
 run_bg() {
