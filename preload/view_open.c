@@ -104,9 +104,6 @@ bool shim_view_own_file(const char *path, int fd, char *real, size_t len)
 	return true;
 }
 
-/* The contents of view k of the real file real, for the set in v; tid:
- * the thread of a thread's status (0: the caller). */
-
 int shim_view_fd(const char *data, size_t len, int flags)
 {
 	return make_fd(data, len, flags, true);

@@ -13,6 +13,10 @@
 #   every link of theirs leads to a file and a heading there, and every
 #   file's reference to a page (doc/x.md, "Heading") or to a chapter of
 #   DESIGN.md (DESIGN.md, "Heading") names one and its heading;
+# - a comment of the code that sends the reader elsewhere leads somewhere:
+#   "See NAME in FILE" names something FILE has, and a comment of a .c
+#   file that repeats a header's word for word stands above the same
+#   function the header's does;
 # - every cpuset command (tools/cpuset.c's table, and init) has its entry
 #   in man/cpuset.1's COMMANDS, its line in cpuset --help, and is one of
 #   tests/crash.sh's operations unless it takes no write step of the
@@ -354,5 +358,58 @@ done <"$T/texts"
 verdict "every reference to a page of doc/ or a chapter of DESIGN.md names one" "$m" \
 	"a page renamed, a heading changed or a chapter moved to a page (name the" \
 	"page as doc/x.md, a part as doc/x.md, \"Heading\"):$m"
+
+# ---- comments that send the reader elsewhere ----
+
+(cd "$SRC" && ls base/*.[ch] include/*.h shm/*.[ch] src/*.[ch] preload/*.[ch] supervise/*.[ch] \
+	tools/*.[ch] slurm/*.[ch] 2>/dev/null) >"$T/code"
+# "See NAME in FILE": FILE beside the comment's file, or from the top
+m=
+while read -r f; do
+	grep -n -o -E 'See [A-Za-z_][A-Za-z0-9_]* in [A-Za-z0-9_/.-]+\.[ch]' "$SRC/$f" |
+		while IFS=: read -r l ref; do
+			# shellcheck disable=SC2086 # its four words
+			set -- $ref
+			target=$SRC/$(dirname "$f")/$4
+			[ -f "$target" ] || target=$SRC/$4
+			[ -f "$target" ] && grep -q -w -- "$2" "$target" && continue
+			echo "  $f:$l: \"$ref\": $4 has no $2"
+		done
+done <"$T/code" >"$T/see"
+m=$(cat "$T/see")
+verdict "every \"See NAME in FILE\" of a comment names something FILE has" "$m" \
+	"name what the reader is to look at as FILE calls it:" "$m"
+
+cat >"$T/comments.awk" <<'EOF_AWK'
+# FILE<TAB>NAME<TAB>TEXT for each comment that begins a line: its words
+# joined by one blank, and the name of the function (or macro) the next
+# line declares or defines ("" if none)
+FNR == 1 { incom = 0; want = 0 }
+want && NF {
+	name = ""
+	if ($0 !~ /^[ \t]*(\/\*|\/\/|#[ \t]*(if|endif|else|include))/ && match($0, /[A-Za-z_][A-Za-z0-9_]*\(/))
+		name = substr($0, RSTART, RLENGTH - 1)
+	if (length(text) > 40) print FILENAME "\t" name "\t" text
+	want = 0
+}
+!incom && /^[ \t]*\/\*/ { incom = 1; text = "" }
+incom {
+	l = $0
+	sub(/^[ \t]*(\/\*|\*)?[ \t]*/, "", l)
+	e = index(l, "*/")
+	if (e) l = substr(l, 1, e - 1)
+	gsub(/[ \t]+/, " ", l)
+	text = text (text == "" || l == "" ? "" : " ") l
+	if (e) { incom = 0; want = 1; sub(/ $/, "", text) }
+}
+EOF_AWK
+(cd "$SRC" && xargs awk -f "$T/comments.awk" <"$T/code") >"$T/comments"
+m=$(awk -F'\t' 'NR == FNR { if ($1 ~ /\.h$/) { h[$3] = $2; hf[$3] = $1 }; next }
+	$1 ~ /\.c$/ && ($3 in h) && h[$3] != "" && $2 != "" && h[$3] != $2 {
+		printf "  %s: the comment above %s is %s'\''s comment of %s\n", $1, $2, hf[$3], h[$3]
+	}' "$T/comments" "$T/comments")
+verdict "a .c file's comment repeated from a header stands above the same function ($(wc -l <"$T/comments") comments)" "$m" \
+	"a comment left behind when its function moved, or pasted above another (say what" \
+	"this function does, or nothing where the header says it):" "$m"
 
 finish
