@@ -139,7 +139,7 @@ __attribute__((noinline)) static long __sysconf_slow(int name)
 		shim_resolve_all();
 		return shim_real.__sysconf ? shim_real.__sysconf(name) : fallback_sysconf(name);
 	}
-	return sysconf(name);
+	return sysconf_slow(name);
 }
 
 EXPORT long __sysconf(int name)

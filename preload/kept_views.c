@@ -60,7 +60,7 @@ static bool kept_dir_ok(void)
 		st = -1;
 		if (!shim_env_off("CPUSETSHIM_KEEP_VIEWS") &&
 		    cps_kept_dir(d, sizeof(d), shim_table_name(), uid) == 0 &&
-		    (mkdir(d, 0755) == 0 || errno == EEXIST) && lstat(d, &sb) == 0 &&
+		    (mkdir(d, 0755) == 0 || errno == EEXIST) && shim_real_fstatat(AT_FDCWD, d, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISDIR(sb.st_mode) && sb.st_uid == uid && !(sb.st_mode & (S_IWGRP | S_IWOTH))) {
 			memcpy(kept.dir, d, sizeof(d));
 			st = 1;
@@ -149,7 +149,7 @@ int shim_kept_store(enum vkind k, const char *name, uint64_t key, const char *da
 	static unsigned seq;
 	char tmp[sizeof(kept.dir) + 64];
 	int n = snprintf(tmp, sizeof(tmp), "%s/.new-%d-%ld-%u", kept.dir, (int)getpid(),
-			 (long)syscall(SYS_gettid), __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+			 (long)shim_gettid(), __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
 	if (n < 0 || (size_t)n >= sizeof(tmp))
 		return -1;
 	int w = shim_real.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);

@@ -37,6 +37,7 @@
 #include "preload/shim.h"
 #include "preload/view.h"
 #include "src/path.h"
+#include "src/rawsys.h"
 #include "src/vfiles.h"
 #include "src/vpath.h"
 
@@ -140,7 +141,7 @@ static bool cwd_get(char *buf, size_t len)
 	unsigned g = __atomic_load_n(&cwd.gen, __ATOMIC_SEQ_CST);
 	/* the system call, not libc's getcwd: no allocation, and the kernel's
 	 * "(unreachable)" prefix is told by the missing leading '/' */
-	n = syscall(SYS_getcwd, buf, len);
+	n = cps_sys3(SYS_getcwd, (long)buf, (long)len, 0);
 	if (n <= 0 || buf[0] != '/')
 		return false;
 	if (!kernel_dir_virtual(buf, len))
@@ -193,7 +194,7 @@ static bool dirfd_get(int fd, char *buf, size_t len)
 	ssize_t n;
 
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, buf, len - 1);
+	n = cps_sys_readlink(link, buf, len - 1);
 	if (n <= 0 || buf[0] != '/')
 		return false;
 	buf[n] = '\0';

@@ -20,6 +20,7 @@
 
 #include "preload/shim.h"
 #include "preload/view.h"
+#include "src/rawsys.h"
 #include "src/views.h"
 
 /* ---- reading a view again from the start ----
@@ -62,7 +63,7 @@ static bool still_the_view(int fd, const struct vfd *t, struct stat *sb)
 	char link[32], target[SHIM_KEPT_DIR_MAX + 64];
 	size_t kl = kd ? strlen(kd) : 0;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t n = kd ? readlink(link, target, sizeof(target)) : -1;
+	ssize_t n = kd ? cps_sys_readlink(link, target, sizeof(target)) : -1;
 	return n > (ssize_t)kl + 1 && !memcmp(target, kd, kl) && target[kl] == '/' &&
 	       fstat(fd, sb) == 0;
 }
@@ -89,7 +90,7 @@ void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct s
 	if (t) {
 		t->k = k;
 		t->how = how;
-		t->tid = k == V_STATUS_THREAD ? (pid_t)syscall(SYS_gettid) : 0;
+		t->tid = k == V_STATUS_THREAD ? shim_gettid() : 0;
 		t->dev = sb.st_dev;
 		t->ino = sb.st_ino;
 		memcpy(t->real, real, rl);

@@ -20,6 +20,7 @@
 #include "preload/shim.h"
 #include "preload/view.h"
 #include "src/path.h"
+#include "src/rawsys.h"
 #include "src/views.h"
 
 /* All of data to fd; false on an error or a short write. */
@@ -86,7 +87,7 @@ bool shim_view_own_file(const char *path, int fd, char *real, size_t len)
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 		path = link;
 	}
-	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	ssize_t n = cps_sys_readlink(path, target, sizeof(target) - 1);
 	size_t kl = strlen(kd);
 	if (n <= 0 || (size_t)n <= kl || strncmp(target, kd, kl) || target[kl] != '/')
 		return false;

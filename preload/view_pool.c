@@ -52,6 +52,7 @@
 #include "preload/view.h"
 #include "base/util.h"
 #include "src/kept_views.h"
+#include "src/rawsys.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -111,27 +112,41 @@ static void remove_pool_dir(const char *dir, unsigned made)
 	rmdir(dir);
 }
 
+/* The pool nm of kept, if its process is gone. */
+static void reap_one(const char *kept, const char *nm)
+{
+	if (nm[0] != 'p' || nm[1] != '.' || !nm[2] || strspn(nm + 2, "0123456789") != strlen(nm + 2))
+		return;
+	long pid = strtol(nm + 2, NULL, 10);
+	if (pid <= 0 || pid == shim_self_pid || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return;
+	char p[sizeof(pool.dir)];
+	int n = snprintf(p, sizeof(p), "%s/%s", kept, nm);
+	if (n > 0 && (size_t)n < sizeof(p))
+		remove_pool_dir(p, ~0u);
+}
+
 /* Pools of processes that are gone (killed before their exit could
  * remove them), once per process that makes a pool. */
 static void reap_dead(const char *kept)
 {
-	DIR *d = opendir(kept);
-	if (!d)
+	/* the directory by getdents64: the shim's opendir is an interposer */
+	int fd = shim_real.open(kept, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char d[4096] __attribute__((aligned(8)));
+	long n;
+	if (fd < 0)
 		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *nm = de->d_name;
-		if (nm[0] != 'p' || nm[1] != '.' || !nm[2] || strspn(nm + 2, "0123456789") != strlen(nm + 2))
-			continue;
-		long pid = strtol(nm + 2, NULL, 10);
-		if (pid <= 0 || pid == shim_self_pid || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		char p[sizeof(pool.dir)];
-		int n = snprintf(p, sizeof(p), "%s/%s", kept, nm);
-		if (n > 0 && (size_t)n < sizeof(p))
-			remove_pool_dir(p, ~0u);
-	}
-	closedir(d);
+	while ((n = cps_sys_getdents64(fd, d, sizeof(d))) > 0)
+		for (long i = 0; i + 19 < n;) {
+			/* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
+			unsigned short rl;
+			memcpy(&rl, d + i + 16, sizeof(rl));
+			if (rl < 20 || i + rl > n)
+				break;
+			reap_one(kept, d + i + 19);
+			i += rl;
+		}
+	close(fd);
 }
 
 /* Drops a pool (a parent's, inherited by fork; or one whose directory
@@ -152,7 +167,7 @@ static bool own_dir(const char *d, mode_t mode)
 	struct stat sb;
 	if (mkdir(d, mode) < 0 && errno != EEXIST)
 		return false;
-	return lstat(d, &sb) == 0 && S_ISDIR(sb.st_mode) && sb.st_uid == geteuid() &&
+	return shim_real_fstatat(AT_FDCWD, d, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode) && sb.st_uid == geteuid() &&
 	       !(sb.st_mode & (S_IWGRP | S_IWOTH)) && (mode != 0700 || !(sb.st_mode & 077));
 }
 
@@ -178,11 +193,11 @@ static bool pool_ready(void)
 			/* the pools of processes killed before their exit: looked
 			 * for by one process in 16, and by one that finds a pool of
 			 * its own pid left (a killed one's: there are some) */
-			if (me % 16 == 0 || lstat(pool.dir, &sb) == 0)
+			if (me % 16 == 0 || shim_real_fstatat(AT_FDCWD, pool.dir, &sb, AT_SYMLINK_NOFOLLOW) == 0)
 				reap_dead(kept);
 			pool.dirlen = strlen(pool.dir);
 			if (own_dir(pool.dir, 0700)) {
-				long pg = sysconf(_SC_PAGESIZE);
+				long pg = getpagesize();
 				pool.page = pg > 0 ? (size_t)pg : 4096;
 				__atomic_store_n(&pool.state, 1, __ATOMIC_RELEASE);
 			}
@@ -295,7 +310,7 @@ int shim_pool_deliver(enum vkind k, const char *real, pid_t tid, const char *dat
 				munmap(s->map, POOL_MAP);
 				s->map = NULL;
 				struct stat sb;
-				if (lstat(pool.dir, &sb) < 0 && pthread_mutex_trylock(&pool_lock) == 0) {
+				if (shim_real_fstatat(AT_FDCWD, pool.dir, &sb, AT_SYMLINK_NOFOLLOW) < 0 && pthread_mutex_trylock(&pool_lock) == 0) {
 					__atomic_store_n(&pool.state, 0, __ATOMIC_RELEASE);
 					pthread_mutex_unlock(&pool_lock);
 				}

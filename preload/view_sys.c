@@ -288,7 +288,7 @@ static int node_dirs(char *on, size_t cap, size_t *ol)
 	    (fd = shim_real.open(rp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -EINVAL;
 	cps_mask_zero(m, NW);
-	while ((n = syscall(SYS_getdents64, fd, d, sizeof(d))) > 0)
+	while ((n = cps_sys_getdents64(fd, d, sizeof(d))) > 0)
 		for (long i = 0; i < n;) {
 			/* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
 			unsigned short rl;

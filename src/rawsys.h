@@ -165,6 +165,13 @@ static inline long cps_sys_getdents64(int fd, void *buf, size_t len)
 	return cps_sys3(SYS_getdents64, fd, (long)buf, (long)len);
 }
 
+/* The target of link path into buf (not NUL-terminated): its length, or
+ * a negative errno. */
+static inline long cps_sys_readlink(const char *path, char *buf, size_t len)
+{
+	return cps_sys4(SYS_readlinkat, AT_FDCWD, (long)path, (long)buf, (long)len);
+}
+
 /* The owner of path (its st_uid): 0 or a negative errno. */
 static inline int cps_sys_owner(const char *path, uid_t *uid)
 {

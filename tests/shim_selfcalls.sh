@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# One way into libc: none of the shim's own code (preload/) calls one of
+# its exports (preload/libcpusetshim.map) by name, which would meet its
+# interposer again (a path test, a translation into virtual numbers);
+# libc is reached through struct shim_real (preload/shim.h) or
+# src/rawsys.h. Read from the relocations of preload's objects: a call,
+# or a function's address taken, by the export's name. The few calls
+# that mean to meet the interposer are listed below with their reason.
+. "$(dirname "$0")/common.sh"
+need "$PYTHON3" python3
+need readelf binutils
+
+# FILE:NAME the shim calls on purpose through its own interposer
+# preload/dir.c: scandir, glob and nftw list a directory through the
+# shim's opendir/readdir and stat it through its stat, so that their
+# entries are the views' (cpuN renamed, CPUs outside the set gone); its
+# nftw64 is its nftw (one stat, as on every 64-bit host)
+meant="dir.o:opendir dir.o:closedir dir.o:readdir dir.o:readdir64 dir.o:stat dir.o:stat64
+dir.o:lstat dir.o:lstat64 dir.o:nftw"
+
+objs=""
+for o in "$B"/preload/.libs/*.o; do
+	[ -e "$o" ] && objs="$objs $o"
+done
+[ -n "$objs" ] || die "no objects of the shim under $B (build it first)"
+# shellcheck disable=SC2086
+readelf -rW $objs >"$T/rel" 2>"$T/err" || die "readelf: $(cat "$T/err")"
+
+"$PYTHON3" - "$SRC/preload/libcpusetshim.map" "$T/rel" "$meant" >"$T/check" 2>&1 <<'PY'
+import re, sys
+mapf, relf, meant = sys.argv[1:4]
+m = re.sub(r"/\*.*?\*/", "", open(mapf).read(), flags=re.S)
+glob = m.split("global:")[1].split("local:")[0]
+exports = set(n.strip() for n in glob.replace("\n", " ").split(";") if n.strip())
+exports.discard("cpusetshim_copy")  # the shim's own object, no libc function
+allowed = set(meant.split())
+cur, seen, bad = "?", set(), set()
+for line in open(relf):
+    f = re.match(r"^File: (.*)$", line)
+    if f:
+        cur = f.group(1).strip()
+        a = re.search(r"([^/]*)\((.*)\)$", cur)
+        cur = "%s(%s)" % (a.group(1), a.group(2)) if a else cur.rsplit("/", 1)[-1]
+        continue
+    cols = line.split()
+    if len(cols) < 5 or not re.match(r"^[0-9a-f]{8,}$", cols[0]):
+        continue
+    sym = re.sub(r"@.*", "", cols[4])
+    if sym in exports:
+        key = "%s:%s" % (cur, sym)
+        seen.add(key)
+        if key not in allowed:
+            bad.add(key)
+print("%d calls of an export by its name, %d meant" % (len(seen), len(seen & allowed)))
+for b in sorted(bad):
+    print("calls its own interposer: %s" % b)
+for a in sorted(allowed - seen):
+    print("listed as meant, but not there: %s" % a)
+sys.exit(1 if bad or (allowed - seen) else 0)
+PY
+s=$?
+note "$(head -n 1 "$T/check")"
+expect_eq "the shim reaches libc through shim_real or rawsys.h, never its own interposers" \
+	"$s $(tail -n +2 "$T/check" | tr '\n' ' ')" "0 "
+finish
