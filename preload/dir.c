@@ -185,12 +185,12 @@ EXPORT DIR *opendir(const char *name)
 		return shim_real.opendir(name);
 	struct shim_sys_set set;
 	int k = shim_sys_phys(canon, phys, sizeof(phys), &set);
-	if (k == CPS_VSYS_ABSENT) {
+	if (k == CPS_VK_ABSENT) {
 		errno = ENOENT;
 		return NULL;
 	}
 	const char *root = shim_test_root(), *at = phys;
-	if (k <= CPS_VSYS_NONE)
+	if (k <= CPS_VK_NONE)
 		return shim_real.opendir(name);
 	if (root) {
 		if ((unsigned)snprintf(rp, sizeof(rp), "%s%s", root, phys) >= sizeof(rp))
@@ -198,7 +198,7 @@ EXPORT DIR *opendir(const char *name)
 		at = rp;
 	}
 	DIR *d;
-	if (!root && k == CPS_VSYS_DIR && shim_real.fdopendir && !cpudir_itself(phys)) {
+	if (!root && k == CPS_VK_DIR && shim_real.fdopendir && !cpudir_itself(phys)) {
 		/* opendir's own flags, below the kept descriptor (cpudir.c) */
 		int fd = shim_cpudir_open(phys, O_RDONLY | O_NDELAY | O_DIRECTORY | O_CLOEXEC, 0);
 		if (fd < 0)
@@ -211,7 +211,7 @@ EXPORT DIR *opendir(const char *name)
 	} else {
 		d = shim_real.opendir(at);
 	}
-	if (d && k == CPS_VSYS_DIR) {
+	if (d && k == CPS_VK_DIR) {
 		SHIM_KEEP_ERRNO;
 		shim_dir_remember(dirfd(d), d, &set.v, &set.in);
 	}
@@ -259,7 +259,7 @@ static __attribute__((noinline)) void adopt(int fd, DIR *d)
 	if (shim_resolving || !shim_dirfd_canon(fd, canon, sizeof(canon)) ||
 	    !shim_sys_family(canon) || !shim_ready())
 		return;
-	if (shim_sys_phys(canon, phys, sizeof(phys), &set) == CPS_VSYS_DIR)
+	if (shim_sys_phys(canon, phys, sizeof(phys), &set) == CPS_VK_DIR)
 		shim_dir_remember(fd, d, &set.v, &set.in);
 }
 

@@ -92,7 +92,7 @@ static int kept_oflags(int flags)
 	       (flags & (O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | SHIM_VIEW_STATUS_FLAGS));
 }
 
-int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *name, size_t len,
+int shim_kept_open(enum cps_vkind k, const struct shim_cpus *v, int flags, char *name, size_t len,
 		     uint64_t *keyp, bool *store)
 {
 	*store = false;
@@ -100,10 +100,10 @@ int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *nam
 		return -1;
 	uint64_t key = 0, now = 0;
 	int n;
-	if (k == V_RANGE || k == V_POSSIBLE) {
+	if (k == CPS_VK_RANGE || k == CPS_VK_POSSIBLE) {
 		struct cps_view_input in = shim_view_input(v);
 		n = snprintf(name, len, "%s/range-%u", kept.dir,
-			     k == V_RANGE ? v->n : cps_view_width(&in));
+			     k == CPS_VK_RANGE ? v->n : cps_view_width(&in));
 	} else {
 		key = cps_kept_key(v->cpus, v->nw, v->n);
 		n = snprintf(name, len, "%s/cpuinfo-%016llx", kept.dir, (unsigned long long)key);
@@ -113,7 +113,7 @@ int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *nam
 	*keyp = key;
 	int oflags = kept_oflags(flags);
 	bool check = false;
-	if (k == V_CPUINFO) {
+	if (k == CPS_VK_CPUINFO) {
 		now = now_ns();
 		check = !(__atomic_load_n(&kept.ci_key, __ATOMIC_RELAXED) == key &&
 			  now < __atomic_load_n(&kept.ci_until, __ATOMIC_RELAXED));
@@ -143,7 +143,7 @@ int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *nam
 
 /* Writes a view under name (a new file renamed over the old one, so
  * readers get one or the other whole), then opens it as shim_kept_open does. */
-int shim_kept_store(enum vkind k, const char *name, uint64_t key, const char *data, size_t len,
+int shim_kept_store(enum cps_vkind k, const char *name, uint64_t key, const char *data, size_t len,
 		      int flags)
 {
 	static unsigned seq;
@@ -160,7 +160,7 @@ int shim_kept_store(enum vkind k, const char *name, uint64_t key, const char *da
 		unlink(tmp);
 		return -1;
 	}
-	if (k == V_CPUINFO) {
+	if (k == CPS_VK_CPUINFO) {
 		__atomic_store_n(&kept.ci_key, key, __ATOMIC_RELAXED);
 		__atomic_store_n(&kept.ci_until, now_ns() + KEEP_VIEW_NS, __ATOMIC_RELAXED);
 	}
@@ -231,5 +231,5 @@ int shim_kept_content(const char *tag, const char *data, size_t len, int flags)
 	int fd = shim_real.open(name, kept_oflags(flags));
 	if (fd >= 0 || errno != ENOENT)
 		return fd;
-	return shim_kept_store(V_NONE, name, 0, data, len, flags);
+	return shim_kept_store(CPS_VK_NONE, name, 0, data, len, flags);
 }

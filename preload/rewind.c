@@ -40,7 +40,7 @@
  * handling stay as they are, only the contents are new. */
 #define VFD_MAX 4096
 struct vfd {
-	enum vkind k;
+	enum cps_vkind k;
 	int how;       /* SHIM_VIEW_*: made again in place, or replaced */
 	pid_t tid;     /* of a thread's status */
 	dev_t dev;     /* the view's file, to tell it from a later file */
@@ -68,7 +68,7 @@ static bool still_the_view(int fd, const struct vfd *t, struct stat *sb)
 	       fstat(fd, sb) == 0;
 }
 
-void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct stat *id, int how)
+void shim_rewind_remember(int fd, enum cps_vkind k, const char *real, const struct stat *id, int how)
 {
 	struct stat sb = { 0 };
 	if (id) {
@@ -90,7 +90,7 @@ void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct s
 	if (t) {
 		t->k = k;
 		t->how = how;
-		t->tid = k == V_STATUS_THREAD ? shim_gettid() : 0;
+		t->tid = k == CPS_VK_STATUS_TASK ? shim_gettid() : 0;
 		t->dev = sb.st_dev;
 		t->ino = sb.st_ino;
 		memcpy(t->real, real, rl);

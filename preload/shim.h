@@ -249,7 +249,7 @@ int shim_view_open(int dirfd, const char *path, int flags);
  * another open of the same file (freopen): the view must not come from
  * the pool, whose files are kept only by the descriptions handed out. */
 extern __thread bool shim_view_no_pool;
-/* Whether the test root (CPUSETSHIM_TEST_ROOT, preload/view_sys.c) is
+/* Whether the test root (CPUSETSHIM_TEST_ROOT, preload/troot.c) is
  * set: 0 not read yet, 1 set, -1 not set. */
 extern int shim_troot_state;
 /* Cheap first test on the slow path of every open: may path be a view? */

@@ -14,19 +14,17 @@
 #include <sys/types.h>
 
 #include "preload/shim.h"
+#include "src/vmake.h"
 #include "src/views.h"
 
 #pragma GCC visibility push(hidden)
 
-enum vkind {
-	V_NONE, V_CPUINFO, V_STAT, V_STATUS_PROC, V_STATUS_THREAD, V_RANGE,
-	V_PIDSTAT, /* /proc/<pid>/stat, /proc/<pid>/task/<tid>/stat */
-	V_CGROUP,  /* the CPU files of the caller's cpuset cgroup */
-	V_POSSIBLE, /* /sys/devices/system/cpu/possible: 0..w-1 (cps_view_width) */
-	V_NUMA_MAPS, /* /proc/<pid>/numa_maps, the task form: nodes by the set's */
-	V_ONLINE, /* /sys/devices/system/cpu/online: the set's CPUs online (V_RANGE
-		   * while all are) */
-};
+/* The kinds of views are the rows' (src/vmake.h); a cgroup's files are
+ * two of them. */
+static inline bool shim_vk_cgroup(enum cps_vkind k)
+{
+	return k == CPS_VK_CGROUP_CPUS || k == CPS_VK_CGROUP_MEMS;
+}
 
 /* $name is "0". */
 static inline bool shim_env_off(const char *name)
@@ -42,12 +40,12 @@ static inline bool shim_env_off(const char *name)
  * and, on machines of a few dozen CPUs, /proc/stat and status fit. */
 #define SHIM_VIEW_STACK 2048
 
-/* The kind of view a canonical path (preload/path.c) is; V_NONE: not one
+/* The kind of view a canonical path (preload/path.c) is; CPS_VK_NONE: not one
  * we virtualise here (the /sys families are view_sys.c's). */
-enum vkind shim_view_classify(const char *canon);
+enum cps_vkind shim_view_classify(const char *canon);
 /* The contents of view k of the real file real, for the set in v; tid:
  * the thread of a thread's status (0: the caller). */
-int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
+int shim_view_build(enum cps_vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
 		    struct cps_buf *out);
 
 /* ---- view_open.c ---- */
@@ -66,17 +64,27 @@ enum { SHIM_VIEW_MADE, SHIM_VIEW_KEPT, SHIM_VIEW_REAL };
  * 0 the caller), opened with the caller's flags; *how says which of the
  * above it is, *id its file's identity when *have_id. -1 (errno
  * untouched): pass the real file through. */
-int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, int *how,
+int shim_view_open_kind(enum cps_vkind k, const char *real, pid_t tid, int flags, int *how,
 			struct stat *id, bool *have_id);
 
 /* A read-only fd on data (a sealed memfd reopened with the caller's
  * flags), or -1. */
 int shim_view_fd(const char *data, size_t len, int flags);
 
-/* ---- view_sys.c: the /sys families and the test root ---- */
+/* ---- troot.c: the test root ---- */
 
-/* The test root (CPUSETSHIM_TEST_ROOT), or NULL. */
-const char *shim_test_root(void);
+/* The test root (CPUSETSHIM_TEST_ROOT), or NULL: without one, one load
+ * once it is known. */
+const char *shim_test_root_read(void);
+static inline const char *shim_test_root(void)
+{
+	if (CPS_LIKELY(__atomic_load_n(&shim_troot_state, __ATOMIC_ACQUIRE) < 0))
+		return NULL;
+	return shim_test_root_read();
+}
+/* Where the real file of canonical path phys is: below the test root
+ * (phys itself without one); false when out (len bytes) is too small. */
+bool shim_rooted(const char *phys, char *out, size_t len);
 /* The captured machine's kernel's count of CPU ids (its highest
  * possible CPU + 1), or 0 with no test root or none read: the masks of
  * its sched_getaffinity (preload/syscall.c), so that a machine of more
@@ -85,6 +93,8 @@ unsigned shim_troot_nr_cpu_ids(void);
 /* The set the /sys views show (the test's CPUSETSHIM_TEST_CPUS under a
  * test root, else the caller's). */
 bool shim_sys_cpus(struct shim_cpus *v);
+
+/* ---- view_sys.c: the /sys families ---- */
 /* The canonical path of (dirfd, path), below the test root taken as
  * below /; false when it can be no view. */
 bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t len);
@@ -132,7 +142,7 @@ struct shim_sys_set {
 };
 /* The physical path of canon, a CPU-directory or node view's, by the
  * caller's set (into *set, if given): cps_vsys_resolve's kind into phys
- * (CPS_VSYS_NONE: not one of these views, or no set; CPS_VSYS_ABSENT:
+ * (CPS_VK_NONE: not one of these views, or no set; CPS_VK_ABSENT:
  * cpuN beyond the set). */
 int shim_sys_phys(const char *canon, char *phys, size_t len, struct shim_sys_set *set);
 
@@ -146,7 +156,7 @@ bool shim_write_all(int fd, const char *data, size_t len);
 /* The kept view of kind k for the set in v: an fd on it, or -1. Then
  * *name is its file and *store says whether the caller should make it
  * (missing, or a cpuinfo view past its time) and shim_kept_store() it. */
-int shim_kept_open(enum vkind k, const struct shim_cpus *v, int flags, char *name, size_t len,
+int shim_kept_open(enum cps_vkind k, const struct shim_cpus *v, int flags, char *name, size_t len,
 		   uint64_t *keyp, bool *store);
 /* The directory of kept views, or NULL when there is none usable. */
 const char *shim_kept_dirname(void);
@@ -162,7 +172,7 @@ bool shim_view_own_file(const char *path, int fd, char *real, size_t len);
 /* Writes a view under name (a new file renamed over the old one, so
  * readers get one or the other whole), then opens it as shim_kept_open
  * does. */
-int shim_kept_store(enum vkind k, const char *name, uint64_t key, const char *data, size_t len,
+int shim_kept_store(enum cps_vkind k, const char *name, uint64_t key, const char *data, size_t len,
 		    int flags);
 /* A kept view made from a real file (a /sys list or mask), opened if it
  * was made within the last second, so that a changed real file (a CPU
@@ -183,17 +193,17 @@ struct stat;
  * thread's status) holding data, from the process's pool of files: an fd
  * opened with the caller's flags, its file's identity in *id; or -1 (no
  * pool, all held, too large, refused): make it another way. */
-int shim_pool_deliver(enum vkind k, const char *real, pid_t tid, const char *data, size_t len,
+int shim_pool_deliver(enum cps_vkind k, const char *real, pid_t tid, const char *data, size_t len,
 		      int flags, struct stat *id);
 /* The file sb describes is read again from the start: if it is one of
  * the pool's, it is made again (0); -1: not one of them. */
 int shim_pool_rewound(const struct stat *sb);
-/* The real /proc/stat (V_STAT), the process's status (V_STATUS_PROC),
- * its own stat (V_PIDSTAT: the caller makes sure it is /proc/<our
- * pid>/stat) or a CPU file of its cgroup (V_CGROUP: real), fresh, from a descriptor kept open: 0 and *out, which is sb
+/* The real /proc/stat (CPS_VK_STAT), the process's status (CPS_VK_STATUS),
+ * its own stat (CPS_VK_PIDSTAT: the caller makes sure it is /proc/<our
+ * pid>/stat) or a CPU file of its cgroup (a cgroup kind: real), fresh, from a descriptor kept open: 0 and *out, which is sb
  * (sbcap bytes of the caller's) when it fits there, else malloc'd; or a
  * negative errno (-EAGAIN: not now, read it the usual way). */
-int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char **out,
+int shim_real_read(enum cps_vkind k, const char *real, char *sb, size_t sbcap, char **out,
 		   size_t *len);
 
 /* The lowest descriptor one the shim keeps open takes (the real files
@@ -223,7 +233,7 @@ void shim_redirect_keep(const char *canon, const char *phys);
 /* Remember fd as a view of kind k made at its open from the real file
  * real, to make it again when the program goes back to the start; id:
  * its file's identity if known (else fstat). */
-void shim_rewind_remember(int fd, enum vkind k, const char *real, const struct stat *id, int how);
+void shim_rewind_remember(int fd, enum cps_vkind k, const char *real, const struct stat *id, int how);
 /* What was remembered of fd, now of to: another description of the same
  * file (a stream opened again through fd's link, which fd's close ends). */
 void shim_rewind_move(int fd, int to);

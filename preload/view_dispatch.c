@@ -78,14 +78,6 @@ static bool cap_digits(const char *canon, const struct cps_vmatch *m, char what)
 	return false;
 }
 
-static bool has_cap(const struct cps_vmatch *m, char what)
-{
-	for (unsigned i = 0; i < m->ncap; i++)
-		if (m->cap[i].what == what)
-			return true;
-	return false;
-}
-
 /* The whole of a file into a malloc'd buffer (not NUL-terminated). */
 static int slurp(const char *path, char **out, size_t *len);
 
@@ -123,9 +115,9 @@ static bool cg_match(const struct cgdirs *d, const char *c, size_t dl, bool f1, 
 	       ((d->found & 2) && f2 && strlen(d->v2) == dl && !memcmp(d->v2, c, dl));
 }
 
-/* c: a canonical path below /sys. A CPU file of the caller's own cpuset
- * cgroup. */
-static enum vkind classify_cgroup(const char *c)
+/* c: a canonical path below /sys. Whether it is a CPU file of the
+ * caller's own cpuset cgroup. */
+static bool classify_cgroup(const char *c)
 {
 	const char *leaf = strrchr(c, '/');
 	bool f1 = cps_cgroup_cpu_file(leaf + 1, false) || cps_cgroup_mems_file(leaf + 1, false);
@@ -133,7 +125,7 @@ static enum vkind classify_cgroup(const char *c)
 	/* under a test root its cgroup files are test_cgroup's (view_sys.c):
 	 * the rest is the captured file, never this machine's cgroup */
 	if ((!f1 && !f2) || view_off(OFF_CGROUP) || shim_test_root())
-		return V_NONE;
+		return false;
 	size_t dl = (size_t)(leaf - c);
 	bool mine;
 	if (pthread_mutex_trylock(&cg_lock) != 0) {
@@ -141,11 +133,11 @@ static enum vkind classify_cgroup(const char *c)
 		 * handler that opens such a file): looked for now, not kept */
 		struct cgdirs *d = malloc(sizeof(*d));
 		if (!d)
-			return V_NONE;
+			return false;
 		cg_look(d);
 		mine = cg_match(d, c, dl, f1, f2);
 		free(d);
-		return mine ? V_CGROUP : V_NONE;
+		return mine;
 	}
 	bool looked = false;
 	if (cg.found < 0 || cg.pid != own_pid()) {
@@ -158,43 +150,43 @@ static enum vkind classify_cgroup(const char *c)
 		mine = cg_match(&cg, c, dl, f1, f2);
 	}
 	pthread_mutex_unlock(&cg_lock);
-	return mine ? V_CGROUP : V_NONE;
+	return mine;
 }
 
-enum vkind shim_view_classify(const char *c)
+enum cps_vkind shim_view_classify(const char *c)
 {
 	struct cps_vmatch m;
 	const struct cps_vfile *row = cps_vfile_find(c, true, &m);
 
 	if (!row)
-		return V_NONE;
-	switch (row->family) {
-	case CPS_VF_CPUINFO:
-		return view_off(OFF_CPUINFO) ? V_NONE : V_CPUINFO;
-	case CPS_VF_STAT:
-		return view_off(OFF_STAT) ? V_NONE : V_STAT;
-	case CPS_VF_PIDSTAT:
+		return CPS_VK_NONE;
+	/* the row's kind, where the caller may have it here (the other /sys
+	 * kinds are view_sys.c's) */
+	enum cps_vkind k = row->kind;
+	bool ok;
+	switch (k) {
+	case CPS_VK_CPUINFO: ok = !view_off(OFF_CPUINFO); break;
+	case CPS_VK_STAT: ok = !view_off(OFF_STAT); break;
+	case CPS_VK_PIDSTAT:
 		/* every process's stat: field 39 by the rule of src/vproc_pidstat.h */
-		return view_off(OFF_PIDSTAT) || !cap_digits(c, &m, 'p') ? V_NONE : V_PIDSTAT;
-	case CPS_VF_STATUS:
-		if (!cap_is(c, &m, 'p', own_pid()))
-			return V_NONE;
-		if (!has_cap(&m, 't'))
-			return V_STATUS_PROC;
-		return cap_is(c, &m, 't', shim_gettid()) ? V_STATUS_THREAD : V_NONE;
-	case CPS_VF_CGROUP:
-		return classify_cgroup(c);
-	case CPS_VF_NUMA_MAPS:
+		ok = !view_off(OFF_PIDSTAT) && cap_digits(c, &m, 'p');
+		break;
+	case CPS_VK_STATUS: ok = cap_is(c, &m, 'p', own_pid()); break;
+	case CPS_VK_STATUS_TASK:
+		ok = cap_is(c, &m, 'p', own_pid()) && cap_is(c, &m, 't', shim_gettid());
+		break;
+	case CPS_VK_CGROUP_CPUS:
+	case CPS_VK_CGROUP_MEMS: ok = classify_cgroup(c); break;
+	case CPS_VK_NUMA_MAPS:
 		/* any process's, by the caller's nodes, as its stat by its CPUs */
-		return view_off(OFF_NUMA_MAPS) || !cap_digits(c, &m, 'p') ? V_NONE : V_NUMA_MAPS;
-	case CPS_VF_CPUDIR:
-		return row->kind == CPS_VSYS_RANGE	? V_RANGE
-		       : row->kind == CPS_VSYS_ONLINE	? V_ONLINE
-		       : row->kind == CPS_VSYS_POSSIBLE ? V_POSSIBLE
-							: V_NONE;
-	default:
-		return V_NONE;
+		ok = !view_off(OFF_NUMA_MAPS) && cap_digits(c, &m, 'p');
+		break;
+	case CPS_VK_RANGE:
+	case CPS_VK_ONLINE:
+	case CPS_VK_POSSIBLE: ok = row->family == CPS_VF_CPUDIR; break;
+	default: ok = false;
 	}
+	return ok ? k : CPS_VK_NONE;
 }
 
 static int slurp(const char *path, char **out, size_t *len)
@@ -252,86 +244,43 @@ static bool own_pidstat(const char *real)
 	return n == self && strcmp(p, "/stat") == 0;
 }
 
-/* The status view's node lines (made after its CPU lines, from them):
- * the caller's set's nodes; left as they are without them. */
-static int status_mems(struct cps_buf *out, size_t start)
+/* The set's nodes into s where kind k takes them (m holds them): a
+ * status's Mems lines by the caller's set's nodes, numa_maps and a
+ * cgroup's node list by the views' (shim_sys_nodes). */
+static void view_nodes(enum cps_vkind k, struct cps_view_input *s, struct shim_cpus *m)
 {
-	struct shim_cpus m;
-	struct cps_buf t = { 0 };
-	if (!shim_sys_mems(&m) || m.n == 0)
-		return 0;
-	int r = cps_view_status_mems(&t, out->p + start, out->len - start, m.cpus, m.nw, m.n);
-	if (r == 0) {
-		out->len = start;
-		r = cps_buf_append(out, t.p, t.len);
+	if (k == CPS_VK_STATUS || k == CPS_VK_STATUS_TASK) {
+		if (shim_sys_mems(m) && m->n > 0) {
+			s->mems = m->cpus;
+			s->mnw = m->nw;
+			s->k = m->n;
+		}
+	} else if (k == CPS_VK_NUMA_MAPS || k == CPS_VK_CGROUP_MEMS) {
+		shim_sys_nodes(s, m);
 	}
-	if (!t.borrowed)
-		free(t.p);
-	return r;
 }
 
-/* Whether real (a V_CGROUP file) is one of the node lists. */
-static bool node_view(const char *real, bool cgroup)
-{
-	const char *leaf = strrchr(real, '/');
-	return cgroup && leaf &&
-	       (cps_cgroup_mems_file(leaf + 1, false) || cps_cgroup_mems_file(leaf + 1, true));
-}
-
-/* The node views take the set's nodes (none: the file as it is). */
-static int cgroup_mems(struct cps_buf *out, const char *in, size_t inlen,
-		       struct cps_view_input *s)
-{
-	struct shim_cpus m;
-	shim_sys_nodes(s, &m);
-	return cps_view_cgroup_mems(out, in, inlen, s);
-}
-static int numa_maps(struct cps_buf *out, const char *in, size_t inlen,
-		     struct cps_view_input *s)
-{
-	struct shim_cpus m;
-	shim_sys_nodes(s, &m);
-	return cps_view_numa_maps(out, in, inlen, s);
-}
-
-int shim_view_build(enum vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
-		      struct cps_buf *out)
+int shim_view_build(enum cps_vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
+		    struct cps_buf *out)
 {
 	/* no vallowed: a status view takes the task's mask from the file */
 	struct cps_view_input s = shim_view_input(v);
+	struct shim_cpus m;
 	char *in = NULL, sb[SHIM_VIEW_STACK];
-	size_t inlen = 0, start;
+	size_t inlen = 0;
 	int r = 0;
 	/* /proc/stat, our status and our stat: from the descriptor kept open
 	 * if it can be had (into sb when it fits: no malloc) */
-	bool kept = k == V_STAT || k == V_STATUS_PROC || k == V_CGROUP ||
-		    (k == V_PIDSTAT && own_pidstat(real));
-	if (k != V_RANGE && k != V_POSSIBLE && (kept ? shim_real_read(k, real, sb, sizeof(sb), &in, &inlen) : -1) < 0 &&
+	bool kept = k == CPS_VK_STAT || k == CPS_VK_STATUS || shim_vk_cgroup(k) ||
+		    (k == CPS_VK_PIDSTAT && own_pidstat(real));
+	if (cps_vmake_reads(k) &&
+	    (kept ? shim_real_read(k, real, sb, sizeof(sb), &in, &inlen) : -1) < 0 &&
 	    (r = slurp(real, &in, &inlen)) < 0)
 		return r;
-	switch (k) {
-	case V_CPUINFO: r = cps_view_cpuinfo_set(out, in, inlen, &s); break;
-	case V_STAT: r = cps_view_stat(out, in, inlen, &s); break;
-	case V_STATUS_PROC:
-	case V_STATUS_THREAD:
-		start = out->len;
-		r = cps_view_status(out, in, inlen, &s);
-		if (r == 0)
-			r = status_mems(out, start);
-		break;
-	case V_RANGE: r = cps_view_cpurange(out, &s); break;
-	case V_POSSIBLE: r = cps_view_possible(out, &s); break;
-	case V_ONLINE: r = cps_view_cpumask_file(out, CPS_VSYS_ONLINE, in, inlen, &s); break;
-	case V_PIDSTAT: r = cps_view_pidstat(out, in, inlen, &s); break;
-	case V_CGROUP:
-		r = node_view(real, true) ? cgroup_mems(out, in, inlen, &s)
-					  : cps_view_cgroup_cpus(out, in, inlen, &s);
-		break;
-	case V_NUMA_MAPS: r = numa_maps(out, in, inlen, &s); break;
-	default: r = -EINVAL;
-	}
+	view_nodes(k, &s, &m);
+	struct cps_vmake_in mi = { .real = in, .len = inlen, .s = &s };
+	r = cps_vmake(k, &mi, out);
 	if (in != sb)
 		free(in);
 	return r;
 }
-

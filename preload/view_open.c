@@ -130,19 +130,20 @@ static bool pidstat_is_real(const struct shim_cpus *v)
 /* A view of kind k made now (out) delivered: a content-named kept file
  * (the cgroup's lists, online with CPUs offline), else the pool, else a
  * file of its own. */
-static int deliver_made(enum vkind k, const char *real, pid_t tid, const struct cps_buf *out,
+static int deliver_made(enum cps_vkind k, const char *real, pid_t tid, const struct cps_buf *out,
 			int flags, int *how, struct stat *id, bool *have_id)
 {
 	int fd;
-	if ((k == V_CGROUP || k == V_ONLINE) &&
-	    (fd = shim_kept_content(k == V_CGROUP ? "cg" : "on", out->p, out->len, flags)) >= 0) {
+	unsigned char d = cps_vkind_delivery[k];
+	if (d == CPS_VD_MADE &&
+	    (fd = shim_kept_content(k == CPS_VK_ONLINE ? "on" : "cg", out->p, out->len, flags)) >= 0) {
 		*how = SHIM_VIEW_KEPT; /* going back to the start opens it again */
 		return fd;
 	}
-	bool kept_kind = k == V_RANGE || k == V_POSSIBLE || k == V_CPUINFO;
+	bool kept_kind = d == CPS_VD_KEPT;
 	*how = kept_kind ? SHIM_VIEW_KEPT : SHIM_VIEW_MADE;
 	if (!kept_kind && !shim_view_no_pool &&
-	    (fd = shim_pool_deliver(k, real, k == V_STATUS_THREAD ? (tid ? tid : shim_gettid()) : 0,
+	    (fd = shim_pool_deliver(k, real, k == CPS_VK_STATUS_TASK ? (tid ? tid : shim_gettid()) : 0,
 				    out->p, out->len, flags, id)) >= 0) {
 		*have_id = true;
 		return fd;
@@ -150,7 +151,7 @@ static int deliver_made(enum vkind k, const char *real, pid_t tid, const struct 
 	return make_fd(out->p, out->len, flags, kept_kind);
 }
 
-int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, int *how,
+int shim_view_open_kind(enum cps_vkind k, const char *real, pid_t tid, int flags, int *how,
 			struct stat *id, bool *have_id)
 {
 	char name[SHIM_KEPT_NAME_MAX];
@@ -162,7 +163,7 @@ int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, in
 	bool store = false;
 	uint64_t key = 0;
 	int fd = -1;
-	if (k == V_PIDSTAT && pidstat_is_real(&v)) {
+	if (k == CPS_VK_PIDSTAT && pidstat_is_real(&v)) {
 		/* the real file, remembered all the same: after a resize its
 		 * next reading from the start may have to be a view */
 		*how = SHIM_VIEW_REAL;
@@ -171,9 +172,9 @@ int shim_view_open_kind(enum vkind k, const char *real, pid_t tid, int flags, in
 	}
 	*how = SHIM_VIEW_KEPT;
 	/* online while all the set's CPUs are: the range of n, kept */
-	if (k == V_ONLINE && shim_online_count(v.n) == v.n)
-		k = V_RANGE;
-	if (k == V_RANGE || k == V_POSSIBLE || k == V_CPUINFO) {
+	if (k == CPS_VK_ONLINE && shim_online_count(v.n) == v.n)
+		k = CPS_VK_RANGE;
+	if (cps_vkind_delivery[k] == CPS_VD_KEPT) {
 		fd = shim_kept_open(k, &v, flags, name, sizeof(name), &key, &store);
 		if (fd >= 0)
 			return fd;
@@ -212,11 +213,10 @@ static int view_reopened_to_write(int dirfd, const char *path, int flags)
 }
 
 /* Whether a canonical path of kind k may be a /sys family's (or the test
- * root's): none of the /proc kinds is. */
-static bool sys_kind(enum vkind k)
+ * root's): none of the /proc kinds made into the pool is. */
+static bool sys_kind(enum cps_vkind k)
 {
-	return k != V_STAT && k != V_STATUS_PROC && k != V_STATUS_THREAD && k != V_PIDSTAT &&
-	       k != V_NUMA_MAPS;
+	return cps_vkind_delivery[k] != CPS_VD_POOL;
 }
 
 static int view_open_any(int dirfd, const char *path, int flags)
@@ -240,7 +240,7 @@ static int view_open_any(int dirfd, const char *path, int flags)
 		return -1;
 	bool ro = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_DIRECTORY | O_PATH | O_CREAT)) &&
 		  !dironly;
-	enum vkind k = ro ? shim_view_classify(c) : V_NONE;
+	enum cps_vkind k = ro ? shim_view_classify(c) : CPS_VK_NONE;
 	/* the /sys families (and the test root) first: they take any flags;
 	 * none of the /proc kinds is theirs */
 	if (sys_kind(k)) {
@@ -248,7 +248,7 @@ static int view_open_any(int dirfd, const char *path, int flags)
 		if (sfd != -1)
 			return sfd;
 	}
-	if (k == V_NONE || strlen(c) >= SHIM_VIEW_REAL_MAX)
+	if (k == CPS_VK_NONE || strlen(c) >= SHIM_VIEW_REAL_MAX)
 		return -1;
 	int how = SHIM_VIEW_MADE;
 	struct stat id;

@@ -69,7 +69,7 @@ struct slot {
 	dev_t dev;
 	ino_t ino;
 	/* what it holds, to make it again when read from the start */
-	enum vkind k;
+	enum cps_vkind k;
 	pid_t tid;
 	char real[64];
 };
@@ -279,7 +279,7 @@ static void slot_release(struct slot *s)
 	__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
 }
 
-int shim_pool_deliver(enum vkind k, const char *real, pid_t tid, const char *data, size_t len,
+int shim_pool_deliver(enum cps_vkind k, const char *real, pid_t tid, const char *data, size_t len,
 		      int flags, struct stat *id)
 {
 	if (len > POOL_MAP || strlen(real) >= sizeof(pool.s[0].real) || !pool_ready())
@@ -383,7 +383,7 @@ __attribute__((destructor)) static void pool_remove(void)
 /* ---- the real files, kept open ---- */
 
 /* [0..2]: /proc/stat, our status, our stat; then the CPU files of our
- * cpuset cgroup (V_CGROUP), by path, the last few read. */
+ * cpuset cgroup (a cgroup kind), by path, the last few read. */
 #define REAL_CG 4
 #define REAL_CG_PATH 256
 static struct real_kept {
@@ -393,22 +393,22 @@ static struct real_kept {
 	dev_t dev;
 	ino_t ino;
 	size_t last; /* the length read last time */
-	char path[REAL_CG_PATH]; /* of a V_CGROUP one: its file ("": none) */
+	char path[REAL_CG_PATH]; /* of a cgroup kind's: its file ("": none) */
 } real_kept[3 + REAL_CG] = { [0 ... 2 + REAL_CG] = { .fd = -1 } };
 static unsigned real_cg_next;
 
-/* The entry for k (and real, for V_CGROUP: taken over from the oldest
+/* The entry for k (and real, for a cgroup kind: taken over from the oldest
  * when it has none; *fresh then says it must be opened), or NULL;
  * busy on return. */
-static struct real_kept *real_entry(enum vkind k, const char *real, bool *fresh)
+static struct real_kept *real_entry(enum cps_vkind k, const char *real, bool *fresh)
 {
 	*fresh = false;
-	if (k == V_STAT || k == V_STATUS_PROC || k == V_PIDSTAT) {
-		struct real_kept *f = &real_kept[k == V_STAT ? 0 : k == V_STATUS_PROC ? 1 : 2];
+	if (k == CPS_VK_STAT || k == CPS_VK_STATUS || k == CPS_VK_PIDSTAT) {
+		struct real_kept *f = &real_kept[k == CPS_VK_STAT ? 0 : k == CPS_VK_STATUS ? 1 : 2];
 		return __atomic_exchange_n(&f->busy, 1, __ATOMIC_ACQUIRE) ? NULL : f;
 	}
 	size_t rl = strlen(real);
-	if (k != V_CGROUP || rl >= REAL_CG_PATH)
+	if (!shim_vk_cgroup(k) || rl >= REAL_CG_PATH)
 		return NULL;
 	for (unsigned i = 3; i < 3 + REAL_CG; i++) {
 		struct real_kept *f = &real_kept[i];
@@ -473,17 +473,18 @@ static bool real_still_ours(const struct real_kept *f)
  * is then checked with fstat. /proc/stat begins "cpu ", a status "Name:",
  * our stat "<our pid> (", a cgroup's CPU list is digits, ',' and '-' to a
  * newline. */
-static bool real_looks_right(enum vkind k, const char *b, size_t n)
+static bool real_looks_right(enum cps_vkind k, const char *b, size_t n)
 {
 	switch (k) {
-	case V_STAT: return n >= 4 && !memcmp(b, "cpu ", 4);
-	case V_STATUS_PROC: return n >= 5 && !memcmp(b, "Name:", 5);
-	case V_PIDSTAT: {
+	case CPS_VK_STAT: return n >= 4 && !memcmp(b, "cpu ", 4);
+	case CPS_VK_STATUS: return n >= 5 && !memcmp(b, "Name:", 5);
+	case CPS_VK_PIDSTAT: {
 		char d[CPS_DEC_MAX];
 		size_t dl = cps_fmt_dec(d, (uint64_t)shim_self_pid);
 		return n > dl + 1 && !memcmp(b, d, dl) && b[dl] == ' ' && b[dl + 1] == '(';
 	}
-	case V_CGROUP:
+	case CPS_VK_CGROUP_CPUS:
+	case CPS_VK_CGROUP_MEMS:
 		if (!n || b[n - 1] != '\n')
 			return false;
 		for (size_t i = 0; i + 1 < n; i++)
@@ -518,14 +519,14 @@ static int took(struct real_kept *f, char *b, size_t n, char **out, size_t *len)
  * state it is believed without fstat (what its pread gives is checked
  * instead, real_looks_right); one inherited from the parent is checked,
  * and kept only for files that are the same for the child. */
-static bool real_believed(struct real_kept *f, enum vkind k, bool fresh)
+static bool real_believed(struct real_kept *f, enum cps_vkind k, bool fresh)
 {
 	bool ours = !fresh && f->fd >= 0 && f->pid == shim_self_pid;
 	if (!fresh && f->fd >= 0 && f->pid != shim_self_pid) {
 		/* inherited from the parent: its status is not ours (a
 		 * cgroup's file is the same file for the child) */
 		ours = real_still_ours(f);
-		if (ours && k != V_STAT && k != V_CGROUP) {
+		if (ours && k != CPS_VK_STAT && !shim_vk_cgroup(k)) {
 			close(f->fd);
 			ours = false;
 		}
@@ -537,7 +538,7 @@ static bool real_believed(struct real_kept *f, enum vkind k, bool fresh)
 /* The file did not fit the caller's buffer: read it into a malloc'd one,
  * growing until it fits. 0 with *out set, -errno, or -EAGAIN when the
  * descriptor turned out to be the program's (forgotten, not closed). */
-static int read_grown(struct real_kept *f, enum vkind k, char **out, size_t *len)
+static int read_grown(struct real_kept *f, enum cps_vkind k, char **out, size_t *len)
 {
 	for (size_t cap = f->last + f->last / 2 + 4096;; cap *= 2) {
 		char *b = malloc(cap);
@@ -558,16 +559,16 @@ static int read_grown(struct real_kept *f, enum vkind k, char **out, size_t *len
 	}
 }
 
-int shim_real_read(enum vkind k, const char *real, char *sb, size_t sbcap, char **out,
+int shim_real_read(enum cps_vkind k, const char *real, char *sb, size_t sbcap, char **out,
 		   size_t *len)
 {
-	/* V_PIDSTAT: the process's own stat only (the caller checks) */
+	/* CPS_VK_PIDSTAT: the process's own stat only (the caller checks) */
 	static const char *const paths[3] = { "/proc/stat", "/proc/self/status", "/proc/self/stat" };
 	bool fresh;
 	struct real_kept *f = shim_real.pread ? real_entry(k, real, &fresh) : NULL;
 	if (!f)
 		return -EAGAIN;
-	const char *path = k == V_CGROUP ? f->path : paths[f - real_kept];
+	const char *path = shim_vk_cgroup(k) ? f->path : paths[f - real_kept];
 	bool ours = real_believed(f, k, fresh);
 	int r = -EAGAIN;
 	if (!ours && !real_open(f, path))

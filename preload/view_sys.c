@@ -2,25 +2,14 @@
 /* The /sys families of views (src/vsys.h): the CPU directory
  * (/sys/devices/system/cpu, /sys/bus/cpu/devices) and the NUMA nodes
  * (/sys/devices/system/node), opened, stat'ed and tested by their virtual
- * names; and the test-only root override.
+ * names.
  *
  * cpuV/... is physical cpu<p(V)>/...: a file that names no CPU is the
  * physical file itself, opened with the caller's flags (one open, as the
  * native call); a CPU list or mask is a view, kept beside the table
  * (preload/kept_views.c) once made, so that each later open is one open of
  * a tmpfs file; cpuN for N >= n does not exist. Listings go through
- * preload/dir.c.
- *
- * Test root (CPUSETSHIM_TEST_ROOT=R, for the tests only; never in a
- * set-user-id program: shim_secure_getenv): the shim takes a
- * captured machine under R for the real /sys and /proc of these families.
- * A path below R is taken as the same path below /, and the real files of
- * the views are read below R; with CPUSETSHIM_TEST_CPUS (a CPU list of
- * the captured machine) as the set of these views instead of the
- * process's own, and CPUSETSHIM_TEST_MEMS (a node list of it) as its
- * nodes, for these views and for the memory-policy calls
- * (preload/mempolicy.c). It changes nothing but what this process reads of these
- * files, all of them files the user can read anyway. */
+ * preload/dir.c. The test-only root is preload/troot.c's. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -50,17 +39,6 @@
 #include "src/vpath.h"
 #include "src/vsys.h"
 
-/* ---- the test root ---- */
-
-/* 0 not read yet, 1 set, -1 not set (preload/shim.h) */
-int shim_troot_state;
-
-static struct {
-	char root[PATH_MAX];
-	bool has_cpus, has_mems;
-	struct shim_cpus cpus, mems;
-} troot;
-
 /* An absolute path whose second byte cannot begin a view's
  * (cps_vpath_root2) is no view (with no test root, preload/path.c): the
  * interposers below hand it to libc's function at once. */
@@ -71,124 +49,6 @@ static inline bool no_view(const char *p)
 }
 #define NO_VIEW(path) no_view(path)
 
-const char *shim_test_root(void)
-{
-	int st = __atomic_load_n(&shim_troot_state, __ATOMIC_ACQUIRE);
-
-	if (CPS_LIKELY(st))
-		return st > 0 ? troot.root : NULL;
-	if (!shim_libc_up())
-		return NULL; /* no environment yet: asked again later */
-	/* racing first callers read the same environment into the same
-	 * bytes; the state is published last */
-	const char *r = shim_secure_getenv("CPUSETSHIM_TEST_ROOT");
-	const char *c = shim_secure_getenv("CPUSETSHIM_TEST_CPUS");
-	const char *m = shim_secure_getenv("CPUSETSHIM_TEST_MEMS");
-	size_t len = r ? strlen(r) : 0;
-	st = -1;
-	while (len > 1 && r[len - 1] == '/')
-		len--;
-	if (r && r[0] == '/' && len > 1 && len < sizeof(troot.root)) {
-		memcpy(troot.root, r, len);
-		troot.root[len] = 0;
-		st = 1;
-		struct cps_parse_error err;
-		if (c && cps_cpulist_parse(c, troot.cpus.cpus, CPS_MAX_WORDS, &err) == 0 &&
-		    (troot.cpus.n = cps_mask_count(troot.cpus.cpus, CPS_MAX_WORDS)) > 0) {
-			troot.cpus.nw = CPS_MAX_WORDS;
-			troot.has_cpus = true;
-		}
-		if (m && cps_cpulist_parse(m, troot.mems.cpus, CPS_MAX_WORDS, &err) == 0 &&
-		    (troot.mems.n = cps_mask_count(troot.mems.cpus, CPS_MAX_WORDS)) > 0) {
-			troot.mems.nw = CPS_MAX_WORDS;
-			troot.has_mems = true;
-		}
-	}
-	__atomic_store_n(&shim_troot_state, st, __ATOMIC_RELEASE);
-	return st > 0 ? troot.root : NULL;
-}
-
-/* Read once, racing first callers computing the same value: 0 not read,
- * else the count + 1 (1: none, the file unreadable). */
-static unsigned troot_nr_cpu_ids;
-
-unsigned shim_troot_nr_cpu_ids(void)
-{
-	const char *r = shim_test_root();
-	if (CPS_LIKELY(!r))
-		return 0;
-	unsigned n = __atomic_load_n(&troot_nr_cpu_ids, __ATOMIC_RELAXED);
-	if (n)
-		return n - 1;
-	char path[PATH_MAX], buf[4096];
-	uint64_t m[CPS_MAX_WORDS];
-	struct cps_parse_error err;
-	int pn = snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/possible", r);
-	long len = pn > 0 && (size_t)pn < sizeof(path) ? cps_sys_read_file(path, buf, sizeof(buf) - 1) : -1;
-	n = 0;
-	if (len > 0) {
-		buf[len] = 0;
-		buf[strcspn(buf, "\n")] = 0;
-		int last = cps_cpulist_parse(buf, m, CPS_MAX_WORDS, &err) == 0 ? cps_mask_last(m, CPS_MAX_WORDS) : -1;
-		n = last >= 0 ? (unsigned)last + 1 : 0;
-	}
-	__atomic_store_n(&troot_nr_cpu_ids, n + 1, __ATOMIC_RELAXED);
-	return n;
-}
-
-/* The set these views show: the test's, else the process's. */
-bool shim_sys_cpus(struct shim_cpus *v)
-{
-	if (CPS_UNLIKELY(shim_test_root() != NULL) && troot.has_cpus) {
-		v->n = troot.cpus.n;
-		v->nw = troot.cpus.nw;
-		memcpy(v->cpus, troot.cpus.cpus, sizeof(v->cpus));
-		return true;
-	}
-	return shim_cpus_now(v);
-}
-
-/* The nodes these views and the memory-policy calls show: the test's
- * (CPUSETSHIM_TEST_MEMS, a node list of the captured machine), else the
- * process's set's. */
-bool shim_sys_mems(struct shim_cpus *v)
-{
-	if (CPS_UNLIKELY(shim_test_root() != NULL) && troot.has_mems) {
-		v->n = troot.mems.n;
-		v->nw = troot.mems.nw;
-		memcpy(v->cpus, troot.mems.cpus, sizeof(v->cpus));
-		return true;
-	}
-	return shim_nodes_of(0, v);
-}
-
-/* The set's nodes into in (m holds them): none when the shim has none,
- * and then the nodes keep their numbers. */
-void shim_sys_nodes(struct cps_view_input *in, struct shim_cpus *m)
-{
-	/* a captured machine without CPUSETSHIM_TEST_MEMS: its own nodes */
-	if (CPS_UNLIKELY(shim_test_root() != NULL) && !troot.has_mems)
-		return;
-	if (shim_sys_mems(m) && m->n > 0) {
-		in->mems = m->cpus;
-		in->mnw = m->nw;
-		in->k = m->n;
-	}
-}
-
-/* Where the real file of canonical path phys is: below the test root. */
-static bool rooted(const char *phys, char *out, size_t len)
-{
-	const char *root = shim_test_root();
-	size_t rl = root ? strlen(root) : 0, pl = strlen(phys);
-
-	if (rl + pl + 1 > len)
-		return false;
-	if (rl)
-		memcpy(out, root, rl);
-	memcpy(out + rl, phys, pl + 1);
-	return true;
-}
 
 /* ---- canonical paths ---- */
 
@@ -215,7 +75,7 @@ int shim_sys_phys(const char *canon, char *phys, size_t len, struct shim_sys_set
 	if (!set)
 		set = &own;
 	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&set->v))
-		return CPS_VSYS_NONE;
+		return CPS_VK_NONE;
 	set->in = shim_view_input(&set->v);
 	shim_sys_nodes(&set->in, &set->m);
 	return cps_vsys_resolve(canon, &set->in, phys, len);
@@ -241,9 +101,11 @@ static int slurp(const char *path, char *buf, size_t cap, size_t *len)
 	return 0;
 }
 
-static int build_has_cpu(const char *real, size_t len, const struct cps_view_input *in,
-			 struct cps_buf *out)
+/* has_cpu: the cpumaps of the nodes its real file lists, then the view. */
+static int build_has_cpu(struct cps_vmake_in *mi, struct cps_buf *out)
 {
+	const char *real = mi->real;
+	size_t len = mi->len;
 	enum { MAXN = 1024 };
 	static const size_t nw = CPS_WORDS_FOR(MAXN);
 	uint64_t listed[CPS_WORDS_FOR(MAXN)];
@@ -264,12 +126,15 @@ static int build_has_cpu(const char *real, size_t len, const struct cps_view_inp
 		char p[96], rp[PATH_MAX];
 		snprintf(p, sizeof(p), "/sys/devices/system/node/node%d/cpumap", k);
 		maps[k] = malloc(4096);
-		if (!maps[k] || !rooted(p, rp, sizeof(rp)) || slurp(rp, maps[k], 4096, &lens[k])) {
+		if (!maps[k] || !shim_rooted(p, rp, sizeof(rp)) || slurp(rp, maps[k], 4096, &lens[k])) {
 			free(maps[k]);
 			maps[k] = NULL;
 		}
 	}
-	r = cps_view_has_cpu(out, real, len, (const char *const *)maps, lens, MAXN, in);
+	mi->maps = (const char *const *)maps;
+	mi->lens = lens;
+	mi->nmaps = MAXN;
+	r = cps_vmake(CPS_VK_HAS_CPU, mi, out);
 	for (unsigned k = 0; k < MAXN; k++)
 		free(maps[k]);
 	return r;
@@ -284,7 +149,7 @@ static int node_dirs(char *on, size_t cap, size_t *ol)
 	long n;
 	int fd;
 
-	if (!rooted("/sys/devices/system/node", rp, sizeof(rp)) ||
+	if (!shim_rooted("/sys/devices/system/node", rp, sizeof(rp)) ||
 	    (fd = shim_real.open(rp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -EINVAL;
 	cps_mask_zero(m, NW);
@@ -309,9 +174,10 @@ static int node_dirs(char *on, size_t cap, size_t *ol)
 /* nodeV/distance: its columns are the online nodes', in their order; a
  * machine whose online list does not count them (a capture without one)
  * is read by its node directories. */
-static int build_distance(const char *buf, size_t len, const struct cps_view_input *in,
-			  struct cps_buf *out)
+static int build_distance(struct cps_vmake_in *mi, struct cps_buf *out)
 {
+	const char *buf = mi->real;
+	size_t len = mi->len;
 	enum { NW = CPS_WORDS_FOR(4096) };
 	char on[1024], orp[PATH_MAX];
 	size_t ol = 0, cols = 0;
@@ -321,7 +187,7 @@ static int build_distance(const char *buf, size_t len, const struct cps_view_inp
 	for (size_t i = 0; i < len; i++)
 		if (cps_is_digit(buf[i]) && (i == 0 || !cps_is_digit(buf[i - 1])))
 			cols++;
-	if (rooted("/sys/devices/system/node/online", orp, sizeof(orp)) &&
+	if (shim_rooted("/sys/devices/system/node/online", orp, sizeof(orp)) &&
 	    !slurp(orp, on, sizeof(on) - 1, &ol)) {
 		size_t e = ol;
 		while (e && (on[e - 1] == '\n' || on[e - 1] == '\0'))
@@ -333,7 +199,9 @@ static int build_distance(const char *buf, size_t len, const struct cps_view_inp
 	}
 	if (!ol && node_dirs(on, sizeof(on), &ol))
 		return -EINVAL;
-	return cps_view_node_distance(out, buf, len, on, ol, in);
+	mi->online = on;
+	mi->olen = ol;
+	return cps_vmake(CPS_VK_DISTANCE, mi, out);
 }
 
 /* The contents of view k (a content kind of src/vsys.h) whose real file
@@ -343,31 +211,19 @@ static int build(int k, const char *rp, const struct cps_view_input *in, struct 
 	char buf[8192];
 	size_t len = 0;
 	int r;
+	struct cps_vmake_in mi = { .s = in };
 
-	if (k == CPS_VSYS_RANGE)
-		return cps_view_cpurange(out, in);
-	if (k == CPS_VSYS_POSSIBLE)
-		return cps_view_possible(out, in);
-	if (k == CPS_VSYS_KERNEL_MAX)
-		return cps_view_kernel_max(out, in);
-	if ((r = slurp(rp, buf, sizeof(buf), &len)))
-		return r;
-	if (k == CPS_VSYS_HAS_CPU && in->k) {
-		struct cps_buf t = { 0 };
-		if (!(r = build_has_cpu(buf, len, in, &t)))
-			r = cps_view_nodelist(out, t.p, t.len, in);
-		cps_buf_free(&t);
-		return r;
+	if (cps_vmake_reads(k)) {
+		if ((r = slurp(rp, buf, sizeof(buf), &len)))
+			return r;
+		mi.real = buf;
+		mi.len = len;
 	}
-	if (k == CPS_VSYS_HAS_CPU)
-		return build_has_cpu(buf, len, in, out);
-	if (k == CPS_VSYS_NODELIST)
-		return cps_view_nodelist(out, buf, len, in);
-	if (k == CPS_VSYS_NODEINFO)
-		return cps_view_node_info(out, buf, len, in);
-	if (k == CPS_VSYS_DISTANCE)
-		return build_distance(buf, len, in, out);
-	return cps_view_cpumask_file(out, k, buf, len, in);
+	if (k == CPS_VK_HAS_CPU)
+		return build_has_cpu(&mi, out);
+	if (k == CPS_VK_DISTANCE)
+		return build_distance(&mi, out);
+	return cps_vmake(k, &mi, out);
 }
 
 static uint64_t fnv(uint64_t h, const void *p, size_t len)
@@ -384,7 +240,7 @@ static __attribute__((noinline)) uint64_t root_id(uint64_t h, const char *root, 
 	struct stat sb;
 	char rp[PATH_MAX];
 	SHIM_KEEP_ERRNO;
-	if (!rooted(phys, rp, sizeof(rp)) || shim_real_fstatat(AT_FDCWD, rp, &sb, 0) < 0)
+	if (!shim_rooted(phys, rp, sizeof(rp)) || shim_real_fstatat(AT_FDCWD, rp, &sb, 0) < 0)
 		return 0;
 	uint64_t id[] = { (uint64_t)sb.st_dev,	       (uint64_t)sb.st_ino,
 			  (uint64_t)sb.st_size,	       (uint64_t)sb.st_mtim.tv_sec,
@@ -429,14 +285,15 @@ static int test_cpuinfo(int flags)
 	size_t len = 0;
 	int fd = -2;
 
-	if (!buf || !rooted("/proc/cpuinfo", rp, sizeof(rp)) || !shim_sys_cpus(&v)) {
+	if (!buf || !shim_rooted("/proc/cpuinfo", rp, sizeof(rp)) || !shim_sys_cpus(&v)) {
 		free(buf);
 		return -1;
 	}
 	struct cps_view_input in = shim_view_input(&v);
 	int r = slurp(rp, buf, 1 << 20, &len);
+	struct cps_vmake_in mi = { .real = buf, .len = len, .s = &in };
 	if (!r)
-		r = cps_view_cpuinfo_set(&out, buf, len, &in);
+		r = cps_vmake(CPS_VK_CPUINFO, &mi, &out);
 	if (!r)
 		fd = shim_view_fd(out.p, out.len, flags);
 	cps_buf_free(&out);
@@ -460,11 +317,11 @@ static bool captured_cpuset_dir(const char *canon, size_t dl, bool f1, bool f2, 
 	size_t al = 0, bl = 0;
 	int found = 0;
 
-	if (rooted("/proc/self/cgroup", rp, sizeof(rp)) && !slurp(rp, a, cap, &al) &&
-	    rooted("/proc/self/mountinfo", rp, sizeof(rp)) && !slurp(rp, b, cap, &bl))
+	if (shim_rooted("/proc/self/cgroup", rp, sizeof(rp)) && !slurp(rp, a, cap, &al) &&
+	    shim_rooted("/proc/self/mountinfo", rp, sizeof(rp)) && !slurp(rp, b, cap, &bl))
 		found = cps_cgroup_cpuset_dirs(a, al, b, bl, v1, PATH_MAX, v2, PATH_MAX);
-	else if (rooted("/proc/self/cpuset", rp, sizeof(rp)) && !slurp(rp, a, cap, &al) &&
-		 rooted("/proc/mounts", rp, sizeof(rp)) && !slurp(rp, b, cap, &bl))
+	else if (shim_rooted("/proc/self/cpuset", rp, sizeof(rp)) && !slurp(rp, a, cap, &al) &&
+		 shim_rooted("/proc/mounts", rp, sizeof(rp)) && !slurp(rp, b, cap, &bl))
 		found = cps_cgroup_cpuset_dirs_mounts(a, al, b, bl, v1, PATH_MAX, v2, PATH_MAX);
 	return ((found & 1) && f1 && strlen(v1) == dl && !memcmp(v1, canon, dl)) ||
 	       ((found & 2) && f2 && strlen(v2) == dl && !memcmp(v2, canon, dl));
@@ -498,7 +355,7 @@ static int test_cgroup(const char *canon, int flags)
 	if (!captured_cpuset_dir(canon, dl, f1, f2, a, b, CAP, v1, v2))
 		goto out;
 	fd = -2;
-	if (!rooted(canon, rp, sizeof(rp)) || slurp(rp, a, CAP, &al)) {
+	if (!shim_rooted(canon, rp, sizeof(rp)) || slurp(rp, a, CAP, &al)) {
 		fd = -1; /* the real file's own failure: it, as it is */
 		goto out;
 	}
@@ -507,7 +364,8 @@ static int test_cgroup(const char *canon, int flags)
 	struct shim_cpus m;
 	if (mems)
 		shim_sys_nodes(&in, &m);
-	if ((mems ? cps_view_cgroup_mems(&out, a, al, &in) : cps_view_cgroup_cpus(&out, a, al, &in)) == 0)
+	struct cps_vmake_in mi = { .real = a, .len = al, .s = &in };
+	if (cps_vmake(mems ? CPS_VK_CGROUP_MEMS : CPS_VK_CGROUP_CPUS, &mi, &out) == 0)
 		fd = shim_view_fd(out.p, out.len, flags);
 	else
 		fd = -1;
@@ -526,11 +384,11 @@ static int open_physical(const char *canon, const char *phys, int k, int flags, 
 			 struct shim_sys_set *set)
 {
 	char rp[PATH_MAX];
-	if (k != CPS_VSYS_DIR && !shim_test_root() && !strcmp(phys, canon))
+	if (k != CPS_VK_DIR && !shim_test_root() && !strcmp(phys, canon))
 		return -1;
 	const char *at = phys;
 	if (shim_test_root()) {
-		if (!rooted(phys, rp, sizeof(rp)))
+		if (!shim_rooted(phys, rp, sizeof(rp)))
 			return -1;
 		at = rp;
 	}
@@ -538,9 +396,9 @@ static int open_physical(const char *canon, const char *phys, int k, int flags, 
 			    : shim_real.openat(AT_FDCWD, at, flags, mode);
 	if (fd < 0)
 		return -2;
-	if (k == CPS_VSYS_DIR)
+	if (k == CPS_VK_DIR)
 		shim_dir_remember(fd, NULL, &set->v, &set->in);
-	else if (k < CPS_VSYS_MASK)
+	else if (k < CPS_VK_MASK)
 		shim_redirect_keep(canon, phys); /* the next open of it: redirect.c */
 	return fd;
 }
@@ -558,10 +416,10 @@ static int open_content(const char *canon, const char *phys, int k, int flags, i
 		return fd;
 	}
 	struct cps_buf out = { 0 };
-	int r = rooted(phys, rp, sizeof(rp)) ? build(k, rp, &set->in, &out) : -ENAMETOOLONG;
+	int r = shim_rooted(phys, rp, sizeof(rp)) ? build(k, rp, &set->in, &out) : -ENAMETOOLONG;
 	if (r == 0) {
 		if (have_name)
-			fd = shim_kept_store(V_NONE, name, 0, out.p, out.len, flags);
+			fd = shim_kept_store(CPS_VK_NONE, name, 0, out.p, out.len, flags);
 		if (fd < 0)
 			fd = shim_view_fd(out.p, out.len, flags);
 	}
@@ -576,7 +434,7 @@ static int open_content(const char *canon, const char *phys, int k, int flags, i
 	if (fd < 0)
 		shim_debug("view of %s failed; passing the real file through", canon);
 	/* under the test root the real file is the captured one */
-	if (fd < 0 && shim_test_root() && rooted(phys, rp, sizeof(rp)))
+	if (fd < 0 && shim_test_root() && shim_rooted(phys, rp, sizeof(rp)))
 		return (fd = shim_real.openat(AT_FDCWD, rp, flags, mode)) >= 0 ? fd : -2;
 	return fd >= 0 ? fd : -1;
 }
@@ -595,19 +453,19 @@ int shim_sys_open(const char *canon, int flags, int mode)
 			return cfd;
 	}
 	int k = shim_sys_phys(canon, phys, sizeof(phys), &set);
-	if (k <= CPS_VSYS_NONE)
+	if (k <= CPS_VK_NONE)
 		return -1;
-	if (k == CPS_VSYS_ABSENT) {
+	if (k == CPS_VK_ABSENT) {
 		errno = ENOENT;
 		return -2;
 	}
 	bool reading = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_DIRECTORY | O_PATH));
 	/* the ranges are kept views of their own (range-N, shared by every
 	 * set of n CPUs, or of w possible CPUs): view_dispatch.c's */
-	if ((k == CPS_VSYS_RANGE || k == CPS_VSYS_POSSIBLE || k == CPS_VSYS_ONLINE) &&
+	if ((k == CPS_VK_RANGE || k == CPS_VK_POSSIBLE || k == CPS_VK_ONLINE) &&
 	    !shim_test_root() && reading)
 		return -1;
-	if (k < CPS_VSYS_MASK || !reading)
+	if (k < CPS_VK_MASK || !reading)
 		return open_physical(canon, phys, k, flags, mode, &set);
 	return open_content(canon, phys, k, flags, mode, &set);
 }
@@ -624,7 +482,7 @@ bool shim_view_physical(const char *canon, char *phys, size_t len)
 		return false; /* errno ENOENT: cpuN beyond the set */
 	if (r == 0) {
 		/* not a CPU of ours: the path itself (below the test root) */
-		if (!rooted(canon, p, sizeof(p)))
+		if (!shim_rooted(canon, p, sizeof(p)))
 			return false;
 	}
 	if (strlen(p) >= len) {
@@ -644,17 +502,17 @@ static int phys_of(const char *canon, char *rp, size_t len)
 	char phys[PATH_MAX];
 
 	if (cps_vpath_family(canon) == CPS_VF_CPUINFO && shim_test_root())
-		return rooted(canon, rp, len) ? 1 : 0;
+		return shim_rooted(canon, rp, len) ? 1 : 0;
 	int k = shim_sys_phys(canon, phys, sizeof(phys), NULL);
-	if (k <= CPS_VSYS_NONE)
+	if (k <= CPS_VK_NONE)
 		return 0;
-	if (k == CPS_VSYS_ABSENT) {
+	if (k == CPS_VK_ABSENT) {
 		errno = ENOENT;
 		return -1;
 	}
 	if (!shim_test_root() && !strcmp(phys, canon))
 		return 0;
-	return rooted(phys, rp, len) ? 1 : 0;
+	return shim_rooted(phys, rp, len) ? 1 : 0;
 }
 
 int shim_view_stat_hook(const char *canon, struct stat *st, int flags)
@@ -760,13 +618,13 @@ __attribute__((noinline)) static ssize_t readlink_view(int dirfd, const char *pa
 	if (!shim_sys_lookup(dirfd, path, O_NOFOLLOW, canon, sizeof(canon)))
 		return -2;
 	int k = shim_sys_phys(canon, phys, sizeof(phys), &set);
-	if (k <= CPS_VSYS_NONE)
+	if (k <= CPS_VK_NONE)
 		return -2;
-	if (k == CPS_VSYS_ABSENT) {
+	if (k == CPS_VK_ABSENT) {
 		errno = ENOENT;
 		return -1;
 	}
-	if (!rooted(phys, rp, sizeof(rp)))
+	if (!shim_rooted(phys, rp, sizeof(rp)))
 		return -2;
 	/* the kernel's answer into the caller's buffer first: its size (0 is
 	 * EINVAL) and the buffer (unwritable is EFAULT) are judged as libc's

@@ -10,13 +10,13 @@
 #include "src/path.h"
 #include "src/vfiles.h"
 
-#define ROW(a, dir, name, family, kind, flags) \
-	{ dir "/" name, sizeof(dir), family, kind, flags, sizeof(name) - 1 },
+#define ROW(a, dir, name, family, kind, delivery, flags) \
+	{ dir "/" name, sizeof(dir), family, kind, delivery, flags, sizeof(name) - 1 },
 const struct cps_vfile cps_vfiles[] = { CPS_VFILES(ROW, 0) };
 const size_t cps_nvfiles = sizeof(cps_vfiles) / sizeof(cps_vfiles[0]);
 #undef ROW
 /* name and name_len are bytes: every row's directory and name fit */
-#define ROW_FITS(a, dir, name, family, kind, flags) \
+#define ROW_FITS(a, dir, name, family, kind, delivery, flags) \
 	_Static_assert(sizeof(dir) <= 255 && sizeof(name) <= 256, "a row's path is too long");
 CPS_VFILES(ROW_FITS, 0)
 #undef ROW_FITS
@@ -34,7 +34,7 @@ CPS_VFILES(ROW_FITS, 0)
 	 : (unsigned char)(name)[0] != (c)    ? 0ULL                                  \
 	 : QP_PAT((name)[1])                  ? ~0ULL                                 \
 					      : 1ULL << ((unsigned char)(name)[1] & 63))
-#define QP_ROW(c, dir, name, family, kind, flags) | QP(c, name)
+#define QP_ROW(c, dir, name, family, kind, delivery, flags) | QP(c, name)
 #define QP_E(c) [c] = 0 CPS_VFILES(QP_ROW, c),
 #define QP_E4(c) QP_E(c) QP_E(c + 1) QP_E(c + 2) QP_E(c + 3)
 #define QP_E16(c) QP_E4(c) QP_E4(c + 4) QP_E4(c + 8) QP_E4(c + 12)

@@ -5,17 +5,23 @@
  *   - the family of a canonical path (cps_vpath_family, src/vpath.h) and
  *     the kind of a /sys view with its physical path (cps_vsys_resolve,
  *     src/vsys.h), hence the dispatch of open, stat, access, readlink and
- *     the directory listings (a row of kind CPS_VSYS_DIR);
+ *     the directory listings (a row of kind CPS_VK_DIR);
  *   - the names a path relative to a directory fd may end in
  *     (cps_path_view_name, src/path.h);
  *   - the x86-64 stubs' two-byte table (cps_path_second), made by the
  *     compiler from the rows' names (src/vfiles.c);
  *   - the second byte of an absolute path that may be a view
  *     (cps_vpath_root2), which the x86-64 stubs also test.
- * Adding a view is one row here and one transform (src/vsys.h, views.h).
+ * Adding a view is one row here and one transform (src/vmake.c;
+ * CONTRIBUTING.md shows the diff).
  *
- * A row is CPS_VFILE_ROW(dir, name, family, kind, flags): the file is
- * dir "/" name. Patterns, one component at a time:
+ * A row is X(a, dir, name, family, kind, delivery, flags): the file is
+ * dir "/" name; kind (enum cps_vkind, src/vmake.h) says how its bytes are
+ * made (cps_vmake) or that it is the physical file; delivery (enum
+ * cps_vdelivery) how a front end hands it over: the physical file, kept
+ * for the set, made at each open into the pool, or made at each open and
+ * kept by its contents. Rows of one kind share its delivery
+ * (cps_vkind_delivery, tests/check_vsys.c). Patterns, one component at a time:
  *   "#"      in a component: a decimal number as the kernel writes one
  *            (no sign, no leading zero but "0"); "cpu#" is a virtual CPU
  *            and "node#" a virtual node, both renumbered to the physical
@@ -39,6 +45,7 @@
 #include <stddef.h>
 
 #include "src/vpath.h"
+#include "src/vkind.h"
 #include "src/vsys.h"
 
 #define CPS_VFILE_NODES 1
@@ -51,93 +58,91 @@
 /* A CPU list of a CPU's directory in both the kernel's forms: a mask
  * ("name") and a list ("name_list"). */
 #define CPS_VFILE_MASK_LIST(X, a, dir, name)                        \
-	X(a, dir, name, CPS_VF_CPUDIR, CPS_VSYS_MASK, 0)             \
-	X(a, dir, name "_list", CPS_VF_CPUDIR, CPS_VSYS_LIST, 0)
+	X(a, dir, name, CPS_VF_CPUDIR, CPS_VK_MASK, CPS_VD_KEPT, 0)              \
+	X(a, dir, name "_list", CPS_VF_CPUDIR, CPS_VK_LIST, CPS_VD_KEPT, 0)
 
-/* The table, as an X-macro: X(a, dir, name, family, kind, flags) for each
- * row, a passed through. doc/shim.md ("The list of virtual files") shows
+/* The table, as an X-macro: X(a, dir, name, family, kind, delivery,
+ * flags) for each row, a passed through. doc/shim.md ("The list of
+ * virtual files") shows
  * it. */
 #define CPS_VFILES(X, a)                                                                    \
-	/* /proc: the family is the transform (src/views.h) */                             \
-	X(a, "/proc", "cpuinfo", CPS_VF_CPUINFO, CPS_VSYS_NONE, 0)                         \
-	X(a, "/proc", "stat", CPS_VF_STAT, CPS_VSYS_NONE, 0)                               \
-	X(a, "/proc/$pid", "status", CPS_VF_STATUS, CPS_VSYS_NONE, 0)                      \
-	X(a, "/proc/$pid/task/#", "status", CPS_VF_STATUS, CPS_VSYS_NONE, 0)               \
-	X(a, "/proc/$pid", "stat", CPS_VF_PIDSTAT, CPS_VSYS_NONE, 0)                       \
-	X(a, "/proc/$pid/task/#", "stat", CPS_VF_PIDSTAT, CPS_VSYS_NONE, 0)                \
-	X(a, "/proc/$pid", "numa_maps", CPS_VF_NUMA_MAPS, CPS_VSYS_NONE, CPS_VFILE_NODES)  \
-	X(a, "/proc/$pid/task/#", "numa_maps", CPS_VF_NUMA_MAPS, CPS_VSYS_NONE,            \
-	  CPS_VFILE_NODES)                                                                   \
-	/* the caller's cgroup's CPU files (v2, v1, v1 noprefix): whose they are  \
-	 * is the family's business */                                                     \
-	X(a, "/sys/fs/cgroup/**", "cpuset.cpus", CPS_VF_CGROUP, CPS_VSYS_NONE, 0)          \
-	X(a, "/sys/fs/cgroup/**", "cpuset.cpus.effective", CPS_VF_CGROUP, CPS_VSYS_NONE, 0) \
-	X(a, "/sys/fs/cgroup/**", "cpuset.effective_cpus", CPS_VF_CGROUP, CPS_VSYS_NONE, 0) \
-	X(a, "/sys/fs/cgroup/**", "cpus", CPS_VF_CGROUP, CPS_VSYS_NONE, 0)                 \
-	X(a, "/sys/fs/cgroup/**", "effective_cpus", CPS_VF_CGROUP, CPS_VSYS_NONE, 0)       \
-	/* and its node lists, when the set has nodes */                                  \
-	X(a, "/sys/fs/cgroup/**", "cpuset.mems", CPS_VF_CGROUP, CPS_VSYS_NONE, CPS_VFILE_NODES) \
-	X(a, "/sys/fs/cgroup/**", "cpuset.mems.effective", CPS_VF_CGROUP, CPS_VSYS_NONE,    \
-	  CPS_VFILE_NODES)                                                                   \
-	X(a, "/sys/fs/cgroup/**", "cpuset.effective_mems", CPS_VF_CGROUP, CPS_VSYS_NONE,    \
-	  CPS_VFILE_NODES)                                                                   \
-	X(a, "/sys/fs/cgroup/**", "mems", CPS_VF_CGROUP, CPS_VSYS_NONE, CPS_VFILE_NODES)    \
-	X(a, "/sys/fs/cgroup/**", "effective_mems", CPS_VF_CGROUP, CPS_VSYS_NONE,           \
-	  CPS_VFILE_NODES)                                                                   \
-	/* the CPU directory */                                                            \
-	X(a, "/sys/devices/system", "cpu", CPS_VF_CPUDIR, CPS_VSYS_DIR, 0)                 \
-	X(a, CPS_VFILE_CPU, "online", CPS_VF_CPUDIR, CPS_VSYS_ONLINE, 0)                   \
-	X(a, CPS_VFILE_CPU, "present", CPS_VF_CPUDIR, CPS_VSYS_RANGE, 0)                   \
-	X(a, CPS_VFILE_CPU, "possible", CPS_VF_CPUDIR, CPS_VSYS_POSSIBLE, 0)               \
-	X(a, CPS_VFILE_CPU, "kernel_max", CPS_VF_CPUDIR, CPS_VSYS_KERNEL_MAX, 0)           \
-	X(a, CPS_VFILE_CPU, "offline", CPS_VF_CPUDIR, CPS_VSYS_OFFLINE, 0)                 \
-	X(a, CPS_VFILE_CPU, "isolated", CPS_VF_CPUDIR, CPS_VSYS_LIST, 0)                   \
-	X(a, CPS_VFILE_CPU, "enabled", CPS_VF_CPUDIR, CPS_VSYS_LIST, 0)                    \
-	X(a, CPS_VFILE_CPU, "nohz_full", CPS_VF_CPUDIR, CPS_VSYS_LIST, 0)                  \
-	/* a CPU's directory: its nodeK link is renamed with the set's nodes */           \
-	X(a, CPS_VFILE_CPU, "cpu#", CPS_VF_CPUDIR, CPS_VSYS_DIR, CPS_VFILE_NODES)          \
-	X(a, CPS_VFILE_CPUN, "node#", CPS_VF_CPUDIR, CPS_VSYS_SAME, CPS_VFILE_NODES)       \
-	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "thread_siblings")            \
-	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "core_siblings")              \
-	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "core_cpus")                  \
-	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "cluster_cpus")               \
-	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "die_cpus")                   \
-	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "package_cpus")               \
-	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "book_siblings")              \
-	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "drawer_siblings")            \
-	X(a, CPS_VFILE_CPUN "/cache/index#", "shared_cpu_map", CPS_VF_CPUDIR, CPS_VSYS_MASK, 0) \
-	X(a, CPS_VFILE_CPUN "/cache/index#", "shared_cpu_list", CPS_VF_CPUDIR, CPS_VSYS_LIST, 0) \
-	X(a, CPS_VFILE_CPUN "/cpufreq", "related_cpus", CPS_VF_CPUDIR, CPS_VSYS_SPACELIST, 0) \
-	X(a, CPS_VFILE_CPUN "/cpufreq", "affected_cpus", CPS_VF_CPUDIR, CPS_VSYS_SPACELIST, 0) \
-	X(a, CPS_VFILE_CPUN "/cpufreq", "freqdomain_cpus", CPS_VF_CPUDIR, CPS_VSYS_SPACELIST, 0) \
-	X(a, CPS_VFILE_CPUN, "**", CPS_VF_CPUDIR, CPS_VSYS_SAME, 0)                        \
-	X(a, CPS_VFILE_CPU, "**", CPS_VF_CPUDIR, CPS_VSYS_SAME, 0)                         \
-	/* its alias: the CPUs' links */                                                   \
-	X(a, "/sys/bus/cpu", "devices", CPS_VF_CPUDIR, CPS_VSYS_DIR, 0)                    \
-	X(a, "/sys/bus/cpu/devices", "cpu#", CPS_VF_CPUDIR, CPS_VSYS_DIR, CPS_VFILE_NODES) \
-	X(a, "/sys/bus/cpu/devices/cpu#", "**", CPS_VF_CPUDIR, CPS_VSYS_SAME, 0)           \
-	X(a, "/sys/bus/cpu/devices", "**", CPS_VF_CPUDIR, CPS_VSYS_SAME, 0)                \
-	/* the NUMA nodes */                                                               \
-	X(a, "/sys/devices/system", "node", CPS_VF_NODE, CPS_VSYS_DIR, CPS_VFILE_NODES)    \
-	X(a, CPS_VFILE_NODE, "has_cpu", CPS_VF_NODE, CPS_VSYS_HAS_CPU, 0)                  \
-	X(a, CPS_VFILE_NODE, "online", CPS_VF_NODE, CPS_VSYS_NODELIST, CPS_VFILE_NODES)    \
-	X(a, CPS_VFILE_NODE, "possible", CPS_VF_NODE, CPS_VSYS_NODELIST, CPS_VFILE_NODES)  \
-	X(a, CPS_VFILE_NODE, "has_*", CPS_VF_NODE, CPS_VSYS_NODELIST, CPS_VFILE_NODES)     \
-	X(a, CPS_VFILE_NODE, "node#", CPS_VF_NODE, CPS_VSYS_DIR, 0)                        \
-	X(a, CPS_VFILE_NODEN, "cpumap", CPS_VF_NODE, CPS_VSYS_MASK, 0)                     \
-	X(a, CPS_VFILE_NODEN, "cpulist", CPS_VF_NODE, CPS_VSYS_LIST, 0)                    \
-	X(a, CPS_VFILE_NODEN, "distance", CPS_VF_NODE, CPS_VSYS_DISTANCE, CPS_VFILE_NODES) \
-	X(a, CPS_VFILE_NODEN, "meminfo", CPS_VF_NODE, CPS_VSYS_NODEINFO, CPS_VFILE_NODES)  \
-	X(a, CPS_VFILE_NODEN, "cpu#", CPS_VF_NODE, CPS_VSYS_DIR, CPS_VFILE_NODES)          \
-	X(a, CPS_VFILE_NODEN "/cpu#", "**", CPS_VF_NODE, CPS_VSYS_SAME, 0)                 \
-	X(a, CPS_VFILE_NODEN, "**", CPS_VF_NODE, CPS_VSYS_SAME, 0)                         \
-	X(a, CPS_VFILE_NODE, "**", CPS_VF_NODE, CPS_VSYS_SAME, 0)
+	/* /proc */                                                                                 \
+	X(a, "/proc", "cpuinfo", CPS_VF_CPUINFO, CPS_VK_CPUINFO, CPS_VD_KEPT, 0)                    \
+	X(a, "/proc", "stat", CPS_VF_STAT, CPS_VK_STAT, CPS_VD_POOL, 0)                             \
+	X(a, "/proc/$pid", "status", CPS_VF_STATUS, CPS_VK_STATUS, CPS_VD_POOL, 0)                  \
+	X(a, "/proc/$pid/task/#", "status", CPS_VF_STATUS, CPS_VK_STATUS_TASK, CPS_VD_POOL, 0)      \
+	X(a, "/proc/$pid", "stat", CPS_VF_PIDSTAT, CPS_VK_PIDSTAT, CPS_VD_POOL, 0)                  \
+	X(a, "/proc/$pid/task/#", "stat", CPS_VF_PIDSTAT, CPS_VK_PIDSTAT, CPS_VD_POOL, 0)           \
+	X(a, "/proc/$pid", "numa_maps", CPS_VF_NUMA_MAPS, CPS_VK_NUMA_MAPS, CPS_VD_POOL, CPS_VFILE_NODES) \
+	X(a, "/proc/$pid/task/#", "numa_maps", CPS_VF_NUMA_MAPS, CPS_VK_NUMA_MAPS, CPS_VD_POOL, CPS_VFILE_NODES) \
+	/* the caller's cgroup's CPU files (v2, v1, v1 noprefix): whose they are                    \
+	 * is the family's business */                                                              \
+	X(a, "/sys/fs/cgroup/**", "cpuset.cpus", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, 0) \
+	X(a, "/sys/fs/cgroup/**", "cpuset.cpus.effective", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, 0) \
+	X(a, "/sys/fs/cgroup/**", "cpuset.effective_cpus", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, 0) \
+	X(a, "/sys/fs/cgroup/**", "cpus", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, 0)        \
+	X(a, "/sys/fs/cgroup/**", "effective_cpus", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, 0) \
+	/* and its node lists, when the set has nodes */                                            \
+	X(a, "/sys/fs/cgroup/**", "cpuset.mems", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES) \
+	X(a, "/sys/fs/cgroup/**", "cpuset.mems.effective", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES) \
+	X(a, "/sys/fs/cgroup/**", "cpuset.effective_mems", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES) \
+	X(a, "/sys/fs/cgroup/**", "mems", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES) \
+	X(a, "/sys/fs/cgroup/**", "effective_mems", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES) \
+	/* the CPU directory */                                                                     \
+	X(a, "/sys/devices/system", "cpu", CPS_VF_CPUDIR, CPS_VK_DIR, CPS_VD_PHYSICAL, 0)           \
+	X(a, CPS_VFILE_CPU, "online", CPS_VF_CPUDIR, CPS_VK_ONLINE, CPS_VD_MADE, 0)                 \
+	X(a, CPS_VFILE_CPU, "present", CPS_VF_CPUDIR, CPS_VK_RANGE, CPS_VD_KEPT, 0)                 \
+	X(a, CPS_VFILE_CPU, "possible", CPS_VF_CPUDIR, CPS_VK_POSSIBLE, CPS_VD_KEPT, 0)             \
+	X(a, CPS_VFILE_CPU, "kernel_max", CPS_VF_CPUDIR, CPS_VK_KERNEL_MAX, CPS_VD_KEPT, 0)         \
+	X(a, CPS_VFILE_CPU, "offline", CPS_VF_CPUDIR, CPS_VK_OFFLINE, CPS_VD_KEPT, 0)               \
+	X(a, CPS_VFILE_CPU, "isolated", CPS_VF_CPUDIR, CPS_VK_LIST, CPS_VD_KEPT, 0)                 \
+	X(a, CPS_VFILE_CPU, "enabled", CPS_VF_CPUDIR, CPS_VK_LIST, CPS_VD_KEPT, 0)                  \
+	X(a, CPS_VFILE_CPU, "nohz_full", CPS_VF_CPUDIR, CPS_VK_LIST, CPS_VD_KEPT, 0)                \
+	/* a CPU's directory: its nodeK link is renamed with the set's nodes */                     \
+	X(a, CPS_VFILE_CPU, "cpu#", CPS_VF_CPUDIR, CPS_VK_DIR, CPS_VD_PHYSICAL, CPS_VFILE_NODES)    \
+	X(a, CPS_VFILE_CPUN, "node#", CPS_VF_CPUDIR, CPS_VK_SAME, CPS_VD_PHYSICAL, CPS_VFILE_NODES) \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "thread_siblings")                    \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "core_siblings")                      \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "core_cpus")                          \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "cluster_cpus")                       \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "die_cpus")                           \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "package_cpus")                       \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "book_siblings")                      \
+	CPS_VFILE_MASK_LIST(X, a, CPS_VFILE_CPUN "/topology", "drawer_siblings")                    \
+	X(a, CPS_VFILE_CPUN "/cache/index#", "shared_cpu_map", CPS_VF_CPUDIR, CPS_VK_MASK, CPS_VD_KEPT, 0) \
+	X(a, CPS_VFILE_CPUN "/cache/index#", "shared_cpu_list", CPS_VF_CPUDIR, CPS_VK_LIST, CPS_VD_KEPT, 0) \
+	X(a, CPS_VFILE_CPUN "/cpufreq", "related_cpus", CPS_VF_CPUDIR, CPS_VK_SPACELIST, CPS_VD_KEPT, 0) \
+	X(a, CPS_VFILE_CPUN "/cpufreq", "affected_cpus", CPS_VF_CPUDIR, CPS_VK_SPACELIST, CPS_VD_KEPT, 0) \
+	X(a, CPS_VFILE_CPUN "/cpufreq", "freqdomain_cpus", CPS_VF_CPUDIR, CPS_VK_SPACELIST, CPS_VD_KEPT, 0) \
+	X(a, CPS_VFILE_CPUN, "**", CPS_VF_CPUDIR, CPS_VK_SAME, CPS_VD_PHYSICAL, 0)                  \
+	X(a, CPS_VFILE_CPU, "**", CPS_VF_CPUDIR, CPS_VK_SAME, CPS_VD_PHYSICAL, 0)                   \
+	/* its alias: the CPUs' links */                                                            \
+	X(a, "/sys/bus/cpu", "devices", CPS_VF_CPUDIR, CPS_VK_DIR, CPS_VD_PHYSICAL, 0)              \
+	X(a, "/sys/bus/cpu/devices", "cpu#", CPS_VF_CPUDIR, CPS_VK_DIR, CPS_VD_PHYSICAL, CPS_VFILE_NODES) \
+	X(a, "/sys/bus/cpu/devices/cpu#", "**", CPS_VF_CPUDIR, CPS_VK_SAME, CPS_VD_PHYSICAL, 0)     \
+	X(a, "/sys/bus/cpu/devices", "**", CPS_VF_CPUDIR, CPS_VK_SAME, CPS_VD_PHYSICAL, 0)          \
+	/* the NUMA nodes */                                                                        \
+	X(a, "/sys/devices/system", "node", CPS_VF_NODE, CPS_VK_DIR, CPS_VD_PHYSICAL, CPS_VFILE_NODES) \
+	X(a, CPS_VFILE_NODE, "has_cpu", CPS_VF_NODE, CPS_VK_HAS_CPU, CPS_VD_KEPT, 0)                \
+	X(a, CPS_VFILE_NODE, "online", CPS_VF_NODE, CPS_VK_NODELIST, CPS_VD_KEPT, CPS_VFILE_NODES)  \
+	X(a, CPS_VFILE_NODE, "possible", CPS_VF_NODE, CPS_VK_NODELIST, CPS_VD_KEPT, CPS_VFILE_NODES) \
+	X(a, CPS_VFILE_NODE, "has_*", CPS_VF_NODE, CPS_VK_NODELIST, CPS_VD_KEPT, CPS_VFILE_NODES)   \
+	X(a, CPS_VFILE_NODE, "node#", CPS_VF_NODE, CPS_VK_DIR, CPS_VD_PHYSICAL, 0)                  \
+	X(a, CPS_VFILE_NODEN, "cpumap", CPS_VF_NODE, CPS_VK_MASK, CPS_VD_KEPT, 0)                   \
+	X(a, CPS_VFILE_NODEN, "cpulist", CPS_VF_NODE, CPS_VK_LIST, CPS_VD_KEPT, 0)                  \
+	X(a, CPS_VFILE_NODEN, "distance", CPS_VF_NODE, CPS_VK_DISTANCE, CPS_VD_KEPT, CPS_VFILE_NODES) \
+	X(a, CPS_VFILE_NODEN, "meminfo", CPS_VF_NODE, CPS_VK_NODEINFO, CPS_VD_KEPT, CPS_VFILE_NODES) \
+	X(a, CPS_VFILE_NODEN, "cpu#", CPS_VF_NODE, CPS_VK_DIR, CPS_VD_PHYSICAL, CPS_VFILE_NODES)    \
+	X(a, CPS_VFILE_NODEN "/cpu#", "**", CPS_VF_NODE, CPS_VK_SAME, CPS_VD_PHYSICAL, 0)           \
+	X(a, CPS_VFILE_NODEN, "**", CPS_VF_NODE, CPS_VK_SAME, CPS_VD_PHYSICAL, 0)                   \
+	X(a, CPS_VFILE_NODE, "**", CPS_VF_NODE, CPS_VK_SAME, CPS_VD_PHYSICAL, 0)
 
 struct cps_vfile {
 	const char *path;     /* dir "/" name */
 	unsigned char name;   /* where name starts in path */
 	unsigned char family; /* enum cps_vfamily */
-	unsigned char kind;   /* enum cps_vsys_kind: the transform of a /sys view */
+	unsigned char kind;   /* enum cps_vkind: how its bytes are made */
+	unsigned char delivery; /* enum cps_vdelivery */
 	unsigned char flags;  /* CPS_VFILE_NODES */
 	unsigned char name_len; /* the name's bytes */
 };

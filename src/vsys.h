@@ -19,27 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "src/vkind.h"
 #include "src/views.h"
 
-enum cps_vsys_kind {
-	CPS_VSYS_NONE = 0,  /* no view: the path as it is */
-	CPS_VSYS_ABSENT,    /* cpuN with N >= n: ENOENT for every call */
-	CPS_VSYS_SAME,      /* phys as it is (a file, a directory or a link) */
-	CPS_VSYS_DIR,       /* phys, a directory whose cpuN entries are renamed
-			     * or dropped (cps_vsys_dirent) */
-	CPS_VSYS_MASK,      /* phys holds a hex CPU mask ("ff,ffffffff") */
-	CPS_VSYS_LIST,      /* phys holds a CPU list ("0-3,8") */
-	CPS_VSYS_SPACELIST, /* phys holds CPUs separated by spaces (cpufreq) */
-	CPS_VSYS_RANGE,     /* present: "0-(n-1)" */
-	CPS_VSYS_KERNEL_MAX,/* kernel_max: w-1 (cps_view_width) */
-	CPS_VSYS_HAS_CPU,   /* node/has_cpu: nodes holding CPUs of the set */
-	CPS_VSYS_POSSIBLE,  /* possible: "0-(w-1)" (cps_view_width) */
-	CPS_VSYS_OFFLINE,   /* offline: a CPU list, and virtual CPUs n..w-1 */
-	CPS_VSYS_ONLINE,    /* online: a CPU list, the set's CPUs online */
-	CPS_VSYS_NODELIST,  /* node/{online,possible,has_*}: the set's nodes */
-	CPS_VSYS_DISTANCE,  /* nodeV/distance: the row's columns of the set */
-	CPS_VSYS_NODEINFO,  /* nodeV/meminfo: "Node P" lines as "Node V" */
-};
 
 /* Which view canon (canonical, see src/vpath.h; a CPS_VF_CPUDIR or
  * CPS_VF_NODE path) is: its row's kind in the list of virtual files
@@ -50,12 +32,12 @@ enum cps_vsys_kind {
  * Returns the kind, or -ENAMETOOLONG when phys is too small. */
 int cps_vsys_resolve(const char *canon, const struct cps_view_input *s, char *phys, size_t len);
 
-/* A directory entry of a CPS_VSYS_DIR directory: 0 keep name as it is,
+/* A directory entry of a CPS_VK_DIR directory: 0 keep name as it is,
  * 1 show it as out (a virtual "cpuV", never longer than name), -1 drop it
  * (a CPU outside the set). out has room for name's length + 1. */
 int cps_vsys_dirent(const char *name, const struct cps_view_input *s, char *out);
 
-/* The view of a CPS_VSYS_MASK, _LIST or _SPACELIST file: the real text
+/* The view of a CPS_VK_MASK, _LIST or _SPACELIST file: the real text
  * (physical CPUs, len bytes, not NUL-terminated) clipped to the set and
  * renumbered, in the same format; masks n bits wide as the kernel prints
  * them ("%*pb": 32-bit groups, the first only as wide as its bits). */

@@ -76,7 +76,7 @@ int cps_vsys_resolve(const char *canon, const struct cps_view_input *s, char *ph
 	size_t from = 0, o = 0, rest;
 
 	if (!row || (row->family != CPS_VF_CPUDIR && row->family != CPS_VF_NODE))
-		return CPS_VSYS_NONE;
+		return CPS_VK_NONE;
 	/* canon with its virtual numbers made physical */
 	for (unsigned i = 0; i < m.ncap; i++) {
 		char num[CPS_DEC_MAX];
@@ -85,7 +85,7 @@ int cps_vsys_resolve(const char *canon, const struct cps_view_input *s, char *ph
 		int r = phys_number(canon, m.cap[i].what, at, m.cap[i].len, s, &p);
 
 		if (r < 0)
-			return CPS_VSYS_ABSENT;
+			return CPS_VK_ABSENT;
 		if (r > 0)
 			continue;
 		nl = cps_fmt_dec(num, p);
@@ -207,11 +207,11 @@ static int cpumask_parse(int kind, const char *t, uint64_t *phys, size_t nw)
 {
 	struct cps_parse_error err;
 	switch (kind) {
-	case CPS_VSYS_MASK:
+	case CPS_VK_MASK:
 		return cps_hexmask_parse(t, phys, nw, &err) ? -EINVAL : 0;
-	case CPS_VSYS_LIST:
-	case CPS_VSYS_OFFLINE:
-	case CPS_VSYS_ONLINE:
+	case CPS_VK_LIST:
+	case CPS_VK_OFFLINE:
+	case CPS_VK_ONLINE:
 		/* an empty list is a line of its own (offline, isolated) */
 		if (!strcmp(t, "\n") || !*t)
 			return 0;
@@ -220,7 +220,7 @@ static int cpumask_parse(int kind, const char *t, uint64_t *phys, size_t nw)
 		if (!strcmp(t + strspn(t, " "), "(null)\n"))
 			return 0;
 		return cps_cpulist_parse(t, phys, nw, &err) ? -EINVAL : 0;
-	case CPS_VSYS_SPACELIST:
+	case CPS_VK_SPACELIST:
 		return parse_spacelist(t, phys, nw);
 	default:
 		return -EINVAL;
@@ -252,9 +252,9 @@ static int cpumask_put(struct cps_buf *out, int kind, const uint64_t *virt, size
 		       const struct cps_view_input *s)
 {
 	int r = 0;
-	if (kind == CPS_VSYS_MASK)
+	if (kind == CPS_VK_MASK)
 		return cps_buf_put_kmask(out, virt, nw, cps_view_width(s));
-	if (kind != CPS_VSYS_SPACELIST)
+	if (kind != CPS_VK_SPACELIST)
 		return put_list(out, virt, nw);
 	for (int c = cps_mask_next(virt, nw, -1); !r && c >= 0; c = cps_mask_next(virt, nw, c))
 		r = cps_buf_printf(out, "%d ", c);
@@ -286,7 +286,7 @@ int cps_view_cpumask_file(struct cps_buf *out, int kind, const char *real, size_
 	if (!r) {
 		cps_phys_to_virt(virt, nw, s->set, s->nw, phys);
 		/* the possible CPUs past the online ones are offline */
-		for (unsigned c = s->n; kind == CPS_VSYS_OFFLINE && c < cps_view_width(s) &&
+		for (unsigned c = s->n; kind == CPS_VK_OFFLINE && c < cps_view_width(s) &&
 					c < nw * 64; c++)
 			cps_mask_set(virt, nw, c);
 		r = cpumask_put(out, kind, virt, nw, s);

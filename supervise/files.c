@@ -232,14 +232,14 @@ static int make_sys_view(const char *canon, const struct cps_view_input *in,
 	if (k < 0)
 		return VIEW_NONE;
 	switch (k) {
-	case CPS_VSYS_NONE: return VIEW_NONE;
-	case CPS_VSYS_ABSENT: return -ENOENT;
-	case CPS_VSYS_SAME:
-	case CPS_VSYS_DIR: return VIEW_PHYSICAL;
-	case CPS_VSYS_RANGE: return cps_view_cpurange(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
-	case CPS_VSYS_POSSIBLE: return cps_view_possible(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
-	case CPS_VSYS_KERNEL_MAX: return cps_view_kernel_max(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
-	case CPS_VSYS_HAS_CPU: return VIEW_NONE; /* the real file (doc/limits.md) */
+	case CPS_VK_NONE: return VIEW_NONE;
+	case CPS_VK_ABSENT: return -ENOENT;
+	case CPS_VK_SAME:
+	case CPS_VK_DIR: return VIEW_PHYSICAL;
+	case CPS_VK_RANGE: return cps_view_cpurange(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
+	case CPS_VK_POSSIBLE: return cps_view_possible(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
+	case CPS_VK_KERNEL_MAX: return cps_view_kernel_max(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
+	case CPS_VK_HAS_CPU: return VIEW_NONE; /* the real file (doc/limits.md) */
 	default: break;
 	}
 	char *real = malloc(65536);

@@ -22,6 +22,7 @@
 #include "src/path.h"
 #include "src/redirects.h"
 #include "src/vfiles.h"
+#include "src/vmake.h"
 #include "src/vpath.h"
 #include "src/vsys.h"
 
@@ -123,60 +124,60 @@ START_TEST(test_resolve)
 		int kind;
 		const char *phys;
 	} cases[] = {
-		{ "/sys/devices/system/cpu", CPS_VSYS_DIR, "/sys/devices/system/cpu" },
-		{ "/sys/devices/system/cpu/cpu0", CPS_VSYS_SAME, "/sys/devices/system/cpu/cpu5" },
-		{ "/sys/devices/system/cpu/cpu1/topology/core_id", CPS_VSYS_SAME,
+		{ "/sys/devices/system/cpu", CPS_VK_DIR, "/sys/devices/system/cpu" },
+		{ "/sys/devices/system/cpu/cpu0", CPS_VK_SAME, "/sys/devices/system/cpu/cpu5" },
+		{ "/sys/devices/system/cpu/cpu1/topology/core_id", CPS_VK_SAME,
 		  "/sys/devices/system/cpu/cpu9/topology/core_id" },
-		{ "/sys/devices/system/cpu/cpu2/topology/core_id", CPS_VSYS_ABSENT, NULL },
-		{ "/sys/devices/system/cpu/cpu2", CPS_VSYS_ABSENT, NULL },
-		{ "/sys/devices/system/cpu/cpu9", CPS_VSYS_ABSENT, NULL },
-		{ "/sys/devices/system/cpu/cpu99999999999", CPS_VSYS_ABSENT, NULL },
-		{ "/sys/devices/system/cpu/cpu1/topology/thread_siblings_list", CPS_VSYS_LIST,
+		{ "/sys/devices/system/cpu/cpu2/topology/core_id", CPS_VK_ABSENT, NULL },
+		{ "/sys/devices/system/cpu/cpu2", CPS_VK_ABSENT, NULL },
+		{ "/sys/devices/system/cpu/cpu9", CPS_VK_ABSENT, NULL },
+		{ "/sys/devices/system/cpu/cpu99999999999", CPS_VK_ABSENT, NULL },
+		{ "/sys/devices/system/cpu/cpu1/topology/thread_siblings_list", CPS_VK_LIST,
 		  "/sys/devices/system/cpu/cpu9/topology/thread_siblings_list" },
-		{ "/sys/devices/system/cpu/cpu1/topology/core_siblings", CPS_VSYS_MASK,
+		{ "/sys/devices/system/cpu/cpu1/topology/core_siblings", CPS_VK_MASK,
 		  "/sys/devices/system/cpu/cpu9/topology/core_siblings" },
-		{ "/sys/devices/system/cpu/cpu0/topology/die_cpus", CPS_VSYS_MASK,
+		{ "/sys/devices/system/cpu/cpu0/topology/die_cpus", CPS_VK_MASK,
 		  "/sys/devices/system/cpu/cpu5/topology/die_cpus" },
-		{ "/sys/devices/system/cpu/cpu0/topology/package_cpus_list", CPS_VSYS_LIST,
+		{ "/sys/devices/system/cpu/cpu0/topology/package_cpus_list", CPS_VK_LIST,
 		  "/sys/devices/system/cpu/cpu5/topology/package_cpus_list" },
-		{ "/sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_map", CPS_VSYS_MASK,
+		{ "/sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_map", CPS_VK_MASK,
 		  "/sys/devices/system/cpu/cpu5/cache/index3/shared_cpu_map" },
-		{ "/sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list", CPS_VSYS_LIST,
+		{ "/sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list", CPS_VK_LIST,
 		  "/sys/devices/system/cpu/cpu5/cache/index3/shared_cpu_list" },
-		{ "/sys/devices/system/cpu/cpu0/cache/index3/id", CPS_VSYS_SAME,
+		{ "/sys/devices/system/cpu/cpu0/cache/index3/id", CPS_VK_SAME,
 		  "/sys/devices/system/cpu/cpu5/cache/index3/id" },
-		{ "/sys/devices/system/cpu/cpu0/cpufreq/related_cpus", CPS_VSYS_SPACELIST,
+		{ "/sys/devices/system/cpu/cpu0/cpufreq/related_cpus", CPS_VK_SPACELIST,
 		  "/sys/devices/system/cpu/cpu5/cpufreq/related_cpus" },
-		{ "/sys/devices/system/cpu/online", CPS_VSYS_ONLINE, "/sys/devices/system/cpu/online" },
-		{ "/sys/devices/system/cpu/possible", CPS_VSYS_POSSIBLE,
+		{ "/sys/devices/system/cpu/online", CPS_VK_ONLINE, "/sys/devices/system/cpu/online" },
+		{ "/sys/devices/system/cpu/possible", CPS_VK_POSSIBLE,
 		  "/sys/devices/system/cpu/possible" },
-		{ "/sys/devices/system/cpu/present", CPS_VSYS_RANGE, "/sys/devices/system/cpu/present" },
-		{ "/sys/devices/system/cpu/kernel_max", CPS_VSYS_KERNEL_MAX,
+		{ "/sys/devices/system/cpu/present", CPS_VK_RANGE, "/sys/devices/system/cpu/present" },
+		{ "/sys/devices/system/cpu/kernel_max", CPS_VK_KERNEL_MAX,
 		  "/sys/devices/system/cpu/kernel_max" },
-		{ "/sys/devices/system/cpu/offline", CPS_VSYS_OFFLINE, "/sys/devices/system/cpu/offline" },
-		{ "/sys/devices/system/cpu/isolated", CPS_VSYS_LIST, "/sys/devices/system/cpu/isolated" },
-		{ "/sys/devices/system/cpu/cpufreq/policy0", CPS_VSYS_SAME,
+		{ "/sys/devices/system/cpu/offline", CPS_VK_OFFLINE, "/sys/devices/system/cpu/offline" },
+		{ "/sys/devices/system/cpu/isolated", CPS_VK_LIST, "/sys/devices/system/cpu/isolated" },
+		{ "/sys/devices/system/cpu/cpufreq/policy0", CPS_VK_SAME,
 		  "/sys/devices/system/cpu/cpufreq/policy0" },
-		{ "/sys/devices/system/cpu/cpu01", CPS_VSYS_SAME, "/sys/devices/system/cpu/cpu01" },
-		{ "/sys/devices/system/cpu/cpuidle", CPS_VSYS_SAME, "/sys/devices/system/cpu/cpuidle" },
-		{ "/sys/bus/cpu/devices", CPS_VSYS_DIR, "/sys/bus/cpu/devices" },
-		{ "/sys/bus/cpu/devices/cpu1", CPS_VSYS_SAME, "/sys/bus/cpu/devices/cpu9" },
-		{ "/sys/bus/cpu/devices/cpu2", CPS_VSYS_ABSENT, NULL },
-		{ "/sys/devices/system/node", CPS_VSYS_SAME, "/sys/devices/system/node" },
-		{ "/sys/devices/system/node/has_cpu", CPS_VSYS_HAS_CPU,
+		{ "/sys/devices/system/cpu/cpu01", CPS_VK_SAME, "/sys/devices/system/cpu/cpu01" },
+		{ "/sys/devices/system/cpu/cpuidle", CPS_VK_SAME, "/sys/devices/system/cpu/cpuidle" },
+		{ "/sys/bus/cpu/devices", CPS_VK_DIR, "/sys/bus/cpu/devices" },
+		{ "/sys/bus/cpu/devices/cpu1", CPS_VK_SAME, "/sys/bus/cpu/devices/cpu9" },
+		{ "/sys/bus/cpu/devices/cpu2", CPS_VK_ABSENT, NULL },
+		{ "/sys/devices/system/node", CPS_VK_SAME, "/sys/devices/system/node" },
+		{ "/sys/devices/system/node/has_cpu", CPS_VK_HAS_CPU,
 		  "/sys/devices/system/node/has_cpu" },
-		{ "/sys/devices/system/node/online", CPS_VSYS_SAME, "/sys/devices/system/node/online" },
-		{ "/sys/devices/system/node/node3", CPS_VSYS_DIR, "/sys/devices/system/node/node3" },
-		{ "/sys/devices/system/node/node3/cpumap", CPS_VSYS_MASK,
+		{ "/sys/devices/system/node/online", CPS_VK_SAME, "/sys/devices/system/node/online" },
+		{ "/sys/devices/system/node/node3", CPS_VK_DIR, "/sys/devices/system/node/node3" },
+		{ "/sys/devices/system/node/node3/cpumap", CPS_VK_MASK,
 		  "/sys/devices/system/node/node3/cpumap" },
-		{ "/sys/devices/system/node/node3/cpulist", CPS_VSYS_LIST,
+		{ "/sys/devices/system/node/node3/cpulist", CPS_VK_LIST,
 		  "/sys/devices/system/node/node3/cpulist" },
-		{ "/sys/devices/system/node/node3/meminfo", CPS_VSYS_SAME,
+		{ "/sys/devices/system/node/node3/meminfo", CPS_VK_SAME,
 		  "/sys/devices/system/node/node3/meminfo" },
-		{ "/sys/devices/system/node/node3/cpu1", CPS_VSYS_SAME,
+		{ "/sys/devices/system/node/node3/cpu1", CPS_VK_SAME,
 		  "/sys/devices/system/node/node3/cpu9" },
-		{ "/sys/devices/system/node/node3/cpu7", CPS_VSYS_ABSENT, NULL },
-		{ "/sys/class/net", CPS_VSYS_NONE, NULL },
+		{ "/sys/devices/system/node/node3/cpu7", CPS_VK_ABSENT, NULL },
+		{ "/sys/class/net", CPS_VK_NONE, NULL },
 	};
 	struct set s;
 	char phys[128];
@@ -199,7 +200,7 @@ START_TEST(test_resolve)
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/cpu/cpu0", &s.in, phys, 30),
 			 -ENAMETOOLONG);
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/cpu/cpu0", &s.in, phys, 31),
-			 CPS_VSYS_SAME);
+			 CPS_VK_SAME);
 	ck_assert_str_eq(phys, "/sys/devices/system/cpu/cpu100");
 }
 END_TEST
@@ -257,7 +258,7 @@ START_TEST(test_kmask_widths)
 		char *v;
 
 		set_of(&s, cases[i].set);
-		v = view_of(CPS_VSYS_MASK, cases[i].real, &s);
+		v = view_of(CPS_VK_MASK, cases[i].real, &s);
 		ck_assert_msg(!strcmp(v, cases[i].want), "set %s, %s: got [%s] want [%s]",
 			      cases[i].set, cases[i].real, v, cases[i].want);
 		free(v);
@@ -271,21 +272,21 @@ START_TEST(test_lists)
 		int kind;
 		const char *set, *real, *want;
 	} cases[] = {
-		{ CPS_VSYS_LIST, "4-7", "0-15\n", "0-3\n" },
-		{ CPS_VSYS_LIST, "4,6,8,10", "6-9\n", "1-2\n" },
-		{ CPS_VSYS_LIST, "4,6,8,10", "0-3\n", "\n" },
-		{ CPS_VSYS_LIST, "4,6,8,10", "\n", "\n" },
-		{ CPS_VSYS_LIST, "4,6,8,10", "(null)\n", "\n" },
+		{ CPS_VK_LIST, "4-7", "0-15\n", "0-3\n" },
+		{ CPS_VK_LIST, "4,6,8,10", "6-9\n", "1-2\n" },
+		{ CPS_VK_LIST, "4,6,8,10", "0-3\n", "\n" },
+		{ CPS_VK_LIST, "4,6,8,10", "\n", "\n" },
+		{ CPS_VK_LIST, "4,6,8,10", "(null)\n", "\n" },
 		/* the kernel pads it to nr_cpu_ids columns (8 here) */
-		{ CPS_VSYS_LIST, "4,6,8,10", "  (null)\n", "\n" },
-		{ CPS_VSYS_LIST, "1,3,200", "200,3\n", "1-2\n" },
+		{ CPS_VK_LIST, "4,6,8,10", "  (null)\n", "\n" },
+		{ CPS_VK_LIST, "1,3,200", "200,3\n", "1-2\n" },
 		/* online: the set's CPUs the kernel has online, renumbered */
-		{ CPS_VSYS_ONLINE, "1,3,5", "0-3,5\n", "0-2\n" },
-		{ CPS_VSYS_ONLINE, "1,3,5", "0-1,4-5\n", "0,2\n" },
-		{ CPS_VSYS_ONLINE, "4-7", "0-5\n", "0-1\n" },
-		{ CPS_VSYS_LIST, "0-3", "0-3:2\n", "0,2\n" },
-		{ CPS_VSYS_SPACELIST, "2-3", "0 1 2 3 \n", "0 1 \n" },
-		{ CPS_VSYS_SPACELIST, "2-3", "0 1\n", "\n" },
+		{ CPS_VK_ONLINE, "1,3,5", "0-3,5\n", "0-2\n" },
+		{ CPS_VK_ONLINE, "1,3,5", "0-1,4-5\n", "0,2\n" },
+		{ CPS_VK_ONLINE, "4-7", "0-5\n", "0-1\n" },
+		{ CPS_VK_LIST, "0-3", "0-3:2\n", "0,2\n" },
+		{ CPS_VK_SPACELIST, "2-3", "0 1 2 3 \n", "0 1 \n" },
+		{ CPS_VK_SPACELIST, "2-3", "0 1\n", "\n" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -313,37 +314,37 @@ START_TEST(test_formats)
 		size_t len;
 		const char *want;
 	} cases[] = {
-		{ CPS_VSYS_LIST, "60-67", "0-63\n\0", 6, "0-3\n" },
-		{ CPS_VSYS_LIST, "60-67", "\0\n", 2, "\n" },
-		{ CPS_VSYS_MASK, "32-95", "00000000,00000000,ffffffff,ffffffff\n\0", 37,
+		{ CPS_VK_LIST, "60-67", "0-63\n\0", 6, "0-3\n" },
+		{ CPS_VK_LIST, "60-67", "\0\n", 2, "\n" },
+		{ CPS_VK_MASK, "32-95", "00000000,00000000,ffffffff,ffffffff\n\0", 37,
 		  "00000000,00000000,ffffffff\n" },
-		{ CPS_VSYS_MASK, "60-67", "ffffffff,ffffffff,00000000,00000000\n", 36,
+		{ CPS_VK_MASK, "60-67", "ffffffff,ffffffff,00000000,00000000\n", 36,
 		  "0,00000000,000000f0\n" },
-		{ CPS_VSYS_MASK, "0,40,127", "80000000,00000000,00000000,00000001\n\0", 37,
+		{ CPS_VK_MASK, "0,40,127", "80000000,00000000,00000000,00000001\n\0", 37,
 		  "00000000,00000000,00000000,00000005\n" },
 		/* offline: the real file's, and the possible CPUs past n */
-		{ CPS_VSYS_OFFLINE, "2,5", "\n", 1, "2-5\n" },
-		{ CPS_VSYS_OFFLINE, "0-1", "\n", 1, "\n" },
-		{ CPS_VSYS_OFFLINE, "1,3,9", "3\n", 2, "1,3-9\n" },
-		{ CPS_VSYS_MASK, "0-39", "00000000,000000ff,ffffffff\n", 28, "ff,ffffffff\n" },
+		{ CPS_VK_OFFLINE, "2,5", "\n", 1, "2-5\n" },
+		{ CPS_VK_OFFLINE, "0-1", "\n", 1, "\n" },
+		{ CPS_VK_OFFLINE, "1,3,9", "3\n", 2, "1,3-9\n" },
+		{ CPS_VK_MASK, "0-39", "00000000,000000ff,ffffffff\n", 28, "ff,ffffffff\n" },
 	};
 	static const struct {
 		const char *file;
 		int kind;
 	} names[] = {
-		{ "topology/cluster_cpus_list", CPS_VSYS_LIST },
-		{ "topology/cluster_cpus", CPS_VSYS_MASK },
-		{ "topology/die_cpus_list", CPS_VSYS_LIST },
-		{ "topology/die_cpus", CPS_VSYS_MASK },
-		{ "topology/book_siblings", CPS_VSYS_MASK },
-		{ "topology/book_siblings_list", CPS_VSYS_LIST },
-		{ "topology/drawer_siblings_list", CPS_VSYS_LIST },
-		{ "topology/core_cpus", CPS_VSYS_MASK },
-		{ "topology/package_cpus_list", CPS_VSYS_LIST },
-		{ "topology/cluster_id", CPS_VSYS_SAME },
-		{ "topology/book_id", CPS_VSYS_SAME },
-		{ "cache/index3/shared_cpu_map", CPS_VSYS_MASK },
-		{ "cache/index3/id", CPS_VSYS_SAME },
+		{ "topology/cluster_cpus_list", CPS_VK_LIST },
+		{ "topology/cluster_cpus", CPS_VK_MASK },
+		{ "topology/die_cpus_list", CPS_VK_LIST },
+		{ "topology/die_cpus", CPS_VK_MASK },
+		{ "topology/book_siblings", CPS_VK_MASK },
+		{ "topology/book_siblings_list", CPS_VK_LIST },
+		{ "topology/drawer_siblings_list", CPS_VK_LIST },
+		{ "topology/core_cpus", CPS_VK_MASK },
+		{ "topology/package_cpus_list", CPS_VK_LIST },
+		{ "topology/cluster_id", CPS_VK_SAME },
+		{ "topology/book_id", CPS_VK_SAME },
+		{ "cache/index3/shared_cpu_map", CPS_VK_MASK },
+		{ "cache/index3/id", CPS_VK_SAME },
 	};
 	struct set s;
 
@@ -379,14 +380,14 @@ START_TEST(test_bad_input_left_untouched)
 	set_of(&s, "0-3");
 	ck_assert_int_eq(cps_buf_append(&out, "keep", 4), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_int_eq(cps_view_cpumask_file(&out, CPS_VSYS_MASK, bad[i], strlen(bad[i]),
+		ck_assert_int_eq(cps_view_cpumask_file(&out, CPS_VK_MASK, bad[i], strlen(bad[i]),
 						       &s.in),
 				 -EINVAL);
 		ck_assert_str_eq(out.p, "keep");
 	}
-	ck_assert_int_eq(cps_view_cpumask_file(&out, CPS_VSYS_LIST, "x", 1, &s.in), -EINVAL);
-	ck_assert_int_eq(cps_view_cpumask_file(&out, CPS_VSYS_SPACELIST, "1 x", 3, &s.in), -EINVAL);
-	ck_assert_int_eq(cps_view_cpumask_file(&out, CPS_VSYS_RANGE, "1", 1, &s.in), -EINVAL);
+	ck_assert_int_eq(cps_view_cpumask_file(&out, CPS_VK_LIST, "x", 1, &s.in), -EINVAL);
+	ck_assert_int_eq(cps_view_cpumask_file(&out, CPS_VK_SPACELIST, "1 x", 3, &s.in), -EINVAL);
+	ck_assert_int_eq(cps_view_cpumask_file(&out, CPS_VK_RANGE, "1", 1, &s.in), -EINVAL);
 	ck_assert_str_eq(out.p, "keep");
 	ck_assert_uint_eq(out.len, 4);
 	cps_buf_free(&out);
@@ -574,7 +575,7 @@ START_TEST(test_machine_masks)
 
 			snprintf(vpath, sizeof(vpath), "/sys/devices/system/cpu/cpu%u/%s", v, files[f]);
 			k = cps_vsys_resolve(vpath, &s.in, phys, sizeof(phys));
-			ck_assert_int_eq(k, CPS_VSYS_MASK);
+			ck_assert_int_eq(k, CPS_VK_MASK);
 			real = fixture(mc, phys + 1, &len);
 			if (!real)
 				continue; /* no such cache, or an offline CPU */
@@ -784,6 +785,14 @@ START_TEST(test_table_rows_filtered)
 		if (!(r->flags & CPS_VFILE_NODES))
 			ck_assert_int_eq(cps_vsys_resolve(path, &s.in, phys, sizeof(phys)), r->kind);
 	}
+	/* its kind is delivered as its row says, as every row of that kind
+	 * is (one bit: two rows that disagree would show two); a physical
+	 * file is no made view */
+	ck_assert_msg(r->kind > CPS_VK_ABSENT && r->kind < CPS_VK_COUNT, "%s: kind %d", path,
+		      r->kind);
+	ck_assert_msg(cps_vkind_delivery[r->kind] == r->delivery, "%s: delivery %d, its kind's %d",
+		      path, r->delivery, cps_vkind_delivery[r->kind]);
+	ck_assert((r->delivery == CPS_VD_PHYSICAL) == (r->kind < CPS_VK_MASK));
 	/* a row of the set's nodes is no row without them */
 	ck_assert((cps_vfile_find(path, false, NULL) == r) == !(r->flags & CPS_VFILE_NODES) || rest);
 	if (rest)
@@ -890,30 +899,30 @@ START_TEST(test_node_resolve)
 
 	with_mems(&s, "0-3");
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node", &s.in, phys, sizeof(phys)),
-			 CPS_VSYS_DIR);
+			 CPS_VK_DIR);
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/node2/distance", &s.in, phys,
-					  sizeof(phys)), CPS_VSYS_DISTANCE);
+					  sizeof(phys)), CPS_VK_DISTANCE);
 	ck_assert_str_eq(phys, "/sys/devices/system/node/node5/distance");
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/node1/meminfo", &s.in, phys,
-					  sizeof(phys)), CPS_VSYS_NODEINFO);
+					  sizeof(phys)), CPS_VK_NODEINFO);
 	ck_assert_str_eq(phys, "/sys/devices/system/node/node2/meminfo");
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/node1/numastat", &s.in, phys,
-					  sizeof(phys)), CPS_VSYS_SAME);
+					  sizeof(phys)), CPS_VK_SAME);
 	ck_assert_str_eq(phys, "/sys/devices/system/node/node2/numastat");
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/node2/cpu1", &s.in, phys,
-					  sizeof(phys)), CPS_VSYS_DIR);
+					  sizeof(phys)), CPS_VK_DIR);
 	ck_assert_str_eq(phys, "/sys/devices/system/node/node5/cpu1");
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/node3", &s.in, phys,
-					  sizeof(phys)), CPS_VSYS_ABSENT);
+					  sizeof(phys)), CPS_VK_ABSENT);
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/has_memory", &s.in, phys,
-					  sizeof(phys)), CPS_VSYS_NODELIST);
+					  sizeof(phys)), CPS_VK_NODELIST);
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/possible", &s.in, phys,
-					  sizeof(phys)), CPS_VSYS_NODELIST);
+					  sizeof(phys)), CPS_VK_NODELIST);
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/cpu/cpu3/node2", &s.in, phys,
-					  sizeof(phys)), CPS_VSYS_SAME);
+					  sizeof(phys)), CPS_VK_SAME);
 	ck_assert_str_eq(phys, "/sys/devices/system/cpu/cpu3/node5");
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/cpu/cpu3/node3", &s.in, phys,
-					  sizeof(phys)), CPS_VSYS_ABSENT);
+					  sizeof(phys)), CPS_VK_ABSENT);
 	ck_assert_int_eq(cps_vsys_dirent("node5", &s.in, out), 1);
 	ck_assert_str_eq(out, "node2");
 	ck_assert_int_eq(cps_vsys_dirent("node7", &s.in, out), -1);
@@ -922,7 +931,7 @@ START_TEST(test_node_resolve)
 	/* without nodes: today's physical numbers */
 	set_of(&s, "0-3");
 	ck_assert_int_eq(cps_vsys_resolve("/sys/devices/system/node/node5/distance", &s.in, phys,
-					  sizeof(phys)), CPS_VSYS_SAME);
+					  sizeof(phys)), CPS_VK_SAME);
 	ck_assert_str_eq(phys, "/sys/devices/system/node/node5/distance");
 	ck_assert_int_eq(cps_vsys_dirent("node5", &s.in, out), 0);
 }

@@ -97,9 +97,9 @@ static void file(const char *vpath)
 	char *real;
 	int k = cps_vsys_resolve(vpath, &snap, phys, sizeof(phys)), r;
 
-	if (k == CPS_VSYS_NONE)
+	if (k == CPS_VK_NONE)
 		snprintf(phys, sizeof(phys), "%s", vpath);
-	if (k == CPS_VSYS_ABSENT || k < 0) {
+	if (k == CPS_VK_ABSENT || k < 0) {
 		fprintf(stderr, "vtree: %s listed but %s\n", vpath, k < 0 ? "too long" : "absent");
 		failed = 1;
 		return;
@@ -114,23 +114,23 @@ static void file(const char *vpath)
 		return;
 	}
 	switch (k) {
-	case CPS_VSYS_MASK:
-	case CPS_VSYS_LIST:
-	case CPS_VSYS_SPACELIST:
-	case CPS_VSYS_OFFLINE:
-	case CPS_VSYS_ONLINE:
+	case CPS_VK_MASK:
+	case CPS_VK_LIST:
+	case CPS_VK_SPACELIST:
+	case CPS_VK_OFFLINE:
+	case CPS_VK_ONLINE:
 		r = cps_view_cpumask_file(&out, k, real, len, &snap);
 		break;
-	case CPS_VSYS_RANGE:
+	case CPS_VK_RANGE:
 		r = cps_view_cpurange(&out, &snap);
 		break;
-	case CPS_VSYS_POSSIBLE:
+	case CPS_VK_POSSIBLE:
 		r = cps_view_possible(&out, &snap);
 		break;
-	case CPS_VSYS_KERNEL_MAX:
+	case CPS_VK_KERNEL_MAX:
 		r = cps_view_kernel_max(&out, &snap);
 		break;
-	case CPS_VSYS_HAS_CPU:
+	case CPS_VK_HAS_CPU:
 		r = has_cpu(real, len, &out);
 		break;
 	default:
@@ -154,7 +154,7 @@ static void walk(const char *vpath)
 	int k = cps_vsys_resolve(vpath, &snap, phys, sizeof(phys));
 	DIR *d;
 
-	if (k == CPS_VSYS_NONE)
+	if (k == CPS_VK_NONE)
 		snprintf(phys, sizeof(phys), "%s", vpath);
 	snprintf(rp, sizeof(rp), "%s%s", root, phys);
 	if (lstat(rp, &sb) < 0)
@@ -185,7 +185,7 @@ static void walk(const char *vpath)
 
 		if (!strcmp(name, ".") || !strcmp(name, ".."))
 			continue;
-		if (k == CPS_VSYS_DIR) {
+		if (k == CPS_VK_DIR) {
 			int e = cps_vsys_dirent(name, &snap, vname);
 
 			if (e < 0)
