@@ -48,7 +48,9 @@ static const char *name_of(long nr, char *buf, size_t len)
 		{ SYS_newfstatat, "newfstatat" },
 		{ SYS_fstat, "fstat" },
 		{ SYS_lseek, "lseek" },
+#ifdef SYS_readlink /* none on aarch64 and riscv64 */
 		{ SYS_readlink, "readlink" },
+#endif
 		{ SYS_tgkill, "tgkill" },
 		{ SYS_execve, "execve" },
 		{ SYS_mmap, "mmap" },
