@@ -47,25 +47,64 @@ pkgs="$pkgs man-db groff-base jq"
 # the cross builds (tests/cross.sh): Debian's cross compilers for arm64,
 # ppc64el, s390x and riscv64 (each brings its libc6-dev-<arch>-cross)
 pkgs="$pkgs gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu gcc-s390x-linux-gnu gcc-riscv64-linux-gnu"
-# their programs run under QEMU's user mode (tests/cross.sh)
-pkgs="$pkgs qemu-user-static"
+# their programs run under QEMU's user mode (tests/cross.sh); Check for
+# arm64, so that the unit suites cross-build for the arm64 guest
+# (Debian's multiarch: the architecture is added below, before apt-get
+# update)
+pkgs="$pkgs qemu-user-static check:arm64"
+# the arm64 guest (tests/guest_arm64.sh): QEMU for arm64; its kernel and
+# busybox are fetched below
+pkgs="$pkgs qemu-system-arm"
+# The arm64 guest's kernel (linux-image-arm64's) and static busybox
+# (busybox-static's), unpacked into $GUEST_ARM64 with the modules' index
+# (depmod): not installed, since the host's own /boot and /bin/busybox are
+# x86-64's (tests/guest.sh boots the host's kernel).
+GUEST_ARM64=/usr/local/lib/cpusetshim-guest/arm64
 
 # A package is there when dpkg has unpacked and configured it: "installed",
 # or waiting only for triggers (another package's, such as man-db's or
 # libc-bin's, which dpkg runs later), "triggers-pending" or
 # "triggers-awaited". A package on hold is there too (the first word of its
 # status is "hold", not "install").
+# A name without an architecture matches each architecture's package
+# (check and check:arm64): one of them there is enough.
 present() {
-	case $(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null) in
-	installed | triggers-pending | triggers-awaited) return 0 ;;
-	esac
+	for _s in $(dpkg-query -W -f='${db:Status-Status}\n' "$1" 2>/dev/null); do
+		case $_s in
+		installed | triggers-pending | triggers-awaited) return 0 ;;
+		esac
+	done
 	return 1
 }
+# arm64_guest: the arm64 guest's kernel and busybox into $GUEST_ARM64
+arm64_guest() {
+	[ -f "$GUEST_ARM64/done" ] && return 0
+	kpkg=$(apt-cache depends linux-image-arm64:arm64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -n 1)
+	[ -n "$kpkg" ] || { echo "deps: no kernel package behind linux-image-arm64:arm64" >&2; exit 1; }
+	dl=$(mktemp -d)
+	chmod 755 "$dl" # apt's own user writes there
+	(cd "$dl" && apt-get download -qq "$kpkg" busybox-static:arm64) || exit 1
+	rm -rf "$GUEST_ARM64"
+	mkdir -p "$GUEST_ARM64"
+	for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$GUEST_ARM64" || exit 1; done
+	rm -rf "$dl"
+	for v in $(ls "$GUEST_ARM64/lib/modules"); do depmod -b "$GUEST_ARM64" "$v" || exit 1; done
+	echo "$kpkg" >"$GUEST_ARM64/done"
+}
+# the foreign architecture of check:arm64
+foreign=""
+for a in arm64; do
+	dpkg --print-foreign-architectures | grep -qx "$a" || foreign="$foreign $a"
+done
 missing=""
 for p in $pkgs; do
 	present "$p" || missing="$missing $p"
 done
-[ -n "$missing" ] || exit 0
+if [ -z "$missing$foreign" ]; then
+	arm64_guest
+	exit 0
+fi
+for a in $foreign; do dpkg --add-architecture "$a"; done
 
 echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
@@ -89,3 +128,4 @@ until LC_ALL=C $apt update -qq 2>"$err"; do
 done
 cat "$err" >&2
 $apt install -y -qq $missing >/dev/null
+arm64_guest
