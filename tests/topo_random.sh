@@ -116,10 +116,16 @@ verdict() {
 
 # Machines of the shapes real machines' dumps showed the generator
 # (genmachine.py describe's kinds), tried first whatever the budget:
-# 20261210 an s390 and 20261214 an arm64 without a node directory, with
-# CPU 0 offline on the first; 20261205 a POWER whose caches have no
-# size, line or ways files
-LEARNT_SEEDS="20261210 20261214 20261205"
+# 20261210 an s390 of books and drawers and 20261214 an arm64 without a
+# node directory, with CPU 0 offline on the first; 20261205 a POWER
+# whose caches have no size, line or ways files; 20261223 an arm64 of
+# clusters of several core types (cpuinfo blocks that differ by type),
+# some caches without some attributes; 20261232 an x86 hybrid (modules
+# of efficient cores sharing an L2, blocks by type); 20261231 an x86 of
+# dies whose lists end in "\n\0"; 20261410 a POWER with SMT and
+# memory-only nodes among its sparse ones; 20261241 a SPARC (sun4v,
+# header-only cpuinfo, no node directory)
+LEARNT_SEEDS="20261210 20261214 20261205 20261223 20261232 20261231 20261410 20261241"
 if [ -n "${RANDMACH_SEEDS:-}" ]; then
 	seeds=$RANDMACH_SEEDS
 else
@@ -203,6 +209,17 @@ for mseed in $seeds; do
 			$CMP lscpu "$T/lscpu-$o" "$S" "$T/got" "$M" > "$T/out" 2>&1
 			verdict lscpu "$what: lscpu -$o" $?
 		done
+		# /proc/cpuinfo: the set's blocks, each its CPU's own (a machine
+		# of several CPU types), and a header's CPU lines and counts
+		in_machine "$M" "$S" cat "$M/proc/cpuinfo" > "$T/got" 2>&1
+		$CMP cpuinfo "$M" "$S" "$T/got" > "$T/out" 2>&1
+		verdict cpuinfo "$what: /proc/cpuinfo" $?
+		# every list and mask file of the set's CPUs (lists that end in
+		# "\n\0" among them), as the machine's restricted
+		$CMP file-list "$M" "$S" > "$T/paths"
+		in_machine "$M" "$S" $PY "$SRC/tests/topo/compare.py" read-files "$T/paths" > "$T/got" 2>&1
+		$CMP cpu-files "$M" "$S" "$T/got" > "$T/out" 2>&1
+		verdict files "$what: topology and cache lists and masks" $?
 		in_machine "$M" "$S" numactl --hardware > "$T/got" 2>&1
 		$CMP numactl "$T/numactl" "$S" "$T/got" "$all" > "$T/out" 2>&1
 		verdict numactl "$what: numactl --hardware" $?

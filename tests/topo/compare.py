@@ -41,6 +41,16 @@ restriction of the captured machine reports (tests/topo/).
                                            must list in the set: its own,
                                            restricted and renumbered
                                            ("ENOENT": no such directory)
+  compare.py cpuinfo ROOT CPULIST GOT     /proc/cpuinfo read in the set: the
+                                           set's blocks, each of its CPU's
+                                           type, numbered 0..n-1; the
+                                           header's CPU lines and counts
+  compare.py file-list ROOT CPULIST       each list and mask file of the set's
+                                           CPU, topology and cache directories
+                                           as the program names them
+  compare.py read-files PATHS              under the shim: "PATH: TEXT" of each
+                                           file the file PATHS lists
+  compare.py cpu-files ROOT CPULIST GOT    those lines (GOT) as view says
   compare.py names LIST                    "cpu0 cpu1 ..." of a CPU list
   compare.py view ROOT CPULIST PATH...     what each file PATH (as the program
                                            names it, virtual CPUs, without
@@ -515,15 +525,16 @@ TYPE_FIELDS = ("vendor_id", "cpu family", "model", "model name", "stepping",
                "CPU revision", "cpu", "revision")
 
 
-def cpu_types(root):
-    """{CPU: its type} from root's /proc/cpuinfo, where each CPU has a
-    block of its own (x86, arm64, POWER); {} otherwise (s390's one header:
-    one type)."""
-    try:
-        with open(os.path.join(root or "/", "proc/cpuinfo")) as f:
-            text = f.read()
-    except OSError:
-        return {}
+def cpu_types(root, text=None):
+    """{CPU: its type} from root's /proc/cpuinfo (or TEXT), where each CPU
+    has a block of its own (x86, arm64, POWER); {} otherwise (s390's one
+    header: one type)."""
+    if text is None:
+        try:
+            with open(os.path.join(root or "/", "proc/cpuinfo")) as f:
+                text = f.read()
+        except OSError:
+            return {}
     types, cpu, fields = {}, None, {}
     for line in text.splitlines() + [""]:
         key, colon, value = line.partition(":")
@@ -1182,6 +1193,128 @@ def cmd_view(root, cpus, paths):
         print("%s: %s" % (p, view_of(root, cpus, rel)))
 
 
+# lines of a cpuinfo header that name a CPU (s390's summary, SPARC's
+# clock and state lines) or count them
+CPUINFO_CPU_LINE = re.compile(r"^(?:processor (\d+):|Cpu(\d+)ClkTck\s*:|CPU(\d+):)")
+CPUINFO_COUNTS = ("# processors", "ncpus probed", "ncpus active")
+# the ids of a block, which the ids rule renumbers (DESIGN.md; lscpu's
+# checks hold them): the rest of a CPU's block is its own
+CPUINFO_IDS = ("physical id", "core id", "apicid", "initial apicid", "siblings", "cpu cores")
+
+
+def cmd_cpuinfo(root, cpus, got_path):
+    """/proc/cpuinfo read in the set (GOT): the blocks of the set's CPUs,
+    each of the type (TYPE_FIELDS) of its physical CPU, numbered 0..n-1;
+    the header's lines that name a CPU name 0..n-1, its counts n"""
+    with open(got_path) as f:
+        got = f.read()
+    with open(os.path.join(root, "proc/cpuinfo")) as f:
+        real = f.read()
+    n, bad = len(cpus), []
+
+    def blocks(text):
+        """{CPU: its block's other lines}"""
+        out, cpu = {}, None
+        for line in text.splitlines():
+            key, colon, value = line.partition(":")
+            if not line.strip():
+                cpu = None
+            elif key.strip() == "processor" and value.strip().isdigit():
+                cpu = int(value)
+                out[cpu] = []
+            elif cpu is not None and key.strip() not in CPUINFO_IDS:
+                out[cpu].append(line)
+        return out
+    want_b = blocks(real)
+    if want_b:
+        got_b = blocks(got)
+        if sorted(got_b) != list(range(n)):
+            bad.append("blocks of CPUs %s, want 0..%d" % (sorted(got_b), n - 1))
+        for v, c in enumerate(cpus):
+            if v in got_b and got_b[v] != want_b.get(c):
+                bad.append("CPU %d: block %s, want CPU %d's %s" % (v, got_b[v], c, want_b.get(c)))
+
+    def named(text):
+        out = []
+        for line in text.splitlines():
+            m = CPUINFO_CPU_LINE.match(line)
+            if m:
+                out.append(int(next(g for g in m.groups() if g is not None)))
+        return out
+    real_named = named(real)
+    if real_named:
+        kinds = {}
+        for line in real.splitlines():
+            m = CPUINFO_CPU_LINE.match(line)
+            if m:
+                kinds.setdefault(m.lastindex, []).append(int(m.group(m.lastindex)))
+        want = sorted(len([c for c in cs if c in set(cpus)]) for cs in kinds.values())
+        per = {}
+        for line in got.splitlines():
+            m = CPUINFO_CPU_LINE.match(line)
+            if m:
+                per.setdefault(m.lastindex, []).append(int(m.group(m.lastindex)))
+        for k, cs in per.items():
+            if cs != list(range(len(cs))) or len(cs) != n:
+                bad.append("header lines name CPUs %s, want 0..%d" % (cs, n - 1))
+        if sorted(len(cs) for cs in per.values()) != want:
+            bad.append("header lines per kind %s, want %s" % (
+                sorted(len(cs) for cs in per.values()), want))
+    for line in got.splitlines():
+        key, colon, value = line.partition(":")
+        if colon and key.strip() in CPUINFO_COUNTS and value.strip() != str(n):
+            bad.append("%s: %s, want %d" % (key.strip(), value.strip(), n))
+    if not bad:
+        return 0
+    print("\n".join(bad))
+    print("got:\n" + got[:3000])
+    return 1
+
+
+def cpu_files(root, cpus):
+    """the list and mask files of each virtual CPU's topology and cache
+    directories (as the program names them, below ROOT), and the CPU
+    directory's own"""
+    d = os.path.join(root, "sys/devices/system/cpu")
+    out = [os.path.join(d, f) for f in TOP_RANGE + TOP_LIST if os.path.exists(os.path.join(d, f))]
+    for v, c in enumerate(cpus):
+        cd = os.path.join(d, "cpu%d/cache" % c)
+        for sub in ["topology"] + ["cache/" + x for x in sorted(
+                os.listdir(cd) if os.path.isdir(cd) else []) if x.startswith("index")]:
+            p = os.path.join(d, "cpu%d" % c, sub)
+            for f in sorted(os.listdir(p)) if os.path.isdir(p) else []:
+                if kind_of(sub + "/" + f) in ("list", "mask"):
+                    out.append(os.path.join(d, "cpu%d" % v, sub, f))
+    return out
+
+
+def cmd_cpu_files(root, cpus, got_path):
+    """GOT: "PATH: TEXT" of each of cpu_files read under the shim (TEXT
+    without its end); each as view says"""
+    r = root.rstrip("/")
+    want = ["%s: %s" % (p, view_of(root, cpus, p[len(r):])) for p in cpu_files(root, cpus)]
+    with open(got_path) as f:
+        got = f.read().splitlines()
+    if got == want:
+        return 0
+    print("\n".join(difflib.unified_diff(want, got, "want", "got", lineterm="")))
+    return 1
+
+
+def cmd_read_files(paths):
+    """under the shim: "PATH: TEXT" of each file the file PATHS names, one
+    a line (cpu-files's list; TEXT without its "\n" or "\n\0" end)"""
+    with open(paths) as f:
+        names = f.read().splitlines()
+    for p in names:
+        try:
+            with open(p, "rb") as f:
+                t = f.read().decode().rstrip("\0").rstrip("\n")
+        except OSError as e:
+            t = "error %s" % e.strerror
+        print("%s: %s" % (p, t))
+
+
 def cmd_counts(root, cpus):
     pkg_cpus, pkg_cores = {}, {}
     for c in cpus:
@@ -1234,6 +1367,14 @@ def main():
         return print(" ".join("cpu%d" % c for c in cpulist(sys.argv[2])))
     if len(sys.argv) == 4 and sys.argv[1] == "counts":
         return cmd_counts(sys.argv[2], cpulist(sys.argv[3]))
+    if len(sys.argv) == 5 and sys.argv[1] == "cpuinfo":
+        sys.exit(cmd_cpuinfo(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4]))
+    if len(sys.argv) == 5 and sys.argv[1] == "cpu-files":
+        sys.exit(cmd_cpu_files(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4]))
+    if len(sys.argv) == 3 and sys.argv[1] == "read-files":
+        return cmd_read_files(sys.argv[2])
+    if len(sys.argv) == 4 and sys.argv[1] == "file-list":
+        return print("\n".join(cpu_files(sys.argv[2], cpulist(sys.argv[3]))))
     if len(sys.argv) >= 5 and sys.argv[1] == "view":
         return cmd_view(sys.argv[2], cpulist(sys.argv[3]), sys.argv[4:])
     if len(sys.argv) == 3 and sys.argv[1] == "shapes":

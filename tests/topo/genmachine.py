@@ -35,7 +35,8 @@ shim's test root read them as a real machine:
     distance, meminfo, numastat, hugepages, cpuN links.
   /sys/bus/cpu/devices/cpuN and /sys/bus/node/devices/nodeK links.
   /proc/cpuinfo in the architecture's format (x86, arm64, ppc64, s390 in
-    the older and the newer layouts), /proc/meminfo, and
+    the older and the newer layouts, SPARC's one header with a line per
+    CPU), /proc/meminfo, and
     /proc/hwloc-nofile-info (what hwloc-gather-topology writes beside a
     capture: the architecture, which hwloc cannot ask a directory for).
 
@@ -54,7 +55,11 @@ core, SMT threads last, or round-robin over packages; offline CPUs
 beyond the present ones (wider masks). Shapes real machines' dumps showed
 (tests/fixtures/lscpu-dumps): a kernel without NUMA (no
 /sys/devices/system/node), caches described by level, type and CPUs
-alone (no size, line or ways).
+alone (no size, line or ways), or some levels' caches without some of
+those files; cpuinfo blocks that differ by CPU type (arm64 clusters of
+up to four core types, x86 hybrids' efficient cores at another clock);
+SPARC (sun4u: each CPU a package of id -1; sun4v: cores of 4 or 8
+threads), with no cache directory and no CPU hotplug.
 """
 import os
 import random
@@ -135,6 +140,10 @@ def draw(seed):
     nodes, kinds (a set of words) and the file options."""
     r = random.Random("genmachine-%s" % seed)
     arch = r.choice(["x86", "x86", "x86", "arm64", "arm64", "ppc64", "s390"])
+    # SPARC, learnt from a dump after the others: a stream of its own
+    # decides it, so that every other seed's machine stays as it was
+    if random.Random("%s sparc" % seed).random() < 0.08:
+        arch = "sparc"
     kinds = {arch}
     threads = []   # Cpu objects in canonical (package, ..., thread) order
     packages = []  # list of lists of cores (a core: list of threads)
@@ -291,6 +300,30 @@ def draw(seed):
             packages.append(pkg)
         if pair_l3:
             kinds.add("uneven-caches" if ncores % 2 else "shared-l3")
+    elif arch == "sparc":
+        # sun4u (UltraSPARC II): each CPU alone, package id -1, core id 0,
+        # as one package each to hwloc and lscpu; sun4v (Niagara): one
+        # package of cores of 4 or 8 threads
+        sun4v = r.random() < 0.5
+        kinds.add("sun4v" if sun4v else "sun4u")
+        ncores = r.randint(1, 6) if sun4v else r.randint(1, 8)
+        smt = r.choice([4, 8]) if sun4v else 1
+        if smt > 1:
+            kinds.add("smt")
+        core_ids = ids(r, ncores, sparse_ids)
+        pkg = []
+        for ci in range(ncores):
+            core = [Cpu(pkg=0 if sun4v else -1, pkg_idx=0 if sun4v else ci, die=0,
+                        core_id=core_ids[ci] if sun4v else 0, thread=t, kind="B",
+                        cluster=None, l3dom=(0 if sun4v else ci,))
+                    for t in range(smt)]
+            threads.extend(core)
+            if sun4v:
+                pkg.append(core)
+            else:
+                packages.append([core])
+        if sun4v:
+            packages.append(pkg)
     else:  # s390
         ndrawer = r.choice([1, 2])
         nbook = r.choice([1, 2])
@@ -359,7 +392,8 @@ def draw(seed):
             if t.thread >= mode:
                 t.online = False
         kinds.add("smt-mode")
-    elif n > 2 and r.random() < 0.3:
+    elif arch != "sparc" and n > 2 and r.random() < 0.3:
+        # (SPARC's kernel has no CPU hotplug: no cpuN/online)
         k = r.randint(1, max(1, min(3, n // 4)))
         pick = r.sample(range(1, n), k)
         if r.random() < 0.25:
@@ -384,9 +418,9 @@ def draw(seed):
         levels.append("die")
     if len({t.l3dom for t in threads}) > len(packages):
         levels.append("l3")
-    if arch == "s390":
+    if arch in ("s390", "sparc"):
         levels = ["machine"]
-    if arch != "s390" and len(packages) > 1:
+    if arch not in ("s390", "sparc") and len(packages) > 1:
         levels.append("package")
     level = r.choice(levels)
     if level == "machine":
@@ -464,7 +498,9 @@ def draw(seed):
         node_possible += r.choice([1, 4, 8])
     # ---- file options ----
     newer = r.random() < 0.75 or arch == "arm64"
-    if not newer:
+    if arch == "sparc":
+        newer = False  # its topology files as sparc64 has them
+    elif not newer:
         kinds.add("older-kernel")
     nul_lists = newer and r.random() < 0.2
     if nul_lists:
@@ -501,12 +537,46 @@ def draw(seed):
     caches_bare = r2.random() < 0.12
     if caches_bare:
         kinds.add("bare-caches")
+    # (each shape added later draws from a stream of its own: a seed's
+    # earlier shapes stay as they were)
+    # caches of some levels without some of their attributes (the kernel
+    # hides size, line, ways and sets where firmware gave 0): L1 with a
+    # size beside an L3 without, a size without ways
+    cache_drop = {}
+    r3 = random.Random("%s some-bare-caches" % seed)
+    if not caches_bare and r3.random() < 0.15:
+        for key in sorted({(k.level, k.type) for k in caches.values()}):
+            cache_drop[key] = {a for a in ("size", "coherency_line_size",
+                                           "ways_of_associativity", "number_of_sets")
+                               if r3.random() < 0.4}
+        if any(cache_drop.values()):
+            kinds.add("some-bare-caches")
+    # cpuinfo whose blocks differ by CPU type: arm64 clusters of up to four
+    # cores' parts (a hybrid of A510, A710, A715 and X3), x86 hybrids whose
+    # efficient cores run at another clock
+    parts = ["0xd46", "0xd4d", "0xd47", "0xd4e", "0xd05", "0xd0c"]
+    types = False
+    r4 = random.Random("%s cpu-types" % seed)
+    if arch == "arm64" and len({t.cluster for t in threads}) > 1 and r4.random() < 0.4:
+        types = True
+        chosen = {}
+        for t in threads:
+            if (t.pkg_idx, t.cluster) not in chosen:
+                chosen[t.pkg_idx, t.cluster] = r4.choice(parts[:4])
+            t.part = chosen[t.pkg_idx, t.cluster]
+    elif "hybrid" in kinds and r4.random() < 0.5:
+        types = True
+        for t in threads:
+            t.part = t.kind
+    if types:
+        kinds.add("cpu-types")
     return {"seed": seed, "arch": arch, "cpus": threads, "packages": packages,
             "nodes": nodes, "dist": dist, "possible": possible, "node_possible": node_possible,
             "kinds": kinds, "newer": newer, "nul_lists": nul_lists, "s390_new": s390_new,
             "node_keeps_offline": node_keeps_offline, "order": order,
             "node_level": level, "cache_id": arch == "x86" and newer,
-            "no_node_dir": no_node_dir, "caches_bare": caches_bare}
+            "no_node_dir": no_node_dir, "caches_bare": caches_bare,
+            "cache_drop": cache_drop, "cpu_types": types}
 
 
 # ---- writing it ----
@@ -553,10 +623,19 @@ def write(m, root):
         T.ln("sys/bus/cpu/devices/cpu%d" % c.lid, "../../../devices/system/cpu/cpu%d" % c.lid)
         if not m["no_node_dir"]:
             T.ln(d + "/node%d" % c.node, "../../node/node%d" % c.node)
-        if c.lid != 0 or arch != "x86" or not c.online:
+        if (c.lid != 0 or arch != "x86" or not c.online) and arch != "sparc":
             T.w(d + "/online", "1\n" if c.online else "0\n")
         if arch == "arm64":
-            T.w(d + "/cpu_capacity", "%d\n" % (446 if c.kind == "L" else 1024))
+            T.w(d + "/cpu_capacity", "%d\n" % (
+                446 if getattr(c, "part", c.kind) in ("L", "0xd46") else
+                1024 if getattr(c, "part", "0xd4e") in ("B", "0xd4e") else 880))
+        if arch == "sparc":
+            # no cache/ directory: sparc64's own files
+            for f, v in (("l1_dcache_size", 16384), ("l1_dcache_line_size", 32),
+                         ("l1_icache_size", 16384), ("l1_icache_line_size", 32),
+                         ("l2_cache_size", 1048576), ("l2_cache_line_size", 64),
+                         ("clock_tick", 248000000)):
+                T.w("%s/%s" % (d, f), "%d\n" % v)
         if not c.online:
             continue
 
@@ -594,10 +673,12 @@ def write(m, root):
             T.w(cd + "level", "%d\n" % k.level)
             T.w(cd + "type", k.type + "\n")
             if not m["caches_bare"]:
-                T.w(cd + "size", "%dK\n" % k.size_k)
-                T.w(cd + "coherency_line_size", "%d\n" % k.line)
-                T.w(cd + "ways_of_associativity", "%d\n" % k.ways)
-                T.w(cd + "number_of_sets", "%d\n" % (k.size_k * 1024 // (k.line * k.ways)))
+                drop = m["cache_drop"].get((k.level, k.type), ())
+                for f, v in (("size", "%dK" % k.size_k), ("coherency_line_size", k.line),
+                             ("ways_of_associativity", k.ways),
+                             ("number_of_sets", k.size_k * 1024 // (k.line * k.ways))):
+                    if f not in drop:
+                        T.w(cd + f, "%s\n" % v)
             T.w(cd + "shared_cpu_map", mask(lids(k.cpus), nb) + "\n")
             T.w(cd + "shared_cpu_list", clist(lids(k.cpus)) + "\n")
             if arch == "x86":
@@ -646,7 +727,7 @@ def write(m, root):
     T.w("proc/hwloc-nofile-info", "OSName: Linux\nOSRelease: 6.1.0\nOSVersion: #1 SMP\n"
         "HostName: machine%s\nArchitecture: %s\n" % (
             m["seed"], {"x86": "x86_64", "arm64": "aarch64", "ppc64": "ppc64le",
-                        "s390": "s390x"}[arch]))
+                        "s390": "s390x", "sparc": "sparc64"}[arch]))
 
 
 def cpuinfo(m):
@@ -668,7 +749,7 @@ def cpuinfo(m):
             out.append(
                 "processor\t: %d\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n"
                 "model name\t: Synthetic(R) CPU %s\nstepping\t: 8\nmicrocode\t: 0x2b000461\n"
-                "cpu MHz\t\t: 2100.000\ncache size\t: %d KB\nphysical id\t: %d\n"
+                "cpu MHz\t\t: %s\ncache size\t: %d KB\nphysical id\t: %d\n"
                 "siblings\t: %d\ncore id\t\t: %d\ncpu cores\t: %d\napicid\t\t: %d\n"
                 "initial apicid\t: %d\nfpu\t\t: yes\nfpu_exception\t: yes\ncpuid level\t: 32\n"
                 "wp\t\t: yes\nflags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge "
@@ -676,7 +757,8 @@ def cpuinfo(m):
                 "pni ssse3 sse4_1 sse4_2 x2apic popcnt avx avx2\nbugs\t\t: spectre_v1\n"
                 "bogomips\t: 4200.00\nclflush size\t: 64\ncache_alignment\t: 64\n"
                 "address sizes\t: 46 bits physical, 57 bits virtual\npower management:\n\n"
-                % (c.lid, m["seed"], l3[0].size_k if l3 else 0, c.pkg, len(pkg), c.core_id,
+                % (c.lid, m["seed"], "800.000" if getattr(c, "part", "P") == "E" else "2100.000",
+                   l3[0].size_k if l3 else 0, c.pkg, len(pkg), c.core_id,
                    len(cores), apic, apic))
     elif arch == "arm64":
         for c in on:
@@ -685,13 +767,32 @@ def cpuinfo(m):
                 "sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp\n"
                 "CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x%d\n"
                 "CPU part\t: %s\nCPU revision\t: 1\n\n"
-                % (c.lid, 0 if c.kind == "B" else 2, "0xd0c" if c.kind == "B" else "0xd05"))
+                % (c.lid, 0 if c.kind == "B" else 2, getattr(
+                    c, "part", "0xd0c" if c.kind == "B" else "0xd05")))
     elif arch == "ppc64":
         for c in on:
             out.append("processor\t: %d\ncpu\t\t: POWER9 (raw), altivec supported\n"
                        "clock\t\t: 3800.000000MHz\nrevision\t: 2.2 (pvr 004e 1202)\n\n" % c.lid)
         out.append("timebase\t: 512000000\nplatform\t: PowerNV\nmodel\t\t: 9006-22P\n"
                    "machine\t\t: PowerNV 9006-22P\nfirmware\t: OPAL\nMMU\t\t: Radix\n")
+    elif arch == "sparc":
+        # one block for the machine: no per-CPU sections, a clock line and
+        # a state line per CPU
+        sun4v = "sun4v" in m["kinds"]
+        out.append("cpu\t\t: %s\nfpu\t\t: %s\npmu\t\t: %s\nprom\t\t: OBP 4.30.4 2009/08/19 07:24\n"
+                   "type\t\t: %s\nncpus probed\t: %d\nncpus active\t: %d\n"
+                   "D$ parity tl1\t: 0\nI$ parity tl1\t: 0\n"
+                   "cpucaps\t\t: flush,stbar,swap,muldiv,v9,mul32,div32,v8plus,vis\n"
+                   % ("UltraSparc T2 (Niagara2)" if sun4v else "TI UltraSparc II  (BlackBird)",
+                      "UltraSparc T2 integrated FPU" if sun4v else "UltraSparc II integrated FPU",
+                      "niagara2" if sun4v else "ultra12", "sun4v" if sun4v else "sun4u",
+                      len(cpus), len(on)))
+        for c in on:
+            out.append("Cpu%dClkTck\t: 000000000ec82e00\n" % c.lid)
+        out.append("MMU Type\t: %s\nMMU PGSZs\t: 8K,64K,512K,4MB\nState:\n"
+                   % ("Hypervisor (sun4v)" if sun4v else "Spitfire"))
+        for c in on:
+            out.append("CPU%d:\t\tonline\n" % c.lid)
     else:
         smt = max(c.thread for c in cpus) + 1
         out.append("vendor_id       : IBM/S390\n# processors    : %d\n"
