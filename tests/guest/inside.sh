@@ -13,6 +13,9 @@
 # GUEST_MODE=noshim runs the sets' checks with the same CPUs (taskset)
 # but without the shim: they must fail, which tests/guest.sh asserts, so
 # that a harness that lost the shim on the way cannot pass.
+# GUEST_MODE=nonodes runs the checks of the sets of nodes under the shim
+# in sets of their CPUs with the machine's nodes: what a shim that does
+# not translate nodes shows; they must fail too.
 #
 # Needs CPS_BUILDDIR and CPS_SRCDIR (tests/guest.sh sets them); runs as
 # root, since it takes a CPU offline: only in a guest, never on a host.
@@ -61,75 +64,133 @@ set_cross=$(join $(list "$(cat $SYS/cpu$a/topology/$thrfile)") $(list "$(cat $SY
 note "guest: CPUs $(cat $SYS/online), nodes $(cat $NODE/online), with CPUs $nodes_cpu, with memory $(cat $NODE/has_memory)"
 note "guest: cpu0's package $set_pkg, its threads $(cat $SYS/cpu0/topology/$thrfile)"
 note "sets: one CPU {$set_cpu}, one package {$set_pkg}, node $nl {$set_node}, a core of each end node {$set_cross}"
+# a node with memory and no CPU
+mnode=$(for k in $(list "$(cat $NODE/has_memory)"); do
+	case " $(list "$nodes_cpu") " in *" $k "*) ;; *) echo "$k" ;; esac
+done | head -n 1)
+set_n0=$(join $(list "$(cat $NODE/node$n0/cpulist)"))
+# the sets of nodes: CPUS/NODES (physical), GUEST_NODE_SETS instead
+if [ "${GUEST_NODE_SETS+set}" = set ]; then
+	node_sets=$GUEST_NODE_SETS
+elif [ -n "$mnode" ]; then
+	node_sets="$set_node/$nl $set_node/$n0 $set_n0/$mnode $(join $(list "$set_n0") $(list "$set_node"))/$nl,$mnode"
+else
+	node_sets="$set_node/$nl $set_node/$n0"
+fi
+note "sets of nodes (CPUs/nodes): $node_sets"
 
+# the machine's nodes with memory: the root set's, every set's unless
+# it is given its own
+allmems=$(cat $NODE/has_memory)
 case $mode in
-shim) run() { with_san "$CPUSET_RUN" --cpus "$S" -- "$@"; } ;;
+shim) run() { with_san "$CPUSET_RUN" --cpus "$S" ${M:+--mems "$M"} -- "$@"; } ;;
+# the set's CPUs with the shim, but the machine's nodes: what a shim
+# without node translation shows
+nonodes) run() { with_san "$CPUSET_RUN" --cpus "$S" -- "$@"; } ;;
 noshim) run() { taskset -c "$S" "$@"; } ;;
-*) die "GUEST_MODE=$mode: shim or noshim" ;;
+*) die "GUEST_MODE=$mode: shim, nonodes or noshim" ;;
 esac
 
-# set_checks S WHAT: in the set S (physical CPUs), every file of its
-# first and last CPU by their virtual names, the CPU directory's own
-# files and the nodes' CPU files, the listings, /proc's counts, status,
-# libnuma, psutil (one program: tests/guest/views.py), then lscpu -p,
-# lstopo and numactl --hardware, each against the kernel's truth
-# restricted to S
+# the whole machine's outputs, once: the sets restrict them
+for o in "" -p -e; do lscpu $o >"$T/full.lscpu${o}" 2>&1; done
+numactl --hardware >"$T/full.numactl" 2>&1
+
+# set_checks S W [M]: in the set S (physical CPUs) with the memory
+# nodes M (physical; default the machine's, not renumbered), every file
+# of its first and last CPU by their virtual names, the CPU directory's
+# own files, the nodes' files, the listings of the CPU and node
+# directories through every kind of descriptor, /proc's counts, status,
+# libnuma, psutil (one program: tests/guest/views.py), then lscpu (its
+# summary's nodes, -p and -e), lstopo and numactl --hardware, each
+# against the kernel's truth restricted to S and M, M's nodes numbered
+# 0..k-1. Without node translation (nonodes), lscpu and lstopo are left
+# out: the rest is enough to fail.
 set_checks() {
-	S=$1 W=$2
+	S=$1 W=$2 M=${3-}
+	mems=${M:-$allmems}
 	phys=$(list "$S")
 	n=$(echo $phys | wc -w)
+	k=$(list "$mems" | wc -w)
+	J=$T/judge
+	rm -rf "$J" && mkdir "$J" && cp "$T"/full.* "$J"/
 	v=0
-	: >"$T/paths"
 	for p in $phys; do
 		if [ "$v" = 0 ] || [ "$v" = $((n - 1)) ]; then
-			(cd "$SYS/cpu$p" && find topology cache -type f 2>/dev/null) | sed "s|^|$SYS/cpu$v/|" >>"$T/paths"
-			echo "$SYS/cpu$v/topology/cluster_cpus_list" >>"$T/paths"
+			(cd "$SYS/cpu$p" && find topology cache -type f 2>/dev/null) | sed "s|^|$SYS/cpu$v/|" >>"$J/paths"
+			echo "$SYS/cpu$v/topology/cluster_cpus_list" >>"$J/paths"
 		fi
 		v=$((v + 1))
 	done
 	for f in online possible present kernel_max offline isolated enabled nohz_full; do
 		echo "$SYS/$f"
-	done >>"$T/paths"
-	echo "$SYS/cpu$n/topology/core_id" >>"$T/paths"
-	echo "$NODE/has_cpu" >>"$T/paths"
-	for k in $(ls $NODE | grep '^node[0-9][0-9]*$'); do
-		echo "$NODE/$k/cpulist"
-		echo "$NODE/$k/cpumap"
-	done >>"$T/paths"
-	sort -u -o "$T/paths" "$T/paths"
-	run $PY "$SRC/tests/guest/views.py" read "$T/paths" "$n" >"$T/got" 2>&1
-	$VIEWS want / "$S" "$T/paths" >"$T/want" 2>&1
-	grep -q "^/" "$T/got" || { note "$W views.py in the set said:"; show "$T/got"; }
-	# the files as one check, the rest a check a line
-	grep "^/" "$T/want" >"$T/want.files"
-	grep "^/" "$T/got" >"$T/got.files"
-	if diff "$T/want.files" "$T/got.files" >"$T/diff"; then
-		pass "$W $(wc -l <"$T/want.files") files of cpu0 and cpu$((n - 1)), $SYS and the nodes ($(grep -c ': ENOENT$' "$T/want.files") absent)"
-	else
-		fail "$W the files of cpu0 and cpu$((n - 1)), $SYS and the nodes" "$(cat "$T/diff")"
+	done >>"$J/paths"
+	echo "$SYS/cpu$n/topology/core_id" >>"$J/paths"
+	sort -u -o "$J/paths" "$J/paths"
+	# in the set
+	run $PY "$SRC/tests/guest/views.py" read "$J/paths" "$n" "$k" >"$J/got" 2>&1
+	st_lscpu=
+	if [ "$mode" != nonodes ]; then
+		for o in "" -p -e; do
+			run lscpu $o >"$J/got.lscpu$o" 2>"$J/err.lscpu$o"
+			st_lscpu="$st_lscpu $?"
+		done
+		if [ -n "$M" ]; then
+			run env HWLOC_GROUPING=0 lstopo-no-graphics --of xml - >"$J/got.xml" 2>&1
+		else
+			run lstopo-no-graphics --of xml - >"$J/got.xml" 2>&1
+		fi
 	fi
-	grep -v "^/" "$T/want" >"$T/want.rest"
-	grep -v "^/" "$T/got" >"$T/got.rest"
+	run numactl --hardware >"$J/got.numactl" 2>&1
+	# outside: every expectation in one process
+	$VIEWS judge "$J" / "$S" "$mems" >"$J/judge.out" 2>&1 || { note "$W views.py judge said:"; show "$J/judge.out"; }
+	grep -q "^/" "$J/got" || { note "$W views.py in the set said:"; show "$J/got"; }
+	# the files as one check, the rest a check a line
+	grep "^/" "$J/want" >"$J/want.files"
+	grep "^/" "$J/got" >"$J/got.files"
+	if diff "$J/want.files" "$J/got.files" >"$J/diff"; then
+		pass "$W $(wc -l <"$J/want.files") files of cpu0 and cpu$((n - 1)), $SYS and the nodes ($(grep -c ': ENOENT$' "$J/want.files") absent)"
+	else
+		fail "$W the files of cpu0 and cpu$((n - 1)), $SYS and the nodes" "$(cat "$J/diff")"
+	fi
+	grep -v "^/" "$J/want" >"$J/want.rest"
+	grep -v "^/" "$J/got" >"$J/got.rest"
 	while IFS= read -r w; do
-		k=${w%%: *}
-		g=$(grep -F "$k: " "$T/got.rest")
-		expect_eq "$W $k" "${g#*: }" "${w#*: }"
-	done <"$T/want.rest"
-	run lscpu -p >"$T/lscpu.got" 2>&1
-	lscpu -p >"$T/lscpu.full" 2>&1
-	check "$W lscpu -p" $CMP lscpu "$T/lscpu.full" "$S" "$T/lscpu.got" /
-	run lstopo-no-graphics --of xml - >"$T/got.xml" 2>&1
-	check "$W lstopo" $CMP hwloc / "$S" "$T/got.xml"
-	run numactl --hardware >"$T/numactl.got" 2>&1
-	numactl --hardware >"$T/numactl.full" 2>&1
-	check "$W numactl --hardware" $CMP numactl "$T/numactl.full" "$S" "$T/numactl.got"
+		key=${w%%: *}
+		g=$(grep -F "$key: " "$J/got.rest" | head -n 1)
+		expect_eq "$W $key" "${g#*: }" "${w#*: }"
+	done <"$J/want.rest"
+	set -- $st_lscpu
+	for o in "" -p -e; do
+		[ "$mode" = nonodes ] && break
+		st=$1
+		shift
+		if [ "$st" = 0 ] && diff "$J/want.lscpu$o" "$J/mine.lscpu$o" >"$J/diff"; then
+			pass "$W lscpu${o:+ $o}"
+		else
+			fail "$W lscpu${o:+ $o}" "exit status $st; stderr: $(cat "$J/err.lscpu$o")" "$(cat "$J/diff")"
+		fi
+	done
+	if [ "$mode" = nonodes ]; then
+		:
+	elif [ -n "$M" ]; then
+		check "$W lstopo" $CMP hwloc-nodes / "$S" "$M" "$J/got.xml"
+	else
+		check "$W lstopo" $CMP hwloc / "$S" "$J/got.xml"
+	fi
+	if diff "$J/want.numactl" "$J/mine.numactl" >"$J/diff"; then
+		pass "$W numactl --hardware"
+	else
+		fail "$W numactl --hardware" "$(cat "$J/diff")"
+	fi
 }
 
 done_sets=
-# (without the shim, one set is enough to fail)
+# (without the shim, one set is enough to fail; without its nodes, the
+# sets of nodes alone)
 case $mode in
 shim) sets=${GUEST_SETS-$set_cpu $set_node $set_pkg $set_cross} ;;
-*) sets=${GUEST_SETS-$set_node} ;;
+noshim) sets=${GUEST_SETS-$set_node} ;;
+*) sets= ;;
 esac
 # a slow or loaded host (TCG runs every guest CPU on the host's) checks
 # fewer sets: past GUEST_SET_BUDGET seconds (150) of set checks, sets
@@ -146,7 +207,14 @@ for S in $sets; do
 	done_sets="$done_sets $S"
 	set_checks "$S" "{$S}"
 done
-[ "$mode" = noshim ] && finish
+# ---- sets of their own nodes, renumbered 0..k-1 ----
+# one node (the CPUs' own), another node (the CPUs then have none of the
+# set's), the memory-only node, and two nodes (one of them memory only);
+# all of them, whatever the time spent: they are what renumbers nodes
+[ "$mode" = noshim ] || for SM in $node_sets; do
+	set_checks "${SM%/*}" "{${SM%/*} mems ${SM#*/}}" "${SM#*/}"
+done
+[ "$mode" = shim ] || finish
 
 # ---- a CPU of a set taken offline and back, members running ----
 # The set: node n0's CPUs; the CPU: its last (cpu3 in the guest of
@@ -246,9 +314,6 @@ expect_eq "{$S} the members ended cleanly" $? 0
 # Today's behaviour, until then: numactl --membind in a set takes the
 # machine's node numbers, so the memory-only node is reachable, and a
 # member's anonymous pages land there.
-mnode=$(for k in $(list "$(cat $NODE/has_memory)"); do
-	case " $(list "$nodes_cpu") " in *" $k "*) ;; *) echo "$k" ;; esac
-done | head -n 1)
 if [ -z "$mnode" ]; then
 	fail "a node with memory and no CPU in the guest" "has_memory $(cat $NODE/has_memory), has_cpu $nodes_cpu"
 else
