@@ -275,8 +275,11 @@ for size in 4096 half; do
 			"$QUERY" 2 "$T/ready.$k" forkloop >"$T/fq.$k" 2>&1 &
 		eval "fq$k=\$!"
 	done
-	wait_until [ -e "$T/ready.4" ]
-	sleep 0.3
+	# every member has its set copy (each made its ready file after its
+	# first answers) before the cut, however loaded the machine
+	wait_until [ -e "$T/ready.1" ] && wait_until [ -e "$T/ready.2" ] &&
+		wait_until [ -e "$T/ready.3" ] && wait_until [ -e "$T/ready.4" ] ||
+		fail "forking members: not all four ready within ${CPS_WAIT}s"
 	poke truncate $size
 	for k in 1 2 3 4; do
 		eval "wait \$fq$k"
