@@ -33,6 +33,7 @@
 #include "src/vcpuinfo.h"
 #include "src/vfiles.h"
 #include "src/views.h"
+#include "src/vmake.h"
 #include "src/vpath.h"
 #include "src/vproc_pidstat.h"
 #include "src/vsys.h"
@@ -277,7 +278,9 @@ static int make_proc_view(const char *canon, enum cps_vfamily f, pid_t tgid,
 	switch (f) {
 	case CPS_VF_CPUINFO: r = cps_view_cpuinfo_set(out, real, (size_t)len, in); break;
 	case CPS_VF_STAT: r = cps_view_stat(out, real, (size_t)len, in); break;
-	case CPS_VF_STATUS: r = cps_view_status(out, real, (size_t)len, in); break;
+	case CPS_VF_STATUS: /* its CPU lines, and its node lines with nodes */
+		r = cps_vmake_status(&(struct cps_vmake_in){ .real = real, .len = (size_t)len, .s = in }, out);
+		break;
 	case CPS_VF_PIDSTAT: r = cps_view_pidstat(out, real, (size_t)len, in); break;
 	default: r = -EINVAL;
 	}
@@ -292,6 +295,14 @@ static int make_view(const char *canon, enum cps_vfamily f, pid_t tgid,
 		     const struct cps_placement *pl, struct cps_buf *out, char *phys, size_t plen)
 {
 	struct cps_view_input in = cps_view_input_of(pl->cpus, pl->nw, pl->n);
+	if (f == CPS_VF_STATUS && pl->nmems) {
+		/* a set with nodes of its own: its status's Mems lines read
+		 * 0..k-1, as the shim's do (the node files stay the kernel's
+		 * here, as the listings do: doc/limits.md) */
+		in.mems = pl->mems;
+		in.mnw = pl->nw;
+		in.k = pl->nmems;
+	}
 	if (f == CPS_VF_CPUDIR || f == CPS_VF_NODE)
 		return make_sys_view(canon, &in, out, phys, plen);
 	return make_proc_view(canon, f, tgid, &in, out);
