@@ -296,7 +296,8 @@ fi
 for victim in supervisor keeper both group; do
 	# not through with_san: $! must be cpuset-run's own pid (supervised,
 	# the tree has no preload to give a sanitizer runtime)
-	rm -f "$T/daemon"
+	# (the last round's files gone: a wait on them waits for this one's)
+	rm -f "$T/daemon" "$T/tree"
 	tree="sh -c 'setsid sleep 120 </dev/null >/dev/null 2>&1 & echo \$!' >'$T/daemon'; sleep 120 & echo \$\$; wait"
 	if [ $victim = group ]; then
 		setsid "$CPUSET_RUN" --set "$S1" --supervise sh -c "$tree" >"$T/tree" 2>&1 &
