@@ -103,8 +103,95 @@ static long uring_setup(long nr, const long *a)
 	return r;
 }
 
+/* sched_getaffinity(pid, len, mask): the kernel's mask, in the caller's
+ * numbers (the test root's size first) */
+static long getaffinity_call(long nr, const long *a, bool ok)
+{
+	struct shim_cpus v;
+	long r = shim_real.syscall(nr, a[0], a[1], a[2]);
+	/* r is the kernel's mask size in bytes; keep it */
+	if (CPS_UNLIKELY(r > 0 && __atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) > 0))
+		r = troot_getaffinity_size(r, (size_t)a[1], (void *)a[2]);
+	if (r > 0 && ok) {
+		SHIM_KEEP_ERRNO;
+		pid_t pid = (pid_t)a[0];
+		if (pid == 0 || pid == shim_self_pid)
+			setcopy_to_virtual((void *)a[2], (size_t)r, (size_t)r);
+		else if (shim_cpus_of(pid, &v))
+			shim_to_virtual((void *)a[2], (size_t)r, &v);
+	}
+	return r;
+}
+
+/* sched_setaffinity(pid, len, mask): the mask made physical, and what
+ * the thread asked for recorded */
+static long setaffinity_call(long nr, const long *a, bool ok)
+{
+	struct shim_cpus v;
+	uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
+	if (!ok || !a[2] || !shim_cpus_of((pid_t)a[0], &v))
+		return shim_real.syscall(nr, a[0], a[1], a[2]);
+	if (shim_to_physical(phys, (const void *)a[2], (size_t)a[1], &v, virt) == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	long r = shim_real.syscall(nr, a[0], (long)(v.nw * 8), (long)phys);
+	if (r == 0) {
+		SHIM_KEEP_ERRNO;
+		pid_t pid = (pid_t)a[0];
+		pid_t tid = pid == 0 ? shim_gettid() : pid;
+		pid_t who = pid == 0 || cps_thread_alive(shim_self_pid, pid) ? shim_self_pid : pid;
+		shim_record_wanted(who, tid, virt);
+	}
+	return r;
+}
+
+/* getcpu(cpu, node, cache): the CPU in the caller's numbers */
+static long getcpu_call(long nr, const long *a, bool ok)
+{
+	long r = shim_real.syscall(nr, a[0], a[1], a[2]);
+	unsigned vc;
+	if (r == 0 && a[0] && ok && setcopy_vcpu(*(unsigned *)a[0], &vc))
+		*(unsigned *)a[0] = vc;
+	return r;
+}
+
+/* chdir(path), fchdir(fd): the working directory moves, and what
+ * path.c knows of it goes */
+static long chdir_call(long nr, const long *a)
+{
+	long r = shim_real.syscall(nr, a[0]);
+	if (r == 0)
+		shim_cwd_forget();
+	return r;
+}
+
+/* The numbers the shim acts on, each to its step; the others pass
+ * through. */
+static long dispatch(long nr, const long *a)
+{
+	if (CPS_UNLIKELY(nr == SYS_chdir || nr == SYS_fchdir))
+		return chdir_call(nr, a);
+	if (CPS_UNLIKELY(shim_is_mempolicy(nr)))
+		return shim_mempolicy(nr, a);
+	if (CPS_UNLIKELY(nr == SYS_io_uring_setup))
+		return uring_setup(nr, a);
+	if (CPS_LIKELY(nr != SYS_sched_getaffinity && nr != SYS_sched_setaffinity &&
+		       nr != SYS_getcpu))
+		return shim_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	bool ok = shim_ready();
+	if (nr == SYS_sched_getaffinity)
+		return getaffinity_call(nr, a, ok);
+	if (nr == SYS_sched_setaffinity)
+		return setaffinity_call(nr, a, ok);
+	return getcpu_call(nr, a, ok);
+}
+
 #if defined(__x86_64__)
-__attribute__((used)) long shim_syscall_slow(long nr, ...)
+/* the stub's jump target: kept whatever the linker sees of the asm */
+long shim_syscall_slow(long nr, ...) __attribute__((used));
+
+long shim_syscall_slow(long nr, ...)
 #else
 EXPORT long syscall(long nr, ...)
 #endif
@@ -126,60 +213,5 @@ EXPORT long syscall(long nr, ...)
 			return -1;
 		}
 	}
-	if (CPS_UNLIKELY(nr == SYS_chdir || nr == SYS_fchdir)) {
-		/* the working directory moves: what path.c knows of it goes */
-		long r = shim_real.syscall(nr, a[0]);
-		if (r == 0)
-			shim_cwd_forget();
-		return r;
-	}
-	if (CPS_UNLIKELY(shim_is_mempolicy(nr)))
-		return shim_mempolicy(nr, a);
-	if (CPS_UNLIKELY(nr == SYS_io_uring_setup))
-		return uring_setup(nr, a);
-	if (CPS_LIKELY(nr != SYS_sched_getaffinity && nr != SYS_sched_setaffinity &&
-		       nr != SYS_getcpu))
-		return shim_real.syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-
-	struct shim_cpus v;
-	bool ok = shim_ready();
-	if (nr == SYS_sched_getaffinity) {
-		long r = shim_real.syscall(nr, a[0], a[1], a[2]);
-		/* r is the kernel's mask size in bytes; keep it */
-		if (CPS_UNLIKELY(r > 0 && __atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) > 0))
-			r = troot_getaffinity_size(r, (size_t)a[1], (void *)a[2]);
-		if (r > 0 && ok) {
-			SHIM_KEEP_ERRNO;
-			pid_t pid = (pid_t)a[0];
-			if (pid == 0 || pid == shim_self_pid)
-				setcopy_to_virtual((void *)a[2], (size_t)r, (size_t)r);
-			else if (shim_cpus_of(pid, &v))
-				shim_to_virtual((void *)a[2], (size_t)r, &v);
-		}
-		return r;
-	}
-	if (nr == SYS_sched_setaffinity) {
-		uint64_t phys[CPS_MAX_WORDS], virt[CPS_MAX_WORDS];
-		if (!ok || !a[2] || !shim_cpus_of((pid_t)a[0], &v))
-			return shim_real.syscall(nr, a[0], a[1], a[2]);
-		if (shim_to_physical(phys, (const void *)a[2], (size_t)a[1], &v, virt) == 0) {
-			errno = EINVAL;
-			return -1;
-		}
-		long r = shim_real.syscall(nr, a[0], (long)(v.nw * 8), (long)phys);
-		if (r == 0) {
-			SHIM_KEEP_ERRNO;
-			pid_t pid = (pid_t)a[0];
-			pid_t tid = pid == 0 ? shim_gettid() : pid;
-			pid_t who = pid == 0 || cps_thread_alive(shim_self_pid, pid) ? shim_self_pid : pid;
-			shim_record_wanted(who, tid, virt);
-		}
-		return r;
-	}
-	/* SYS_getcpu */
-	long r = shim_real.syscall(nr, a[0], a[1], a[2]);
-	unsigned vc;
-	if (r == 0 && a[0] && ok && setcopy_vcpu(*(unsigned *)a[0], &vc))
-		*(unsigned *)a[0] = vc;
-	return r;
+	return dispatch(nr, a);
 }

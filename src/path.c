@@ -49,16 +49,14 @@ static bool is_prefnum(const char *s, size_t n, const char *prefix)
 	return n > pl && memcmp(s, prefix, pl) == 0 && is_num(s + pl, n - pl);
 }
 
-/* Whether out[0..ol) is the directory lit, or lit followed by one more
- * component; *last is where that component starts. */
+/* Whether out[0..ol) is the directory l. */
 static bool dir_is(const char *out, size_t ol, const char *l)
 {
 	return lit(out, ol, l);
 }
 
 /* out[0..ol) is l + "/" + one component matching prefix+number */
-static bool dir_is_prefnum(const char *out, size_t ol, const char *l, const char *prefix,
-			   const char **num, size_t *numlen)
+static bool dir_is_prefnum(const char *out, size_t ol, const char *l, const char *prefix)
 {
 	size_t n = strlen(l);
 
@@ -66,13 +64,7 @@ static bool dir_is_prefnum(const char *out, size_t ol, const char *l, const char
 		return false;
 	if (memchr(out + n + 1, '/', ol - n - 1))
 		return false;
-	if (!is_prefnum(out + n + 1, ol - n - 1, prefix))
-		return false;
-	if (num) {
-		*num = out + n + 1 + strlen(prefix);
-		*numlen = ol - n - 1 - strlen(prefix);
-	}
-	return true;
+	return is_prefnum(out + n + 1, ol - n - 1, prefix);
 }
 
 static bool starts_dir(const char *out, size_t ol, const char *l)
@@ -107,54 +99,55 @@ static enum comp_kind expand_to(struct expand *e, const char *pre, const char *a
 	return C_EXPAND;
 }
 
-static enum comp_kind comp_kind(const char *out, size_t ol, const char *c, size_t cl, pid_t pid,
-				pid_t tid, struct expand *e)
+/* /proc/self and /proc/thread-self (c, cl bytes): links to the caller's
+ * /proc/<pid> and /proc/<pid>/task/<tid>, untrusted without those ids */
+static enum comp_kind self_kind(const char *c, size_t cl, pid_t pid, pid_t tid, struct expand *e)
 {
-	const char *num;
-	size_t numlen;
 	char ids[2][CPS_DEC_MAX];
 	size_t il[2];
 
-	/* outside /proc and /sys: taken as spelled (see path.h) */
-	if (!starts_dir(out, ol, "/proc") && !starts_dir(out, ol, "/sys"))
-		return C_TRUSTED;
+	if (pid <= 0 || (cl != 4 && tid <= 0))
+		return C_UNTRUSTED;
+	il[0] = cps_fmt_dec(ids[0], (uint64_t)pid);
+	if (cl == 4)
+		return expand_to(e, "/proc/", ids[0], il[0], "", "", 0);
+	il[1] = cps_fmt_dec(ids[1], (uint64_t)tid);
+	return expand_to(e, "/proc/", ids[0], il[0], "/task/", ids[1], il[1]);
+}
 
+/* A component in out, which is /proc or below it: a pid, its task
+ * directory and the task's ids are directories, self and thread-self are
+ * links, anything else may be a link. */
+static enum comp_kind proc_kind(const char *out, size_t ol, const char *c, size_t cl, pid_t pid,
+				pid_t tid, struct expand *e)
+{
 	if (dir_is(out, ol, "/proc")) {
 		if (is_num(c, cl))
 			return C_TRUSTED;
-		if (lit(c, cl, "self") || lit(c, cl, "thread-self")) {
-			if (pid <= 0 || (cl != 4 && tid <= 0))
-				return C_UNTRUSTED;
-			il[0] = cps_fmt_dec(ids[0], (uint64_t)pid);
-			if (cl == 4)
-				return expand_to(e, "/proc/", ids[0], il[0], "", "", 0);
-			il[1] = cps_fmt_dec(ids[1], (uint64_t)tid);
-			return expand_to(e, "/proc/", ids[0], il[0], "/task/", ids[1], il[1]);
-		}
+		if (lit(c, cl, "self") || lit(c, cl, "thread-self"))
+			return self_kind(c, cl, pid, tid, e);
 		return C_UNTRUSTED;
 	}
-	if (dir_is_prefnum(out, ol, "/proc", "", NULL, NULL))
+	if (dir_is_prefnum(out, ol, "/proc", ""))
 		return lit(c, cl, "task") ? C_TRUSTED : C_UNTRUSTED;
-	if (ol > 5 && memcmp(out, "/proc/", 6) == 0) {
-		/* /proc/<pid>/task */
-		const char *p = out + 6, *sl = memchr(p, '/', ol - 6);
+	/* /proc/<pid>/task */
+	const char *p = out + 6, *sl = memchr(p, '/', ol - 6);
 
-		if (sl && is_num(p, (size_t)(sl - p)) &&
-		    lit(sl, ol - (size_t)(sl - out), "/task") && is_num(c, cl))
-			return C_TRUSTED;
-		return C_UNTRUSTED;
-	}
+	if (sl && is_num(p, (size_t)(sl - p)) && lit(sl, ol - (size_t)(sl - out), "/task") &&
+	    is_num(c, cl))
+		return C_TRUSTED;
+	return C_UNTRUSTED;
+}
 
-	/* /sys */
-	if (dir_is(out, ol, "/sys"))
-		return C_TRUSTED; /* its entries are all directories */
-	if (dir_is(out, ol, "/sys/devices"))
-		return lit(c, cl, "system") ? C_TRUSTED : C_UNTRUSTED;
-	if (dir_is(out, ol, "/sys/devices/system"))
-		return lit(c, cl, "cpu") || lit(c, cl, "node") ? C_TRUSTED : C_UNTRUSTED;
+/* A component in out, which is /sys/devices/system/cpu or below it: the
+ * CPUs, their topology and cache directories and the caches' indexes are
+ * directories; a CPU's node and subsystem are links. */
+static enum comp_kind cpu_kind(const char *out, size_t ol, const char *c, size_t cl,
+			       struct expand *e)
+{
 	if (dir_is(out, ol, "/sys/devices/system/cpu"))
 		return is_prefnum(c, cl, "cpu") ? C_TRUSTED : C_UNTRUSTED;
-	if (dir_is_prefnum(out, ol, "/sys/devices/system/cpu", "cpu", &num, &numlen)) {
+	if (dir_is_prefnum(out, ol, "/sys/devices/system/cpu", "cpu")) {
 		if (lit(c, cl, "topology") || lit(c, cl, "cache"))
 			return C_TRUSTED;
 		if (is_prefnum(c, cl, "node"))
@@ -163,36 +156,67 @@ static enum comp_kind comp_kind(const char *out, size_t ol, const char *c, size_
 			return expand_to(e, "/sys/bus/cpu", "", 0, "", "", 0);
 		return C_UNTRUSTED;
 	}
-	if (ol > 23 && memcmp(out, "/sys/devices/system/cpu/", 24) == 0) {
-		/* /sys/devices/system/cpu/cpuN/cache */
-		const char *p = out + 24, *sl = memchr(p, '/', ol - 24);
+	/* /sys/devices/system/cpu/cpuN/cache */
+	const char *p = out + 24, *sl = memchr(p, '/', ol - 24);
 
-		if (sl && is_prefnum(p, (size_t)(sl - p), "cpu") &&
-		    lit(sl, ol - (size_t)(sl - out), "/cache") && is_prefnum(c, cl, "index"))
-			return C_TRUSTED;
-		return C_UNTRUSTED;
-	}
+	if (sl && is_prefnum(p, (size_t)(sl - p), "cpu") &&
+	    lit(sl, ol - (size_t)(sl - out), "/cache") && is_prefnum(c, cl, "index"))
+		return C_TRUSTED;
+	return C_UNTRUSTED;
+}
+
+/* A component in out, which is /sys/devices/system or below it: cpu and
+ * node and what is below them (cpu_kind); the nodes are directories, a
+ * node's CPUs and subsystem are links. */
+static enum comp_kind system_kind(const char *out, size_t ol, const char *c, size_t cl,
+				  struct expand *e)
+{
+	if (dir_is(out, ol, "/sys/devices/system"))
+		return lit(c, cl, "cpu") || lit(c, cl, "node") ? C_TRUSTED : C_UNTRUSTED;
+	if (starts_dir(out, ol, "/sys/devices/system/cpu"))
+		return cpu_kind(out, ol, c, cl, e);
 	if (dir_is(out, ol, "/sys/devices/system/node"))
 		return is_prefnum(c, cl, "node") ? C_TRUSTED : C_UNTRUSTED;
-	if (dir_is_prefnum(out, ol, "/sys/devices/system/node", "node", NULL, NULL)) {
+	if (dir_is_prefnum(out, ol, "/sys/devices/system/node", "node")) {
 		if (is_prefnum(c, cl, "cpu"))
 			return expand_to(e, "/sys/devices/system/cpu/", c, cl, "", "", 0);
 		if (lit(c, cl, "subsystem"))
 			return expand_to(e, "/sys/bus/node", "", 0, "", "", 0);
-		return C_UNTRUSTED;
 	}
+	return C_UNTRUSTED;
+}
+
+/* A component in out, which is /sys/bus or below it: cpu, node and their
+ * devices are directories, the devices' entries links to
+ * /sys/devices/system. */
+static enum comp_kind bus_kind(const char *out, size_t ol, const char *c, size_t cl,
+			       struct expand *e)
+{
 	if (dir_is(out, ol, "/sys/bus"))
 		return lit(c, cl, "cpu") || lit(c, cl, "node") ? C_TRUSTED : C_UNTRUSTED;
 	if (dir_is(out, ol, "/sys/bus/cpu") || dir_is(out, ol, "/sys/bus/node"))
 		return lit(c, cl, "devices") ? C_TRUSTED : C_UNTRUSTED;
-	if (dir_is(out, ol, "/sys/bus/cpu/devices"))
-		return is_prefnum(c, cl, "cpu")
-			       ? expand_to(e, "/sys/devices/system/cpu/", c, cl, "", "", 0)
-			       : C_UNTRUSTED;
-	if (dir_is(out, ol, "/sys/bus/node/devices"))
-		return is_prefnum(c, cl, "node")
-			       ? expand_to(e, "/sys/devices/system/node/", c, cl, "", "", 0)
-			       : C_UNTRUSTED;
+	if (dir_is(out, ol, "/sys/bus/cpu/devices") && is_prefnum(c, cl, "cpu"))
+		return expand_to(e, "/sys/devices/system/cpu/", c, cl, "", "", 0);
+	if (dir_is(out, ol, "/sys/bus/node/devices") && is_prefnum(c, cl, "node"))
+		return expand_to(e, "/sys/devices/system/node/", c, cl, "", "", 0);
+	return C_UNTRUSTED;
+}
+
+/* A component in out, which is /sys or below it: the CPUs' and nodes'
+ * directories of the kernel (system_kind, bus_kind) and the cgroup
+ * hierarchies. */
+static enum comp_kind sys_kind(const char *out, size_t ol, const char *c, size_t cl,
+			       struct expand *e)
+{
+	if (dir_is(out, ol, "/sys"))
+		return C_TRUSTED; /* its entries are all directories */
+	if (dir_is(out, ol, "/sys/devices"))
+		return lit(c, cl, "system") ? C_TRUSTED : C_UNTRUSTED;
+	if (starts_dir(out, ol, "/sys/devices/system"))
+		return system_kind(out, ol, c, cl, e);
+	if (starts_dir(out, ol, "/sys/bus"))
+		return bus_kind(out, ol, c, cl, e);
 	if (dir_is(out, ol, "/sys/fs"))
 		return lit(c, cl, "cgroup") ? C_TRUSTED : C_UNTRUSTED;
 	/* below a cgroup hierarchy's root every directory is a cgroup; the
@@ -200,6 +224,19 @@ static enum comp_kind comp_kind(const char *out, size_t ol, const char *c, size_
 	if (starts_dir(out, ol, "/sys/fs/cgroup") && ol > 15 && memchr(out + 15, '/', ol - 15))
 		return C_TRUSTED;
 	return C_UNTRUSTED;
+}
+
+/* What the component c (cl bytes) is in the directory out (ol bytes):
+ * outside /proc and /sys taken as spelled (see path.h), inside them as
+ * proc_kind and sys_kind know it. */
+static enum comp_kind comp_kind(const char *out, size_t ol, const char *c, size_t cl, pid_t pid,
+				pid_t tid, struct expand *e)
+{
+	if (starts_dir(out, ol, "/proc"))
+		return proc_kind(out, ol, c, cl, pid, tid, e);
+	if (starts_dir(out, ol, "/sys"))
+		return sys_kind(out, ol, c, cl, e);
+	return C_TRUSTED;
 }
 
 static unsigned count_comps(const char *s, size_t n)
