@@ -327,14 +327,24 @@ for victim in supervisor keeper both group; do
 		env kill -9 -- -$BG # procps kill: the process group
 		;;
 	esac
-	gone=no
-	for _i in $(seq 1 400); do
+	# (a killed process is gone once reaped: its zombie, if any, waits
+	# for a parent, and is gone too)
+	none_alive() {
 		alive=
-		for p in $shpid $kids $daemon $keeper $warden; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
-		[ -z "$alive" ] && gone=yes && break
-		sleep 0.05
-	done
-	expect_eq "$what killed: the program, its children and a daemon end" "$gone" yes
+		for p in $shpid $kids $daemon $keeper $warden; do
+			[ -d "/proc/$p" ] || continue
+			[ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$p/status" 2>/dev/null)" = Z ] && continue
+			alive="$alive $p"
+		done
+		[ -z "$alive" ]
+	}
+	if wait_until none_alive; then
+		pass "$what killed: the program, its children and a daemon end"
+	else
+		fail "$what killed: the program, its children and a daemon end" \
+			"alive after $CPS_WAIT s:$alive (program $shpid, its children $kids, daemon $daemon, keeper $keeper, warden $warden)" \
+			"$(ps -o pid,ppid,pgid,stat,wchan:20,args -p "$(echo $alive | tr ' ' ,)" 2>&1)"
+	fi
 	[ -n "$alive" ] && kill -9 $alive 2>/dev/null
 	wait $BG 2>/dev/null
 done

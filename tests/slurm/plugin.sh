@@ -53,20 +53,30 @@ sl_wait() {
 # srun's. An srun that ends without them is noted (its messages and the
 # daemons' logs) and tried once more: the daemons share this machine with
 # everything else.
+sl_count() {
+	_c=$(grep -c "$1" "$T/held.out" 2>/dev/null)
+	echo "${_c:-0}"
+}
 sl_held() {
 	_sh_n=$1 _sh_pat=$2
 	shift 2
 	for _sh_try in 1 2; do
 		rm -f "$T/go"
-		sl srun "$@" >"$T/held.out" 2>"$T/held.err" &
+		# the files exist before srun starts: a count made before the
+		# background shell has opened them is 0, never an error that
+		# ends the wait at once
+		: >"$T/held.out"
+		: >"$T/held.err"
+		sl srun "$@" >>"$T/held.out" 2>>"$T/held.err" &
 		held_pid=$!
-		_sh_i=0
-		while [ "$(grep -c "$_sh_pat" "$T/held.out" 2>/dev/null)" -lt "$_sh_n" ] && [ "$_sh_i" -lt 1200 ]; do
+		# until the lines are there, srun has ended (the shell reaps it
+		# at its next command substitution), or SL_TIMEOUT has passed
+		_sh_end=$(($(date +%s) + SL_TIMEOUT))
+		while [ "$(sl_count "$_sh_pat")" -lt "$_sh_n" ] && [ "$(date +%s)" -lt "$_sh_end" ]; do
 			kill -0 "$held_pid" 2>/dev/null || break
 			sleep 0.05
-			_sh_i=$((_sh_i + 1))
 		done
-		[ "$(grep -c "$_sh_pat" "$T/held.out")" -ge "$_sh_n" ] && return 0
+		[ "$(sl_count "$_sh_pat")" -ge "$_sh_n" ] && return 0
 		touch "$T/go"
 		sl_wait "$held_pid"
 		note "srun $* (try $_sh_try): exit status $?, output:" "$(cat "$T/held.out" "$T/held.err")" \
