@@ -313,7 +313,7 @@ int shm_lock_state(const struct shm_table *t, pid_t *tid);
 int shm_journal_check(const struct shm_table *t, char *why, size_t len);
 /* True once the table's file was found shorter than its mapping (a read
  * hit SIGBUS): its mapping then reads zeros and nothing is written to the
- * table any more. See guard_handler in table.c. */
+ * table any more. See guard_handler in guard.c. */
 bool shm_table_lost(const struct shm_table *t);
 static inline bool shm_read_retry(const struct shm_table *t, uint64_t seq)
 {

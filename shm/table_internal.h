@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Between the files of shm/ (table.c, journal.c, lock.c); nothing else
- * includes this. */
+/* Between the files of shm/ (table.c, guard.c, journal.c, lock.c);
+ * nothing else includes this. */
 #ifndef CPS_SHM_TABLE_INTERNAL_H
 #define CPS_SHM_TABLE_INTERNAL_H
 
@@ -33,6 +33,14 @@ struct jentry {
 		if (t->faults)          \
 			shm_fault_point(); \
 	} while (0)
+
+/* guard.c: the guard of the tables' mappings. A mapping is added before
+ * its first read (its file may shrink from then on) and removed before
+ * it is unmapped. */
+void shm_guard_add(const void *base, size_t size);
+void shm_guard_remove(const void *base);
+/* The mapping at base is not lost (its file did not shrink under us). */
+bool shm_guard_ok(const void *base);
 
 /* journal.c: roll the journal back, newest entry first, after checking it
  * whole (0, or -EUCLEAN with the reason in why). */

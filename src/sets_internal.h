@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Between the files of src/ that keep the set rules (sets.c, rules.c,
- * txn.c, membership.c, placement.c, migrate.c); not for the tools or the
- * shim. */
+ * txn.c, membership.c, placement.c, migrate.c, migrate_threads.c); not
+ * for the tools or the shim. */
 #ifndef CPS_SETS_INTERNAL_H
 #define CPS_SETS_INTERNAL_H
 

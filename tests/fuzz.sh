@@ -36,8 +36,8 @@ core=$(ls "$SRC"/base/*.c "$SRC"/shm/*.c "$SRC"/src/*.c | grep -v '/src/api\.c$'
 check "clang builds cpuset-inspect's checker for fuzz_table" \
 	$CLANG $FLAGS -Dmain=inspect_main -c -o "$T/inspect.o" "$SRC/tools/cpuset-inspect.c" || finish
 build fuzz_table "$SRC/tests/fuzz/fuzz_table.c" $core "$T/inspect.o" \
-	"$SRC/tools/cli.c" "$SRC/tools/cli-user.c" "$SRC/tools/top.c" "$SRC/tools/top_print.c" \
-	"$SRC/tools/where.c"
+	"$SRC/tools/cli.c" "$SRC/tools/cli-user.c" "$SRC/tools/top.c" "$SRC/tools/top_loop.c" \
+	"$SRC/tools/top_print.c" "$SRC/tools/where.c"
 build fuzz_cpulist "$SRC/tests/fuzz/fuzz_cpulist.c" "$SRC/src/cpulist.c" "$SRC/src/mask.c"
 build fuzz_views "$SRC/tests/fuzz/fuzz_views.c" $core
 

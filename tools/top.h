@@ -3,7 +3,8 @@
  * and how much of that their members used (tools/top.c). A sample is one
  * copy of the table, one read of /proc/stat, the kernel's CPU times,
  * attributed to the sets by their CPUs, and with members, each member's
- * /proc/PID/stat: its threads and CPU time. */
+ * /proc/PID/stat: its threads and CPU time. The loop that shows them is
+ * tools/top_loop.c, their text and JSON tools/top_print.c. */
 #ifndef CPS_TOOLS_TOP_H
 #define CPS_TOOLS_TOP_H
 
@@ -82,6 +83,8 @@ struct top_state {
 	size_t nmem, nprevmem, capmem, capprevmem;
 };
 
+/* CLOCK_MONOTONIC, in seconds. */
+double top_now(void);
 /* 0, or a negative errno. */
 int top_init(struct top_state *s, struct cps_ctx *c, bool members);
 /* One sample: the table copied, /proc/stat read once, the sets' figures
