@@ -45,11 +45,9 @@
 
 #include <slurm/spank.h>
 
-#include "shm/table.h"
 #include "slurm/membind.h"
+#include "slurm/plugin.h"
 #include "src/allowance.h"
-#include "src/cpulist.h"
-#include "src/kept_views.h"
 #include "src/ldpreload.h"
 #include "src/mask.h"
 #include "src/nodes.h"
@@ -67,8 +65,6 @@
 #endif
 
 SPANK_PLUGIN(cpusetshim, 1);
-
-#define TAG "cpusetshim: "
 
 /* What a task gets: nothing, the automatic choice (the supervisor for a
  * static or Go program, else the preload), the preload alone, or the
@@ -173,14 +169,6 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 
 /* ---- the job's facts and names ---- */
 
-struct step {
-	uint32_t job, step, task;
-	uid_t uid;
-	char table[80];
-	char parent[48]; /* slurm.<job>.<step> */
-	char tname[48];  /* slurm.<job>.<step>.<task> */
-};
-
 static void step_word(char *buf, size_t len, uint32_t step)
 {
 	if (step == SLURM_BATCH_SCRIPT)
@@ -217,106 +205,10 @@ static int step_of(spank_t sp, struct step *s, bool task)
 	return 0;
 }
 
-/* ---- the table ---- */
-
-static int online_cpus(uint64_t *m, size_t nw)
-{
-	char buf[4096];
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	if (!f)
-		return -errno;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return cps_cpulist_parse(buf, m, nw, NULL) < 0 ? -EINVAL : 0;
-}
-
-/* Open the user's table, making it when missing, with the node's online
- * CPUs as its root (whoever's affinity makes it). In slurmstepd as root
- * (the clean-up hooks), the user's table is accepted by naming its owner,
- * as the tools' --table-owner does; the variable is slurmstepd's own and
- * never reaches the task, whose environment Slurm builds apart. */
-static int table_open(struct cps_ctx *c, const char *name, uid_t owner, bool make)
-{
-	if (geteuid() == 0 && owner != 0) {
-		/* set once per step (slurmstepd has threads: its environment is
-		 * changed as little as can be) */
-		char u[16];
-		const char *cur = getenv("CPUSETSHIM_TABLE_OWNER");
-		snprintf(u, sizeof(u), "%u", (unsigned)owner);
-		if (!cur || strcmp(cur, u))
-			setenv("CPUSETSHIM_TABLE_OWNER", u, 1);
-	}
-	int r = cps_open(c, name, CPS_OPEN_WRITE);
-	if (r != -ENOENT || !make)
-		return r;
-	struct cps_init_opts o;
-	uint64_t cpus[CPS_MAX_WORDS];
-	cps_init_opts_default(&o);
-	cps_mask_zero(cpus, CPS_MAX_WORDS);
-	if (online_cpus(cpus, o.caps.mask_bits / 64) == 0)
-		o.cpus = cpus;
-	r = cps_init(c, name, &o);
-	if (r == -EEXIST) /* another task made it first */
-		r = cps_open(c, name, CPS_OPEN_WRITE);
-	return r;
-}
-
-static const char *why(const struct cps_ctx *c, int r)
-{
-	return c->why ? c->why : strerror(-r);
-}
-
 static void pause_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 	nanosleep(&ts, NULL);
-}
-
-/* Names "slurm.<job>." of a set, or 0 when not the plugin's. */
-static uint32_t job_of_name(const char *name)
-{
-	if (strncmp(name, "slurm.", 6))
-		return 0;
-	char *end;
-	unsigned long j = strtoul(name + 6, &end, 10);
-	return *end == '.' ? (uint32_t)j : 0;
-}
-
-/* The sets of the plugin that nothing uses, but those of job keep (its
- * steps are being set up): what crashed steps left. The dead members are
- * swept first, which destroys the task sets they emptied. */
-static void sweep_stale(struct cps_ctx *c, uint32_t keep_job)
-{
-	uint32_t *ids = NULL;
-	int r = cps_sweep(c);
-	if (r < 0) {
-		slurm_error(TAG "table %s: cannot sweep: %s", c->t.name, why(c, r));
-		return;
-	}
-	/* children before parents: repeat while something went */
-	for (int round = 0; round < 4; round++) {
-		free(ids);
-		ids = NULL;
-		long n = cps_set_ids(c, &ids);
-		bool gone = false;
-		for (long i = 0; i < n; i++) {
-			struct cps_setinfo si;
-			if (cps_set_get(c, ids[i], &si) < 0 || si.nmembers || si.nchildren)
-				continue;
-			uint32_t j = job_of_name(si.name);
-			if (!j || j == keep_job)
-				continue;
-			if (cps_destroy(c, ids[i]) == 0) {
-				slurm_verbose(TAG "swept set %s, left by an earlier job", si.name);
-				gone = true;
-			}
-		}
-		if (!gone)
-			break;
-	}
-	free(ids);
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
@@ -327,32 +219,17 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	(void)av;
 	if (!spank_remote(sp) || !enabled() || step_of(sp, &s, false) != 0)
 		return 0;
-	int r = table_open(&c, s.table, s.uid, true);
+	int r = plugin_table_open(&c, s.table, s.uid, true);
 	if (r < 0) {
-		slurm_error(TAG "cannot open or make table %s: %s", s.table, why(&c, r));
+		slurm_error(TAG "cannot open or make table %s: %s", s.table, plugin_why(&c, r));
 		return 0; /* each task fails on its own below */
 	}
-	sweep_stale(&c, s.job);
+	plugin_sweep_stale(&c, s.job);
 	cps_close(&c);
 	return 0;
 }
 
 /* ---- the task's set ---- */
-
-/* Whether the table of that name is still the one the task was attached
- * to (set id): a step that ended removes a table holding nothing but the
- * root (table_remove_unused), and a task that had it open already would
- * otherwise be in a table nobody finds. */
-static bool table_still_ours(const struct step *s, uint32_t id)
-{
-	struct cps_ctx c;
-	uint32_t now = 0;
-	if (cps_open(&c, s->table, CPS_OPEN_READ) < 0)
-		return false;
-	bool ok = cps_which(&c, 0, &now) == 0 && now == id;
-	cps_close(&c);
-	return ok;
-}
 
 /* LD_PRELOAD of the task with the shim first, once (a sanitizer runtime
  * stays first, as cpuset-run keeps it). */
@@ -547,10 +424,10 @@ static int task_open_cpus(const struct step *s, struct cps_ctx *c, uint64_t *cpu
 		CPU_FREE(cs);
 		return -1;
 	}
-	int r = table_open(c, s->table, s->uid, true);
+	int r = plugin_table_open(c, s->table, s->uid, true);
 	if (r < 0) {
 		slurm_error(TAG "task %u: cannot open or make table %s: %s", s->task, s->table,
-			    why(c, r));
+			    plugin_why(c, r));
 		CPU_FREE(cs);
 		return -1;
 	}
@@ -597,11 +474,11 @@ static int task_join_once(struct cps_ctx *c, const struct step *s, const uint64_
 	}
 	*what = "attach the task";
 	r = cps_attach(c, *id, 0);
-	if (r == 0 && !table_still_ours(s, *id)) {
+	if (r == 0 && !plugin_table_still_ours(s, *id)) {
 		/* the user's last step ended meanwhile and removed the table
 		 * we had open: again, in the table of that name */
 		cps_close(c);
-		r = table_open(c, s->table, s->uid, true);
+		r = plugin_table_open(c, s->table, s->uid, true);
 		if (r < 0) {
 			*stop = true;
 			return r;
@@ -628,7 +505,7 @@ static int task_join(struct cps_ctx *c, const struct step *s, const uint64_t *cp
 	}
 	if (r < 0) {
 		slurm_error(TAG "task %u: cannot %s in table %s: %s", s->task, what, s->table,
-			    why(c, r));
+			    plugin_why(c, r));
 		cps_close(c);
 		return -1;
 	}
@@ -680,7 +557,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	return 0;
 }
 
-/* ---- cleanup ---- */
+/* ---- cleanup (the sets and the table: slurm/user_table.c) ---- */
 
 int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 {
@@ -691,72 +568,16 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 	(void)av;
 	if (!spank_remote(sp) || !enabled() || step_of(sp, &s, true) != 0)
 		return 0;
-	int r = table_open(&c, s.table, s.uid, false);
+	int r = plugin_table_open(&c, s.table, s.uid, false);
 	if (r < 0)
 		return 0; /* nothing was made */
 	/* the task is dead and reaped: its set goes now, unless something it
 	 * started lives on (then at the step's end) */
 	if (cps_find(&c, s.tname, &id) == 0 && (r = cps_destroy(&c, id)) < 0 && r != -EBUSY &&
 	    r != -EINVAL)
-		slurm_error(TAG "task %u: cannot destroy set %s: %s", s.task, s.tname, why(&c, r));
+		slurm_error(TAG "task %u: cannot destroy set %s: %s", s.task, s.tname, plugin_why(&c, r));
 	cps_close(&c);
 	return 0;
-}
-
-/* Destroys the step's sets: every task's, then the parent. Returns how
- * many are left (busy). */
-static int step_destroy(struct cps_ctx *c, const struct step *s, bool last)
-{
-	uint32_t *ids = NULL, pid;
-	size_t pl = strlen(s->parent);
-	int left = 0;
-	if (cps_find(c, s->parent, &pid) < 0)
-		return 0;
-	long n = cps_set_ids(c, &ids);
-	for (long i = 0; i < n; i++) {
-		struct cps_setinfo si;
-		if (cps_set_get(c, ids[i], &si) < 0 || si.parent != pid ||
-		    strncmp(si.name, s->parent, pl) || si.name[pl] != '.')
-			continue;
-		int r = cps_destroy(c, ids[i]);
-		if (r < 0 && r != -EINVAL) {
-			left++;
-			if (last)
-				slurm_error(TAG "set %s: %s; left for the sweep", si.name, why(c, r));
-		}
-	}
-	free(ids);
-	int r = cps_destroy(c, pid);
-	if (r < 0 && r != -EINVAL) {
-		left++;
-		if (last)
-			slurm_error(TAG "set %s: %s; left for the sweep", s->parent, why(c, r));
-	}
-	return left;
-}
-
-/* The user's table goes when it holds no set but the root and no member:
- * no step of the user runs on the node any more (each step's set lives as
- * long as the step). Checked and unlinked under the writers' lock, so no
- * set is made meanwhile; a task that had the table open then finds it
- * gone after its attach and starts again in a new one (task_init). The
- * next job makes the table again. */
-static void table_remove_unused(struct cps_ctx *c)
-{
-	struct shm_table *t = &c->t;
-	cps_sweep(c); /* the dead members out first (best effort) */
-	if (shm_write_begin(t) < 0)
-		return;
-	bool unused = t->h->nsets <= 1 && t->h->nprocs == 0;
-	if (!unused)
-		slurm_debug(TAG "table %s kept: %u sets, %u members", t->name, t->h->nsets,
-			    t->h->nprocs);
-	if (unused && shm_table_unlink(t->name) == 0) {
-		cps_kept_remove(t->name);
-		slurm_verbose(TAG "table %s removed: the user's last job on the node has ended",
-			      t->name);
-	}
-	shm_write_abort(t);
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
@@ -767,7 +588,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)av;
 	if (!spank_remote(sp) || !enabled() || step_of(sp, &s, false) != 0)
 		return 0;
-	if (table_open(&c, s.table, s.uid, false) < 0)
+	if (plugin_table_open(&c, s.table, s.uid, false) < 0)
 		return 0;
 	/* processes the tasks left behind are being killed by Slurm: retry
 	 * for a few seconds, sweeping the dead out each time */
@@ -776,10 +597,10 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 			pause_ms(50);
 			cps_sweep(&c);
 		}
-		if (step_destroy(&c, &s, tries == 59) == 0)
+		if (plugin_step_destroy(&c, &s, tries == 59) == 0)
 			break;
 	}
-	table_remove_unused(&c);
+	plugin_table_remove_unused(&c);
 	cps_close(&c);
 	return 0;
 }
