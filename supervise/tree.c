@@ -253,16 +253,26 @@ static void keep(pid_t child, int pfd, bool tree)
 		struct pollfd p[2] = { { pfd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
 		if (poll(p, 2, -1) < 0)
 			continue;
+		int st;
+		pid_t w;
 		if (p[0].revents) {
-			/* the process watched is gone: so is the tree */
+			/* the process watched is gone: so is the tree. A keeper
+			 * whose warden lives leaves the kill to it, by ending:
+			 * the warden watches it and is the tree's subreaper. A
+			 * keeper that killed the warden itself and was killed in
+			 * the middle of the tree's kill (the supervisor and the
+			 * keeper killed together) would leave the orphans of the
+			 * warden's tree to init. */
+			while (!tree && (w = waitpid(-1, &st, WNOHANG)) > 0)
+				child_done |= w == child;
+			if (!tree && !child_done)
+				_exit(125);
 			kill_children();
 			_exit(125);
 		}
 		struct signalfd_siginfo si;
 		while (read(sfd, &si, sizeof(si)) == sizeof(si))
 			;
-		int st;
-		pid_t w;
 		while ((w = waitpid(-1, &st, WNOHANG)) > 0)
 			if (w == child) {
 				status = status_of(st, &sig);

@@ -293,6 +293,9 @@ fi
 # the supervisor (cpuset-run), its keeper, both, or the whole process group
 # of a cpuset-run started by setsid: no process of the tree is left, a
 # daemon (its own session, its parent gone) included
+# started PID: the process's start time (/proc/PID/stat, field 22), or
+# nothing if there is no such process
+started() { sed -n 's/^.*) \(.*\)$/\1/p' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20; }
 for victim in supervisor keeper both group; do
 	# not through with_san: $! must be cpuset-run's own pid (supervised,
 	# the tree has no preload to give a sanitizer runtime)
@@ -327,14 +330,18 @@ for victim in supervisor keeper both group; do
 		env kill -9 -- -$BG # procps kill: the process group
 		;;
 	esac
+	# each process by its pid and start time: a pid the busy machine has
+	# given to a new process since is not the one looked at
+	procs=
+	for p in $shpid $kids $daemon $keeper $warden; do procs="$procs $p:$(started "$p")"; done
 	# (a killed process is gone once reaped: its zombie, if any, waits
 	# for a parent, and is gone too)
 	none_alive() {
 		alive=
-		for p in $shpid $kids $daemon $keeper $warden; do
-			[ -d "/proc/$p" ] || continue
-			[ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$p/status" 2>/dev/null)" = Z ] && continue
-			alive="$alive $p"
+		for p in $procs; do
+			[ -n "${p#*:}" ] && [ "$(started "${p%%:*}")" = "${p#*:}" ] || continue
+			[ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/${p%%:*}/status" 2>/dev/null)" = Z ] && continue
+			alive="$alive ${p%%:*}"
 		done
 		[ -z "$alive" ]
 	}
