@@ -71,7 +71,7 @@ e=\$(cut -d' ' -f1 /proc/uptime)
 echo "\$s \$m \$e" >\$GUEST_OUT/times
 RUN
 note "kernel $kernel, $(qemu-system-x86_64 --version | head -n 1)"
-GUEST_KEEP="$B $SRC" sh "$SRC/tests/guest/boot.sh" "$G" 2>"$G/boot.err"
+GUEST_KEEP="$B $SRC" sh "$SRC/tests/guest/boot.sh" x86_64 "$G" 2>"$G/boot.err"
 bs=$?
 case $bs in
 0) ;;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # A real arm64 kernel: the arm64 cross build of this tree (its unit
-# suites too) boots in a QEMU guest (tests/guest/boot_arm64.sh:
+# suites too) boots in a QEMU guest (tests/guest/boot.sh arm64:
 # qemu-system-aarch64 -M virt -cpu max, TCG, 4 CPUs in 2 sockets, 2 NUMA
 # nodes with CPUs and one with memory only, Debian's arm64 kernel) with
 # static busybox and arm64's C library, and runs tests/guest/inside_arm64.sh
@@ -167,14 +167,14 @@ e=\$(cut -d' ' -f1 /proc/uptime)
 echo "\$s \$e" >/out/times
 RUN
 note "kernel $(ls "$ARM"/boot/vmlinuz-*), $(qemu-system-aarch64 --version | head -n 1)"
-sh "$SRC/tests/guest/boot_arm64.sh" "$G" 2>"$G/boot.err"
+sh "$SRC/tests/guest/boot.sh" arm64 "$G" 2>"$G/boot.err"
 bs=$?
 case $bs in
 0) ;;
 3) skip_all "$(cat "$G/boot.err")" ;;
-*) note "boot_arm64.sh: $(cat "$G/boot.err")"
+*) note "boot.sh: $(cat "$G/boot.err")"
    show "$R/out/run.out"
-   die "the guest ran its checks to their end (boot_arm64.sh exited $bs)" ;;
+   die "the guest ran its checks to their end (boot.sh exited $bs)" ;;
 esac
 set -- $(cat "$R/out/times" 2>/dev/null)
 note "guest: booted in $(cut -d' ' -f1 "$R/out/uptime") s (its clock), checks $(echo "$1 $2" | awk '{ printf "%.0f", $2 - $1 }') s; QEMU ran $(cat "$G/wall") s"

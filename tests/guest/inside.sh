@@ -228,8 +228,8 @@ mkdir "$T/wl"
 with_san "$CPUSET_RUN" --set hot -- "$B/tests/integration/prog_workload" "$T/wl" 2 &
 wl=$!
 at_exit "touch '$T/wl/stop'; kill $wl 2>/dev/null; echo 1 >$SYS/cpu$OFF/online 2>/dev/null"
-i=0
-while [ "$(ls "$T/wl" | grep -c '^view\.[0-9]*$')" -lt 2 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+two_members() { [ "$(ls "$T/wl" | grep -c '^view\.[0-9]*$')" -ge 2 ]; }
+wait_until two_members
 members=$(ls "$T/wl" | sed -n 's/^view\.\([0-9]*\)$/\1/p' | tr '\n' ' ')
 expect_eq "{$S} two members running" "$(echo $members | wc -w)" 2
 # confined: every thread of every member may run only on S, and ran last
@@ -264,12 +264,11 @@ s = compare.cpulist('$S'); on = compare.cpulist(open('$SYS/online').read().strip
 v = [i for i, p in enumerate(s) if p in on]
 print('n=%d online=%s cpuinfo=%d stat=%d affinity=%d' % ((len(v), compare.fmt_list(v)) + (len(v),) * 3))")
 	# (a view is rewritten within 10 ms: a few seconds under TCG at most)
-	_end=$(($(date +%s) + 20))
-	while :; do
+	views_are() {
 		_g=$(for m in $members; do cat "$T/wl/view.$m"; done | sort -u)
-		[ "$_g" = "$_w" ] || [ "$(date +%s)" -ge $_end ] && break
-		sleep 0.5
-	done
+		[ "$_g" = "$_w" ]
+	}
+	wait_until views_are
 	# the counts the kernel gives per call (cpuinfo, stat, affinity)
 	expect_eq "$1: the members' cpuinfo, stat and affinity counts" \
 		"$(echo "$_g" | sed 's/^n=[^ ]* online=[^ ]* //')" "$(echo "$_w" | sed 's/^n=[^ ]* online=[^ ]* //')"
@@ -282,7 +281,10 @@ expect_eq "{$S} before: the members are confined" "$(confined)" confined
 member_views "{$S} before"
 echo 0 >"$SYS/cpu$OFF/online"
 expect_eq "cpu$OFF is offline" "$(cat $SYS/cpu$OFF/online)" 0
-sleep 1
+# (the kernel moves the members' threads off it: each has run since on
+# an online CPU of the set)
+is_confined() { [ "$(confined)" = confined ]; }
+wait_until is_confined
 expect_eq "{$S} cpu$OFF offline: the members are confined" "$(confined)" confined
 member_views "{$S} cpu$OFF offline"
 # a program started now in the members' set: the kernel gives every
@@ -294,7 +296,7 @@ expect_eq "{$S} cpu$OFF offline: a new program joins the members' set" \
 	"$(cat "$T/attach")" ""
 echo 1 >"$SYS/cpu$OFF/online"
 expect_eq "cpu$OFF is online again" "$(cat $SYS/cpu$OFF/online)" 1
-sleep 1
+wait_until is_confined
 expect_eq "{$S} cpu$OFF back: the members are confined" "$(confined)" confined
 member_views "{$S} cpu$OFF back"
 touch "$T/wl/stop"
@@ -327,8 +329,7 @@ open('$T/mem.ready', 'w').write(str(os.getpid()))
 while not os.path.exists('$T/mem.stop'): time.sleep(0.1)
 " &
 	mp=$!
-	i=0
-	while [ ! -s "$T/mem.ready" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_until test -s "$T/mem.ready"
 	pid=$(cat "$T/mem.ready" 2>/dev/null)
 	# anonymous pages per node, read outside the shim
 	got=$(awk -v m="$mnode" '/anon=/ { for (i = 1; i <= NF; i++) if ($i ~ /^N[0-9]+=/) {
@@ -373,8 +374,7 @@ while not os.path.exists('$T/$2.stop'):
 	time.sleep(0.1)
 " &
 	mpid=$!
-	i=0
-	while [ ! -s "$T/$2.ready" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_until test -s "$T/$2.ready"
 	pid=$(cat "$T/$2.ready" 2>/dev/null)
 }
 if [ "$mode" = shim ]; then
@@ -399,8 +399,7 @@ if [ "$mode" = shim ]; then
 	# (8,192 pages) are what must land on the new node, not elsewhere.
 	before=$(pages_count "$pid" "$nl")
 	touch "$T/res.more"
-	i=0
-	while [ ! -s "$T/res.more.done" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_until test -s "$T/res.more.done"
 	after=$(pages_count "$pid" "$nl")
 	don=$(( ${after%% *} - ${before%% *} )); doff=$(( ${after##* } - ${before##* } ))
 	note "after 32 MiB more: pages on node $nl: +$don, elsewhere: +$doff"
@@ -432,8 +431,7 @@ open('$T/mp.ready', 'w').write(str(os.getpid()))
 while not os.path.exists('$T/mp.stop'): time.sleep(0.1)
 " &
 		mpid=$!
-		i=0
-		while [ ! -s "$T/mp.ready" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+		wait_until test -s "$T/mp.ready"
 		pid=$(cat "$T/mp.ready")
 		t0=$(date +%s%N)
 		migratepages "$pid" "$n0" "$nl"
@@ -475,15 +473,17 @@ while not os.path.exists('$T/cg.stop'):
 	time.sleep(0.1)
 " &
 	mpid=$!
-	i=0
-	while [ ! -s "$T/cg.ready" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_until test -s "$T/cg.ready"
 	pid=$(cat "$T/cg.ready" 2>/dev/null)
 	memsof() { sed -n 's/^Mems_allowed_list:[[:space:]]*//p' "/proc/$1/status"; }
 	got=$(pages_on "$pid" "$n0")
 	expect_eq "its own --membind=$n0, no shim: 32 MiB on node $n0" "${got%% *}" on
 	"$CPUSET" attach memcg "$pid" >"$T/att.out" 2>&1
 	expect_eq "cpuset attach memcg (no mirror)" "$? $(cat "$T/att.out")" "0 "
-	sleep 1
+	# (the attach has taken: the member may run on the set's CPU only, and
+	# has run there since; the kernel has had its chance to move pages)
+	ran_on() { [ "$(real_cpus "$1")" = "$2" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f37)" = "$2" ]; }
+	wait_until ran_on "$pid" "$c0"
 	got=$(pages_on "$pid" "$n0")
 	expect_eq "no mirror: its own binding holds, its 32 MiB stay on node $n0" "${got%% *}" on
 	expect_ne "no mirror: its Mems_allowed_list is not the set's node alone" "$(memsof "$pid")" "$nl"
@@ -497,8 +497,7 @@ while not os.path.exists('$T/cg.stop'):
 	expect_eq "mirror on: its 32 MiB moved to node $nl by the kernel" "${got%% *}" on
 	before=$(pages_count "$pid" "$nl")
 	touch "$T/cg.more"
-	i=0
-	while [ ! -s "$T/cg.more.done" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_until test -s "$T/cg.more.done"
 	after=$(pages_count "$pid" "$nl")
 	don=$(( ${after%% *} - ${before%% *} )); doff=$(( ${after##* } - ${before##* } ))
 	note "its next 32 MiB: pages on node $nl: +$don, elsewhere: +$doff"
