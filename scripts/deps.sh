@@ -52,6 +52,9 @@ pkgs="$pkgs gcc-aarch64-linux-gnu gcc-powerpc64le-linux-gnu gcc-s390x-linux-gnu 
 # (Debian's multiarch: the architecture is added below, before apt-get
 # update)
 pkgs="$pkgs qemu-user-static check:arm64"
+# Check for ppc64el: the unit suites cross-built and run under
+# qemu-ppc64le-static (tests/qemu_ppc64el.sh)
+pkgs="$pkgs check:ppc64el"
 # the arm64 guest (tests/guest_arm64.sh): QEMU for arm64; its kernel and
 # busybox are fetched below
 pkgs="$pkgs qemu-system-arm"
@@ -91,9 +94,9 @@ arm64_guest() {
 	for v in $(ls "$GUEST_ARM64/lib/modules"); do depmod -b "$GUEST_ARM64" "$v" || exit 1; done
 	echo "$kpkg" >"$GUEST_ARM64/done"
 }
-# the foreign architecture of check:arm64
+# the foreign architectures of check:arm64 and check:ppc64el
 foreign=""
-for a in arm64; do
+for a in arm64 ppc64el; do
 	dpkg --print-foreign-architectures | grep -qx "$a" || foreign="$foreign $a"
 done
 missing=""

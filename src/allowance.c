@@ -311,6 +311,12 @@ int cps_kernel_mems_allowed(uint64_t *m, size_t nw)
 	/* get_mempolicy(NULL, m, bits, 0, MPOL_F_MEMS_ALLOWED), the kernel's
 	 * (the shim translates the libc and syscall(3) ones) */
 	long r = cps_sys5(SYS_get_mempolicy, 0, (long)m, (long)(nw * 64 + 1), 0, 4 /* MPOL_F_MEMS_ALLOWED */);
+	if (r == -ENOSYS && nw > 0) {
+		/* a kernel without NUMA (CONFIG_NUMA off; QEMU's user mode too)
+		 * has no memory-policy calls: all its memory is node 0's */
+		m[0] = 1;
+		return 0;
+	}
 	return r < 0 ? (int)r : 0;
 }
 

@@ -16,7 +16,6 @@
 need git git
 need readelf binutils
 need make make
-git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1 || skip_all "needs a git work tree ($SRC is none)"
 
 # triplet, Debian package, readelf's machine, byte order, QEMU, arch name
 TARGETS="aarch64-linux-gnu gcc-aarch64-linux-gnu AArch64 little qemu-aarch64-static aarch64
@@ -32,16 +31,9 @@ $TARGETS
 EOT
 [ "$have" -gt 0 ] || skip_all "needs a cross compiler (Debian packages gcc-aarch64-linux-gnu, gcc-powerpc64le-linux-gnu, gcc-s390x-linux-gnu, gcc-riscv64-linux-gnu; sh scripts/deps.sh installs them)"
 
-# The sources as they are (tracked and new files), with the generated
-# build system when the tree has one (else autoreconf makes it)
-mkdir "$T/src"
-(cd "$SRC" && { git ls-files -co --exclude-standard; for f in configure aclocal.m4 config.h.in \
-	Makefile.in build-aux m4; do [ -e "$f" ] && echo "$f"; done; } |
-	tar -cf - -T - 2>/dev/null) | tar -xf - -C "$T/src" || die "cannot copy $SRC"
-if [ ! -x "$T/src/configure" ]; then
-	need autoreconf autoconf
-	(cd "$T/src" && autoreconf -fi >/dev/null 2>&1) || die "autoreconf failed"
-fi
+# The sources as they are (tests/crossbuild.sh)
+. "$SRC/tests/crossbuild.sh"
+cross_copy "$T/src"
 
 cat >"$T/arch.c" <<'EOC'
 #include <stdio.h>

@@ -33,43 +33,16 @@ ls "$ARM"/boot/vmlinuz-* >/dev/null 2>&1 && [ -x "$ARM/bin/busybox" ] ||
 PCDIR=/usr/lib/$TR/pkgconfig
 [ -f "$PCDIR/check.pc" ] || skip_all "needs Check for arm64 (Debian package check:arm64)"
 
-# A step done: the deadline (tests/run-test.sh) moves 600 s past now
-progress() {
-	[ -z "${CPS_TEST_EXTEND:-}" ] || echo $(($(date +%s) + 600)) >"$CPS_TEST_EXTEND"
-}
+. "$SRC/tests/crossbuild.sh"
 
 # ---- the arm64 build (as tests/cross.sh's, with the unit suites) ----
 bd=${GUEST_ARM64_BUILD:-}
 if [ -z "$bd" ]; then
-	git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1 || skip_all "needs a git work tree ($SRC is none)"
-	mkdir "$T/src" "$T/build"
-	(cd "$SRC" && { git ls-files -co --exclude-standard; for f in configure aclocal.m4 config.h.in \
-		Makefile.in build-aux m4; do [ -e "$f" ] && echo "$f"; done; } |
-		tar -cf - -T - 2>/dev/null) | tar -xf - -C "$T/src" || die "cannot copy $SRC"
-	if [ ! -x "$T/src/configure" ]; then
-		need autoreconf autoconf
-		(cd "$T/src" && autoreconf -fi >/dev/null 2>&1) || die "autoreconf failed"
-	fi
 	bd=$T/build
-	t0=$(date +%s)
-	(cd "$bd" && PKG_CONFIG_LIBDIR=$PCDIR "$T/src/configure" -q --host=$TR --without-slurm \
-		--enable-fault-injection CFLAGS=-O2 >"$bd/cfg.out" 2>&1) ||
-		die "configure --host=$TR: $(tail -5 "$bd/cfg.out")"
-	progress
-	printf 'cps-suites:\n\t@echo $(CHECK_SUITES)\n' >"$T/suites.mk"
-	suites=$(cd "$bd" && unset MAKEFLAGS MFLAGS MAKELEVEL && make -s --no-print-directory -f Makefile \
-		-f "$T/suites.mk" cps-suites | tail -n 1)
-	# (the libraries first: the suites link them)
-	(cd "$bd" && unset MAKEFLAGS MFLAGS MAKELEVEL && nice make -j2 all && nice make -j2 $suites \
-		tests/bench/bench_calls tests/bench/bench_syscount tests/fixtures/unpacked.stamp) \
-		>"$bd/make.out" 2>&1 || { show "$bd/make.out" | tail -30; die "the arm64 build failed"; }
-	progress
-	note "arm64 build: $(($(date +%s) - t0)) s"
+	cross_build $TR "$bd" tests/bench/bench_calls tests/bench/bench_syscount tests/fixtures/unpacked.stamp
 else
 	bd=$(cd "$bd" && pwd) || die "GUEST_ARM64_BUILD=$GUEST_ARM64_BUILD"
-	printf 'cps-suites:\n\t@echo $(CHECK_SUITES)\n' >"$T/suites.mk"
-	suites=$(cd "$bd" && unset MAKEFLAGS MFLAGS MAKELEVEL && make -s --no-print-directory -f Makefile \
-		-f "$T/suites.mk" cps-suites | tail -n 1)
+	suites=$(cross_suites "$bd")
 fi
 for f in cpuset cpuset-run cpuset-inspect .libs/libcpusetshim.so tests/bench/bench_calls \
 	tests/bench/bench_syscount $suites; do
