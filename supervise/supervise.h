@@ -41,6 +41,9 @@ void sv_set_say(void (*fn)(const char *msg));
  * shows a seccomp filter): the kernel takes one listening filter per
  * process, and the outer supervisor answers by each caller's own set. */
 bool sv_under_supervisor(void);
+/* The same of another process, by its starting environment (root, or its
+ * user). */
+bool sv_supervised(pid_t pid);
 
 /* Run argv under a supervisor in mode (SV_CALLS or SV_FILES), the
  * program in set of table c: returns the exit status cpuset-run exits

@@ -1,0 +1,255 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# cpuset-oci-hook, run by runc as the createRuntime hook its bundle's
+# config.json lists (no cpuset-run supervisor): a dynamic glibc program of
+# an image built here sees its set's numbers through the hook alone, in
+# sets {1} and {0,1}, its kernel mask read outside the container; under
+# the supervisor the hook stands aside; a container in no set is left
+# untouched (no mount, no file); with --cgroup-sets a container given a
+# cpuset by runc itself is numbered from 0; a user other than root finds
+# its table. Hostile images: /etc a symbolic link to a host directory,
+# /etc/ld.so.preload one to a host file (refused, the host untouched), an
+# LD_PRELOAD of the image's own (the shim still loaded, the image's
+# library too), writes through every mounted file (refused: read-only).
+# The hook's own refusals: a bad state (2), no table (0, nothing).
+# Slow: one of SLOW_TESTS.
+. "$(dirname "$0")/../common.sh"
+
+need gcc gcc
+need busybox busybox-static
+need runc runc
+need pgrep procps
+need taskset util-linux
+[ "$(id -u)" = 0 ] || skip_all "runc and the hook's mounts need root"
+BB=$(command -v busybox)
+file -L "$BB" 2>/dev/null | grep -q 'statically linked' ||
+	skip_all "busybox is not static here (busybox-static)"
+HOOK=$B/cpuset-oci-hook
+[ -x "$HOOK" ] || die "no $HOOK (make builds it)"
+
+# ---- the image ----
+IMG=$T/img
+mkdir -p "$IMG/bin" "$IMG/lib" "$IMG/etc" "$IMG/dev" "$IMG/proc" "$IMG/sys" "$IMG/tmp" "$IMG/root"
+cp "$BB" "$IMG/bin/busybox"
+for a in sh cat grep echo cmp id; do ln -s busybox "$IMG/bin/$a"; done
+echo "root:x:0:0:root:/root:/bin/sh" >"$IMG/etc/passwd"
+gcc -O2 -pthread -o "$IMG/bin/dyn" "$SRC/tests/integration/prog_supervised.c" ||
+	die "gcc cannot build the dynamic program"
+# the image's own preload library: it says it is loaded
+printf '%s\n' '#include <stdio.h>' \
+	'__attribute__((constructor)) static void hello(void) { fputs("imagelib: loaded\n", stderr); }' \
+	>"$T/imagelib.c"
+gcc -O2 -shared -fPIC -o "$IMG/lib/imagelib.so" "$T/imagelib.c" || die "gcc cannot build a library"
+# the programs' loader and libraries, the shim's (its path inside is the
+# hook's), and in a sanitizer build the sanitizer runtimes
+for f in "$IMG/bin/dyn" "$SHIM" $(echo "$SAN_PRELOAD" | tr : " "); do
+	for l in $(LD_PRELOAD='' ldd "$f" | grep -o '/[^ ]*') $(echo "$f" | grep -v "^$IMG\|$SHIM"); do
+		mkdir -p "$IMG$(dirname "$l")"
+		[ -e "$IMG$l" ] || cp -L "$l" "$IMG$l"
+	done
+done
+[ ! -e "$IMG$SHIM" ] || die "the image holds the shim's host path $SHIM"
+[ ! -e "$IMG/etc/ld.so.preload" ] || die "the image has an /etc/ld.so.preload"
+
+two_sets
+SHIM_SUM=$(cksum <"$SHIM")
+# the hook's mounts inside: the container's /proc/self/mountinfo lines
+MOUNTS='grep -E " (/etc/ld\.so\.preload|/dev/cpusetshim/[^ ]*|/dev/shm/cpusetshim\.[0-9]+) " /proc/self/mountinfo'
+
+# bundle DIR ROOT OPTS -- ARGS...: an OCI bundle in DIR (runc spec's
+# configuration), ROOT its read-only root, ARGS its process, and OPTS
+# (words): hook (the hook listed), hook-cg (with --cgroup-sets), cpus=L
+# (runc gives it a cpuset), uid=U, preload=P (LD_PRELOAD of the image,
+# after the sanitizer runtimes)
+bundle() {
+	_d=$1 _r=$2 _o=$3
+	shift 4
+	mkdir -p "$_d"
+	[ -f "$T/config.spec" ] || (cd "$T" && runc spec && mv config.json config.spec) ||
+		die "runc spec failed"
+	"$PYTHON3" - "$T/config.spec" "$_d/config.json" "$_r" "$_o" "$HOOK" "$CPUSETSHIM_TABLE" \
+		"$SHIM" "$SAN_PRELOAD" "$(san_env | tr ' ' '\n' | grep -v '^LD_PRELOAD=' | tr '\n' ' ')" "$@" <<-'PY'
+		import json, sys
+		spec, out, root, opts, hook, table, shim, san, sanenv = sys.argv[1:10]
+		c = json.load(open(spec))
+		p = c["process"]
+		p["terminal"] = False
+		p["args"] = sys.argv[10:]
+		c["root"] = {"path": root, "readonly": True}
+		o = dict(w.split("=", 1) if "=" in w else (w, "") for w in opts.split())
+		pre = ":".join(x for x in (san, o.get("preload")) if x)
+		if pre or "preload" in o:
+		    p["env"].append("LD_PRELOAD=" + pre)
+		p["env"] += sanenv.split()
+		if "uid" in o:
+		    p["user"] = {"uid": int(o["uid"]), "gid": int(o["uid"])}
+		if "cpus" in o:
+		    c["linux"].setdefault("resources", {})["cpu"] = {"cpus": o["cpus"]}
+		args = [hook, "--table", table, "--shim", shim]
+		if "hook-cg" in o:
+		    args.append("--cgroup-sets")
+		if "hook" in o or "hook-cg" in o:
+		    c["hooks"] = {"createRuntime": [{"path": hook, "args": args}]}
+		json.dump(c, open(out, "w"))
+	PY
+}
+n_run=0
+# run DIR: runc run on the bundle DIR (output in $T/out, $T/err)
+run() {
+	n_run=$((n_run + 1))
+	runc run --bundle "$1" "cps-hook-$$-$n_run" >"$T/out" 2>"$T/err" </dev/null
+}
+no_ldso() {
+	expect_nomatch "$1: no ld.so text" "$(cat "$T/err")" "ld\.so|cannot be preloaded|LD_PRELOAD"
+}
+
+# ---- the hook by itself ----
+echo '{"pid": 1' | "$HOOK" --table "$CPUSETSHIM_TABLE" >"$T/out" 2>"$T/err"
+expect_eq "a state that is not JSON: exit 2" "$?" 2
+expect_match "a state that is not JSON: said" "$(cat "$T/err")" 'no valid "pid"'
+echo "{\"pid\": $$, \"bundle\": \"$T/nowhere\"}" | "$HOOK" --table "no-such-table.$$" >"$T/out" 2>&1
+expect_eq "no table: exit 0, nothing said" "$?:$(cat "$T/out")" "0:"
+echo "{\"pid\": $$, \"bundle\": \"$T/nowhere\"}" | "$HOOK" --table "$CPUSETSHIM_TABLE" --dry-run >"$T/out" 2>&1
+expect_eq "a process in no set, --dry-run: nothing to do" "$?:$(cat "$T/out")" \
+	"0:container $$: in no set: nothing to do"
+progress
+
+# ---- a container in no set: untouched ----
+bundle "$T/b0" "$IMG" hook -- sh -c "/bin/dyn counts; $MOUNTS; true"
+run "$T/b0"
+expect_eq "in no set: runc with the hook runs" "$?" 0
+expect_eq "in no set: the machine's answer, no mount of the hook's" "$(cat "$T/out")" \
+	"$(outside "$IMG/bin/dyn" counts)"
+expect_eq "in no set: nothing made in the image" \
+	"$(ls -A "$IMG/etc" "$IMG/dev" | tr '\n' ' ')" "$IMG/dev:  $IMG/etc: passwd "
+expect_eq "in no set: nothing left in the host's /dev/shm" "$(ls /dev/shm | grep -c '^cpusetshim-oci')" 0
+progress
+
+# ---- in a set: the hook alone ----
+per_set() {
+	vlist=$(seq -s, 0 $((n - 1)))
+	bundle "$T/b1" "$IMG" hook -- /bin/dyn counts
+	with_san "$CPUSET_RUN" --set "$s" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-$s-c" \
+		>"$T/out" 2>"$T/err" </dev/null
+	expect_eq "$t, the hook alone: ONLN CONF nprocs raw affinity" "$(cat "$T/out")" "$n $n $n $vlist"
+	no_ldso "$t, the hook alone" "$T/err"
+	[ "$(cat /sys/devices/system/cpu/online)" = 0-1 ] && [ "$n" = 2 ] &&
+		expect_eq "$t: the host's own answer (the set is the machine)" "$(cat "$T/out")" \
+			"$(outside "$IMG/bin/dyn" counts)"
+	bundle "$T/b1" "$IMG" hook -- /bin/dyn files
+	with_san "$CPUSET_RUN" --set "$s" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-$s-f" \
+		>"$T/out" 2>"$T/err" </dev/null
+	expect_eq "$t, the hook alone: cpuinfo, stat, status, online" "$(tr '\n' ' ' <"$T/out")" \
+		"$n $n $vrange $vrange "
+	# the kernel's truth, read outside the container
+	rm -f "$IMG/tmp/go_on"
+	bundle "$T/b1" "$IMG" hook -- /bin/dyn held /tmp/go_on
+	with_san "$CPUSET_RUN" --set "$s" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-$s-h" \
+		>"$T/held" 2>&1 </dev/null &
+	bg=$!
+	wait_until grep -q '^pid' "$T/held"
+	pid=$(pgrep -f "^/bin/dyn held /tmp/go_on")
+	expect_eq "$t, the hook alone: the kernel has it on the set's CPUs" \
+		"$(real_cpus "$pid" | tr - ,)" "$list"
+	expect_match "$t, the hook alone: it sees them as 0..n-1" "$(cat "$T/held")" \
+		"counts $n $n $n $vlist "
+	touch "$IMG/tmp/go_on"
+	wait $bg
+	rm -f "$IMG/tmp/go_on"
+	progress
+}
+# (the image's /tmp is read-only inside: the held program waits for a
+# file the test makes outside, in the image's directory)
+each_set per_set
+
+# a shell in the set runs runc (no cpuset-run in between)
+bundle "$T/b1" "$IMG" hook -- /bin/dyn counts
+with_san "$CPUSET_RUN" --set "$S1" sh -c "exec runc run --bundle '$T/b1' cps-hook-$$-sh" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_eq "set {1}, runc from a shell in it: the set's numbers" "$(cat "$T/out")" "1 1 1 0"
+no_ldso "set {1}, runc from a shell in it"
+
+# under the supervisor: the hook stands aside (the supervisor answers)
+bundle "$T/b1" "$IMG" hook -- sh -c "/bin/dyn counts; $MOUNTS"
+with_san "$CPUSET_RUN" --set "$S1" runc run --bundle "$T/b1" "cps-hook-$$-sv" >"$T/out" 2>"$T/err" </dev/null
+expect_eq "set {1}, supervised: the set's numbers, no mount of the hook's" "$(cat "$T/out")" "1 1 1 0"
+
+# a user of the image other than root finds its table
+bundle "$T/b1" "$IMG" "hook uid=1000" -- sh -c '/bin/dyn counts; id -u'
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-u" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_eq "set {1}, uid 1000 inside: the set's numbers" "$(tr '\n' ' ' <"$T/out")" "1 1 1 0 1000 "
+progress
+
+# ---- a cpuset given by the runtime, with --cgroup-sets ----
+bundle "$T/b2" "$IMG" "hook-cg cpus=1" -- /bin/dyn counts
+run "$T/b2"
+expect_eq "runc's cpuset {1}, --cgroup-sets: numbered from 0" "$(cat "$T/out")" "1 1 1 0"
+bundle "$T/b2" "$IMG" "hook cpus=1" -- /bin/dyn counts
+run "$T/b2"
+expect_eq "runc's cpuset {1}, without --cgroup-sets: the machine's numbers on CPU 1" \
+	"$(cat "$T/out")" "$(outside taskset -c 1 "$IMG/bin/dyn" counts)"
+progress
+
+# ---- hostile images ----
+# /etc a symbolic link to a directory of the host's
+H=$T/hostile
+cp -a "$IMG" "$H"
+mkdir "$T/hostetc"
+rm -rf "$H/etc"
+ln -s "$T/hostetc" "$H/etc"
+bundle "$T/b3" "$H" hook -- sh -c 'echo ran'
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b3" "cps-hook-$$-e" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_ne "/etc a symbolic link: the container is not started" "$?" 0
+expect_eq "/etc a symbolic link: its program never ran" "$(cat "$T/out")" ""
+expect_match "/etc a symbolic link: said" "$(cat "$T/err")" "/etc in its image cannot be used \(a symbolic link"
+expect_eq "/etc a symbolic link: nothing made in the host's directory" "$(ls -A "$T/hostetc")" ""
+# /etc/ld.so.preload a symbolic link to a file of the host's
+rm "$H/etc"
+mkdir "$H/etc"
+echo "the host's" >"$T/victim"
+ln -s "$T/victim" "$H/etc/ld.so.preload"
+bundle "$T/b3" "$H" hook -- sh -c 'echo ran'
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b3" "cps-hook-$$-p" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_ne "/etc/ld.so.preload a symbolic link: the container is not started" "$?" 0
+expect_match "/etc/ld.so.preload a symbolic link: said" "$(cat "$T/err")" \
+	"/etc/ld.so.preload in its image is not a regular file"
+expect_eq "/etc/ld.so.preload a symbolic link: the host's file as it was, not mounted over" \
+	"$(cat "$T/victim"):$(grep -c "$T/victim" /proc/self/mountinfo)" "the host's:0"
+# the image's own LD_PRELOAD, and its own /etc/ld.so.preload
+for pre in /lib/imagelib.so ""; do
+	bundle "$T/b1" "$IMG" "hook preload=$pre" -- /bin/dyn counts
+	with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-l" \
+		>"$T/out" 2>"$T/err" </dev/null
+	expect_eq "LD_PRELOAD='$pre' of the image: the set's numbers" "$(cat "$T/out")" "1 1 1 0"
+	no_ldso "LD_PRELOAD='$pre' of the image"
+done
+bundle "$T/b1" "$IMG" "hook preload=/lib/imagelib.so" -- /bin/dyn counts
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-l2" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_match "the image's LD_PRELOAD: its library loaded too" "$(cat "$T/err")" "imagelib: loaded"
+rm "$H/etc/ld.so.preload"
+echo /lib/imagelib.so >"$H/etc/ld.so.preload"
+bundle "$T/b3" "$H" hook -- /bin/dyn counts
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b3" "cps-hook-$$-o" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_eq "the image's own /etc/ld.so.preload: the set's numbers" "$(cat "$T/out")" "1 1 1 0"
+expect_match "the image's own /etc/ld.so.preload: its library still loaded" "$(cat "$T/err")" \
+	"imagelib: loaded"
+# writes through the mounted files: refused; the mounts read-only,
+# nosuid, nodev
+bundle "$T/b1" "$IMG" hook -- sh -c '
+	for f in /etc/ld.so.preload /dev/shm/cpusetshim.0 /dev/cpusetshim/libcpusetshim.so; do
+		if echo x 2>/dev/null >>"$f"; then echo "$f written"; else echo "$f refused"; fi
+	done
+	m=$('"$MOUNTS"'); echo "$m" | grep -c .; echo "$m" | grep -v " ro,nosuid,nodev" | grep -c .'
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-w" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_eq "writes through the mounted files: refused; every mount ro,nosuid,nodev" \
+	"$(tr '\n' ' ' <"$T/out")" \
+	"/etc/ld.so.preload refused /dev/shm/cpusetshim.0 refused /dev/cpusetshim/libcpusetshim.so refused 3 0 "
+expect_eq "the host's shim as it was" "$(cksum <"$SHIM")" "$SHIM_SUM"
+expect_eq "nothing left in the host's /dev/shm" "$(ls /dev/shm | grep -c '^cpusetshim-oci')" 0
+finish

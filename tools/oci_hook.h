@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What cpuset-oci-hook's two files share: the container, the CPUs it is
+ * given, and the mounts that give them to it (tools/oci_mount.c). */
+#ifndef CPS_TOOLS_OCI_HOOK_H
+#define CPS_TOOLS_OCI_HOOK_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "src/mask.h"
+
+/* The fixed paths inside the container. */
+#define OH_SHIM_DIR "dev/cpusetshim"
+#define OH_SHIM_IN "/dev/cpusetshim/libcpusetshim.so"
+#define OH_PRELOAD "etc/ld.so.preload"
+
+/* Exit codes (cpuset-oci-hook(8)); the runtime stops the container on
+ * any but 0. */
+enum {
+	OH_OK = 0,      /* made a set, or nothing to do (in no set) */
+	OH_REFUSED = 1, /* the image or the host is not what it may be */
+	OH_USAGE = 2,   /* bad options or state */
+	OH_TABLE = 3,   /* the table cannot be used */
+};
+
+struct oh_container {
+	pid_t pid;                /* its first process, the runtime's number */
+	char bundle[PATH_MAX];
+	char root[PATH_MAX];      /* its root file system, absolute */
+	unsigned long uid;        /* process.user.uid */
+	uint32_t set;             /* the host's set it is in, 0 for its cgroup's */
+	size_t nw;                /* words of cpus and mems */
+	uint64_t cpus[CPS_MAX_WORDS];
+	uint64_t mems[CPS_MAX_WORDS];
+	bool mems_given;          /* mems from its set; else the machine's */
+	unsigned mask_bits;
+};
+
+/* Make the container a set: a private table of its CPUs, the shim and
+ * the preload list, bind-mounted read-only at the fixed paths (an
+ * OH_ exit code, said). */
+int oh_mount(const struct oh_container *c, const char *shim);
+
+#endif
