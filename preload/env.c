@@ -93,6 +93,11 @@ const char *shim_getenv(const char *name)
 	return NULL;
 }
 
+bool shim_secure(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
 const char *shim_secure_getenv(const char *name)
 {
 	return shim_getenv(name) && !env.secure ? shim_getenv(name) : NULL;

@@ -466,6 +466,14 @@ static void setup_finish(uint32_t own, uint32_t set, const char *env, bool set_f
 
 static void setup(void)
 {
+	/* A privileged program loads the shim only from /etc/ld.so.preload
+	 * (cpuset-oci-hook's, in a container): its environment and table are
+	 * its unprivileged caller's, so the shim reads neither, says nothing
+	 * and passes everything through (doc/limits.md, set-user-id). */
+	if (shim_secure()) {
+		shim_state = ST_PASS;
+		return;
+	}
 	const char *e = shim_getenv("CPUSETSHIM_DEBUG");
 	debug = e && *e == '1';
 	e = shim_getenv("CPUSETSHIM_WIDE_POSSIBLE");

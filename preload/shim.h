@@ -148,6 +148,9 @@ void shim_env_ctor(void);
  * before); the secure one NULL in a set-user-id start as well. */
 const char *shim_getenv(const char *name);
 const char *shim_secure_getenv(const char *name);
+/* A process started in secure-execution mode (AT_SECURE: set-user-id,
+ * set-group-id, file capabilities): the shim stands aside there. */
+bool shim_secure(void);
 /* The name of the table in use, once shim_ready() said yes. */
 const char *shim_table_name(void);
 void shim_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

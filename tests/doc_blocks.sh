@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Every command block of README.md and of the EXAMPLES of cpuset(1),
-# cpuset-run(1), cpuset-inspect(1), cpusetshim(7) and cpusetshim-spank(8),
+# cpuset-run(1), cpuset-inspect(1), cpusetshim(7), cpusetshim-spank(8) and
+# cpuset-oci-hook(8),
 # in order, as written (tests/doc_blocks.py finds them): each document's
 # commands run in one shell of their own, with the tools installed by
 # README's build line (make install into a temporary DESTDIR) first on
@@ -48,7 +49,7 @@ done
 # PATH: the installed tools (cpuset-run with the sanitizer runtimes, in
 # such a build, as every test gives them; its shim the installed one)
 mkdir -p "$T/bin"
-for t in cpuset cpuset-inspect; do
+for t in cpuset cpuset-inspect cpuset-oci-hook; do
 	printf '#!/bin/sh\nexec "%s/%s" "$@"\n' "$IBIN" "$t" >"$T/bin/$t"
 done
 printf '#!/bin/sh\nexec env %s CPUSETSHIM_LIB="%s" "%s/cpuset-run" "$@"\n' "$(san_env)" "$ISHIM" "$IBIN" >"$T/bin/cpuset-run"
@@ -207,7 +208,7 @@ recognised() { # NAME HOW FIRST-LINE CMD-FILE
 }
 
 for doc in README.md man/cpuset.1 man/cpuset-run.1 man/cpuset-inspect.1 man/cpusetshim.7 \
-	man/cpusetshim-spank.8; do
+	man/cpusetshim-spank.8 man/cpuset-oci-hook.8; do
 	"$CPUSET" init --force >/dev/null || die "cpuset init failed"
 	rm -f "/dev/shm/$LAB"
 	run_doc "$doc"

@@ -269,6 +269,7 @@ static int from_cgroup(struct cps_ctx *t, struct oh_container *c)
 	if (mask_empty(c->cpus, c->nw) || !mask_within(c->cpus, root.cpus, c->nw) ||
 	    !memcmp(c->cpus, root.cpus, c->nw * 8))
 		return 0;
+	c->set = 0; /* no set of the table's: its own */
 	return 1;
 }
 
@@ -294,8 +295,8 @@ static int choose(const struct opts *o, struct oh_container *c)
 		return -OH_TABLE;
 	}
 	if (r == -ENOENT) {
-		/* the machine's CPUs from a table of our own, for --cgroup-sets */
-		cli_err("no table %s: --cgroup-sets needs one ('cpuset init')", o->table ? o->table : "");
+		/* the machine's CPUs are the table's root's */
+		cli_err("table %s: no such table: --cgroup-sets needs one ('cpuset init')", t.t.name);
 		return -OH_TABLE;
 	}
 	c->nw = t.t.mask_words < CPS_MAX_WORDS ? t.t.mask_words : CPS_MAX_WORDS;
@@ -333,8 +334,8 @@ int main(int argc, char **argv)
 	}
 	if (o.dry_run) {
 		if (c.set)
-			printf("container %d: in set %u, CPUs %s: they would be its CPUs, numbered "
-			       "from 0\n", (int)c.pid, c.set, cli_cpulist(c.cpus, c.nw));
+			printf("container %d: in a set, CPUs %s: they would be its CPUs, numbered "
+			       "from 0\n", (int)c.pid, cli_cpulist(c.cpus, c.nw));
 		else
 			printf("container %d: its runtime's cpuset, CPUs %s: they would be its CPUs, "
 			       "numbered from 0\n", (int)c.pid, cli_cpulist(c.cpus, c.nw));

@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "src/procfs.h"
 #include "src/sets.h"
 #include "tools/cli.h"
 #include "tools/oci_hook.h"
@@ -143,17 +144,53 @@ static int preload_tree(struct mounts *m)
 			      : OH_OK;
 }
 
-/* Enter the container's mount namespace (when it is not ours) and open
- * its root there. */
+/* Whether the mount namespace its (of the container's process) is one
+ * of the host's: ours (the runtime's namespace, where the hook runs), its
+ * parent's (the runtime), or pid 1's when we may see it. A pid that is
+ * not the container's (runc gives a createContainer hook 1) is refused,
+ * so nothing is ever mounted on the host. */
+static bool host_ns(pid_t pid, const struct stat *its)
+{
+	struct cps_procinfo pi;
+	char p[64];
+	struct stat st;
+	if (pid <= 1 || cps_proc_stat(pid, &pi) < 0 || pi.ppid < 1)
+		return true;
+	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)pi.ppid);
+	const char *paths[] = { "/proc/self/ns/mnt", p, "/proc/1/ns/mnt" };
+	for (int i = 0; i < 3; i++) {
+		if (stat(paths[i], &st) < 0) {
+			if (i == 2)
+				continue; /* pid 1 of another namespace: not ours to see */
+			return true;
+		}
+		if (st.st_dev == its->st_dev && st.st_ino == its->st_ino)
+			return true;
+	}
+	return false;
+}
+
+/* Enter the container's mount namespace and open its root there. */
 static int enter(struct mounts *m)
 {
 	char p[64];
-	struct stat ours, its;
+	struct stat its;
 	snprintf(p, sizeof(p), "/proc/%d/ns/mnt", (int)m->c->pid);
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &its) < 0 || stat("/proc/self/ns/mnt", &ours) < 0)
-		return say(m, OH_USAGE, "its mount namespace %s cannot be opened", p, errno);
-	if ((its.st_dev != ours.st_dev || its.st_ino != ours.st_ino) && setns(fd, CLONE_NEWNS) < 0) {
+	if (fd < 0 || fstat(fd, &its) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return say(m, OH_USAGE, "its mount namespace %s cannot be opened", p, e);
+	}
+	if (host_ns(m->c->pid, &its)) {
+		close(fd);
+		return say(m, OH_REFUSED,
+			   "it has no mount namespace of its own (%s is the host's or its "
+			   "runtime's): nothing is mounted; run the hook at createRuntime or prestart",
+			   p, 0);
+	}
+	if (setns(fd, CLONE_NEWNS) < 0) {
 		int e = errno;
 		close(fd);
 		return say(m, OH_REFUSED, "its mount namespace %s cannot be entered", p, e);

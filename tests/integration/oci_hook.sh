@@ -7,7 +7,8 @@
 # the supervisor the hook stands aside; a container in no set is left
 # untouched (no mount, no file); with --cgroup-sets a container given a
 # cpuset by runc itself is numbered from 0; a user other than root finds
-# its table. Hostile images: /etc a symbolic link to a host directory,
+# its table; a set-user-id program gets the shim, which stands aside.
+# Hostile images: /etc a symbolic link to a host directory,
 # /etc/ld.so.preload one to a host file (refused, the host untouched), an
 # LD_PRELOAD of the image's own (the shim still loaded, the image's
 # library too), writes through every mounted file (refused: read-only).
@@ -31,10 +32,12 @@ HOOK=$B/cpuset-oci-hook
 IMG=$T/img
 mkdir -p "$IMG/bin" "$IMG/lib" "$IMG/etc" "$IMG/dev" "$IMG/proc" "$IMG/sys" "$IMG/tmp" "$IMG/root"
 cp "$BB" "$IMG/bin/busybox"
-for a in sh cat grep echo cmp id; do ln -s busybox "$IMG/bin/$a"; done
+for a in sh cat grep echo cmp id env; do ln -s busybox "$IMG/bin/$a"; done
 echo "root:x:0:0:root:/root:/bin/sh" >"$IMG/etc/passwd"
 gcc -O2 -pthread -o "$IMG/bin/dyn" "$SRC/tests/integration/prog_supervised.c" ||
 	die "gcc cannot build the dynamic program"
+cp "$IMG/bin/dyn" "$IMG/bin/dyn-suid"
+chmod 4755 "$IMG/bin/dyn-suid"
 # the image's own preload library: it says it is loaded
 printf '%s\n' '#include <stdio.h>' \
 	'__attribute__((constructor)) static void hello(void) { fputs("imagelib: loaded\n", stderr); }' \
@@ -58,7 +61,9 @@ MOUNTS='grep -E " (/etc/ld\.so\.preload|/dev/cpusetshim/[^ ]*|/dev/shm/cpusetshi
 
 # bundle DIR ROOT OPTS -- ARGS...: an OCI bundle in DIR (runc spec's
 # configuration), ROOT its read-only root, ARGS its process, and OPTS
-# (words): hook (the hook listed), hook-cg (with --cgroup-sets), cpus=L
+# (words): hook (the hook listed, at createRuntime; stage=S at S instead),
+# suid (set-user-id bits honoured: no no_new_privs),
+# hook-cg (with --cgroup-sets), cpus=L
 # (runc gives it a cpuset), uid=U, preload=P (LD_PRELOAD of the image,
 # after the sanitizer runtimes)
 bundle() {
@@ -81,6 +86,8 @@ bundle() {
 		if pre or "preload" in o:
 		    p["env"].append("LD_PRELOAD=" + pre)
 		p["env"] += sanenv.split()
+		if "suid" in o:
+		    p["noNewPrivileges"] = False
 		if "uid" in o:
 		    p["user"] = {"uid": int(o["uid"]), "gid": int(o["uid"])}
 		if "cpus" in o:
@@ -89,7 +96,7 @@ bundle() {
 		if "hook-cg" in o:
 		    args.append("--cgroup-sets")
 		if "hook" in o or "hook-cg" in o:
-		    c["hooks"] = {"createRuntime": [{"path": hook, "args": args}]}
+		    c["hooks"] = {o.get("stage", "createRuntime"): [{"path": hook, "args": args}]}
 		json.dump(c, open(out, "w"))
 	PY
 }
@@ -169,6 +176,12 @@ with_san "$CPUSET_RUN" --set "$S1" sh -c "exec runc run --bundle '$T/b1' cps-hoo
 expect_eq "set {1}, runc from a shell in it: the set's numbers" "$(cat "$T/out")" "1 1 1 0"
 no_ldso "set {1}, runc from a shell in it"
 
+# at prestart (where the hooks.d file puts it), the same
+bundle "$T/b1" "$IMG" "hook stage=prestart" -- /bin/dyn counts
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-pre" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_eq "set {1}, the hook at prestart: the set's numbers" "$(cat "$T/out")" "1 1 1 0"
+
 # under the supervisor: the hook stands aside (the supervisor answers)
 bundle "$T/b1" "$IMG" hook -- sh -c "/bin/dyn counts; $MOUNTS"
 with_san "$CPUSET_RUN" --set "$S1" runc run --bundle "$T/b1" "cps-hook-$$-sv" >"$T/out" 2>"$T/err" </dev/null
@@ -179,6 +192,25 @@ bundle "$T/b1" "$IMG" "hook uid=1000" -- sh -c '/bin/dyn counts; id -u'
 with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-u" \
 	>"$T/out" 2>"$T/err" </dev/null
 expect_eq "set {1}, uid 1000 inside: the set's numbers" "$(tr '\n' ' ' <"$T/out")" "1 1 1 0 1000 "
+# a set-user-id program (a copy of root's) run by that user: ld.so.preload
+# loads the shim into it, which stands aside in secure-execution mode,
+# whatever its caller's environment (here a set that does not exist, and
+# the debug switch; doc/limits.md): the machine's numbers on the set's
+# CPU, and not a word
+bundle "$T/b1" "$IMG" "hook suid uid=1000" -- env CPUSETSHIM_DEBUG=1 CPUSETSHIM_SET=nosuch /bin/dyn-suid counts
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-s" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_eq "set {1}, a set-user-id program: the machine's numbers on the set's CPU" \
+	"$(cat "$T/out")" "$(outside taskset -c 1 "$IMG/bin/dyn" counts)"
+expect_nomatch "set {1}, a set-user-id program: the shim says nothing" \
+	"$(grep -v 'is a container runtime: with --no-supervise' "$T/err")" "cpusetshim|cpuset-run"
+# (the same without the bit: the shim follows the environment, and
+# refuses the set it names)
+bundle "$T/b1" "$IMG" "hook suid uid=1000" -- env CPUSETSHIM_DEBUG=1 CPUSETSHIM_SET=nosuch /bin/dyn counts
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-s2" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_match "set {1}, the same program without the bit: the set it names refused" \
+	"$(cat "$T/out" "$T/err")" "nosuch.*no such set"
 progress
 
 # ---- a cpuset given by the runtime, with --cgroup-sets ----
