@@ -341,10 +341,16 @@ static bool under_supervisor(void)
 	return s && strtol(s + 9, NULL, 10) == 2;
 }
 
-/* Whether this copy stands aside: another copy of the shim comes first
- * in the process, or cpuset-run's supervisor answers for it. */
+/* Whether this copy stands aside: a privileged program (it loads the
+ * shim only from /etc/ld.so.preload, cpuset-oci-hook's in a container:
+ * its environment and table are its unprivileged caller's, so the shim
+ * reads neither, says nothing and passes everything through;
+ * doc/limits.md, set-user-id), another copy of the shim comes first in
+ * the process, or cpuset-run's supervisor answers for it. */
 static bool stands_aside(void)
 {
+	if (shim_secure())
+		return true;
 	if (another_copy_first()) {
 		Dl_info self = { 0 }, other = { 0 };
 		dladdr(&copy_self, &self);
@@ -466,17 +472,11 @@ static void setup_finish(uint32_t own, uint32_t set, const char *env, bool set_f
 
 static void setup(void)
 {
-	/* A privileged program loads the shim only from /etc/ld.so.preload
-	 * (cpuset-oci-hook's, in a container): its environment and table are
-	 * its unprivileged caller's, so the shim reads neither, says nothing
-	 * and passes everything through (doc/limits.md, set-user-id). */
-	if (shim_secure()) {
-		shim_state = ST_PASS;
-		return;
-	}
-	const char *e = shim_getenv("CPUSETSHIM_DEBUG");
+	/* (none of the caller's variables in a privileged program, which
+	 * stands aside) */
+	const char *e = shim_secure_getenv("CPUSETSHIM_DEBUG");
 	debug = e && *e == '1';
-	e = shim_getenv("CPUSETSHIM_WIDE_POSSIBLE");
+	e = shim_secure_getenv("CPUSETSHIM_WIDE_POSSIBLE");
 	cps_view_wide_possible = e && e[0] == '1' && !e[1];
 	if (stands_aside()) {
 		shim_state = ST_PASS;

@@ -40,8 +40,8 @@ static const char usage_text[] =
 "table of its set's CPUs, all read-only: its programs see those CPUs\n"
 "numbered from 0. Outside any set it does nothing.\n"
 "\n"
-"  --table NAME        the table to read (default $CPUSETSHIM_TABLE, else\n"
-"                      cpusetshim.<uid>); no other is read\n"
+"  --table NAME        the table to read (default cpusetshim.<uid>); no\n"
+"                      other is read, and no CPUSETSHIM_ variable\n"
 "  --table-owner USER  confirm the owner of another user's table (root)\n"
 "  --shim PATH         the shim to mount (default " CPS_PKGLIBDIR "/libcpusetshim.so)\n"
 "  --cgroup-sets       a container in no set whose runtime gave it fewer CPUs\n"
@@ -58,6 +58,26 @@ struct opts {
 	bool cgroup_sets;
 	bool dry_run;
 };
+
+/* The hook's environment is its runtime's, which its caller may have
+ * chosen: no variable of ours is taken from it (the table, its owner's
+ * confirmation, the test seams). Only the options say. */
+static void forget_env(void)
+{
+	extern char **environ;
+	char name[64];
+	for (size_t i = 0; environ && environ[i];) {
+		const char *eq = strchr(environ[i], '=');
+		size_t n = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+		if (strncmp(environ[i], "CPUSETSHIM_", 11) || n >= sizeof(name)) {
+			i++;
+			continue;
+		}
+		memcpy(name, environ[i], n);
+		name[n] = 0;
+		unsetenv(name); /* environ moves down: i stays */
+	}
+}
 
 static int parse(int argc, char **argv, struct opts *o)
 {
@@ -313,6 +333,7 @@ int main(int argc, char **argv)
 	struct opts o = { 0 };
 	static struct oh_container c;
 	cli_init(argv[0]);
+	forget_env();
 	int r = parse(argc, argv, &o);
 	if (r == OH_OK)
 		r = read_state(&c);
