@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 #include "preload/view.h"
 #include "src/path.h"
 #include "src/rawsys.h"
+#include "src/vfd.h"
 #include "src/views.h"
 
 /* All of data to fd; false on an error or a short write. */
@@ -40,39 +40,22 @@ bool shim_write_all(int fd, const char *data, size_t len)
 
 /* A view made at its open: an unlinked tmpfs file holding data, reopened
  * read-only with the caller's flags, like the real file (mode 0444, as
- * the real files; made again in place when the reader goes back to the
- * start, see view_rewound, as the real file's are). An O_TMPFILE in
- * /dev/shm first: a program's seccomp filter may kill on memfd_create (a
- * name it never calls itself), never on open, and the two cost the same
- * on tmpfs. memfd_create (sealed) only where no tmpfs takes O_TMPFILE. */
-static int make_fd(const char *data, size_t len, int flags, bool sealed)
+ * the real files; 0644 for one made again in place when the reader goes
+ * back to the start, see preload/rewind.c, as the real file's are). An
+ * O_TMPFILE in /dev/shm first, a memfd (sealed when kept) only where no
+ * tmpfs takes one (src/vfd.h says why). Rare (the pool and the kept
+ * views come first): kept out of the open's own frame. */
+static __attribute__((noinline)) int make_fd(const char *data, size_t len, int flags,
+						   bool sealed)
 {
-	mode_t mode = sealed ? 0444 : 0644;
-	int mfd = shim_real.open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (mfd < 0) {
-		const char *t = shim_getenv("TMPDIR");
-		mfd = shim_real.open(t && *t ? t : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	}
-	if (mfd >= 0) {
-		sealed = false;
-	} else {
-		shim_debug("O_TMPFILE: %s; a memfd instead", strerror(errno));
-		mfd = memfd_create("cpusetshim-view", MFD_CLOEXEC | (sealed ? MFD_ALLOW_SEALING : 0));
-		if (mfd < 0)
-			return -1;
-	}
-	if (!shim_write_all(mfd, data, len)) {
-		close(mfd);
+	int fd = cps_vfd(data, len, CPS_VFD_TMPFILE | (sealed ? CPS_VFD_SEAL : 0),
+			 shim_getenv("TMPDIR"), sealed ? 0444 : 0644,
+			 O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME |
+					      SHIM_VIEW_STATUS_FLAGS)));
+	if (fd < 0) {
+		shim_debug("a file for a view: %s", strerror(-fd));
 		return -1;
 	}
-	if (sealed)
-		fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-	fchmod(mfd, mode);
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", mfd);
-	int fd = shim_real.open(p, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOATIME |
-							  SHIM_VIEW_STATUS_FLAGS)));
-	close(mfd);
 	return fd;
 }
 

@@ -32,7 +32,8 @@
  *   "**"     a whole component: any number of components, none included.
  * Rows are tried in order; the first that matches is the path's. flags:
  * CPS_VFILE_NODES, the row applies only when the set has memory nodes
- * (the next row that matches then decides). A row whose name is "**" is
+ * (the next row that matches then decides); CPS_VFILE_SHIM, the view is
+ * the shim's alone (the supervisor's differences). A row whose name is "**" is
  * its family's rest: the files that are the physical file itself, by
  * their virtual path; their names are not views' names.
  *
@@ -49,6 +50,9 @@
 #include "src/vsys.h"
 
 #define CPS_VFILE_NODES 1
+/* The shim's view alone: the supervisor hands over the real file
+ * (supervise/files.c; doc/limits.md says why). */
+#define CPS_VFILE_SHIM 2
 
 #define CPS_VFILE_CPU "/sys/devices/system/cpu"
 #define CPS_VFILE_NODE "/sys/devices/system/node"
@@ -73,21 +77,21 @@
 	X(a, "/proc/$pid/task/#", "status", CPS_VF_STATUS, CPS_VK_STATUS_TASK, CPS_VD_POOL, 0)      \
 	X(a, "/proc/$pid", "stat", CPS_VF_PIDSTAT, CPS_VK_PIDSTAT, CPS_VD_POOL, 0)                  \
 	X(a, "/proc/$pid/task/#", "stat", CPS_VF_PIDSTAT, CPS_VK_PIDSTAT, CPS_VD_POOL, 0)           \
-	X(a, "/proc/$pid", "numa_maps", CPS_VF_NUMA_MAPS, CPS_VK_NUMA_MAPS, CPS_VD_POOL, CPS_VFILE_NODES) \
-	X(a, "/proc/$pid/task/#", "numa_maps", CPS_VF_NUMA_MAPS, CPS_VK_NUMA_MAPS, CPS_VD_POOL, CPS_VFILE_NODES) \
+	X(a, "/proc/$pid", "numa_maps", CPS_VF_NUMA_MAPS, CPS_VK_NUMA_MAPS, CPS_VD_POOL, CPS_VFILE_NODES | CPS_VFILE_SHIM) \
+	X(a, "/proc/$pid/task/#", "numa_maps", CPS_VF_NUMA_MAPS, CPS_VK_NUMA_MAPS, CPS_VD_POOL, CPS_VFILE_NODES | CPS_VFILE_SHIM) \
 	/* the caller's cgroup's CPU files (v2, v1, v1 noprefix): whose they are                    \
 	 * is the family's business */                                                              \
-	X(a, "/sys/fs/cgroup/**", "cpuset.cpus", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, 0) \
-	X(a, "/sys/fs/cgroup/**", "cpuset.cpus.effective", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, 0) \
-	X(a, "/sys/fs/cgroup/**", "cpuset.effective_cpus", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, 0) \
-	X(a, "/sys/fs/cgroup/**", "cpus", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, 0)        \
-	X(a, "/sys/fs/cgroup/**", "effective_cpus", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, 0) \
+	X(a, "/sys/fs/cgroup/**", "cpuset.cpus", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, CPS_VFILE_SHIM) \
+	X(a, "/sys/fs/cgroup/**", "cpuset.cpus.effective", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, CPS_VFILE_SHIM) \
+	X(a, "/sys/fs/cgroup/**", "cpuset.effective_cpus", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, CPS_VFILE_SHIM) \
+	X(a, "/sys/fs/cgroup/**", "cpus", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, CPS_VFILE_SHIM)        \
+	X(a, "/sys/fs/cgroup/**", "effective_cpus", CPS_VF_CGROUP, CPS_VK_CGROUP_CPUS, CPS_VD_MADE, CPS_VFILE_SHIM) \
 	/* and its node lists, when the set has nodes */                                            \
-	X(a, "/sys/fs/cgroup/**", "cpuset.mems", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES) \
-	X(a, "/sys/fs/cgroup/**", "cpuset.mems.effective", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES) \
-	X(a, "/sys/fs/cgroup/**", "cpuset.effective_mems", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES) \
-	X(a, "/sys/fs/cgroup/**", "mems", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES) \
-	X(a, "/sys/fs/cgroup/**", "effective_mems", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES) \
+	X(a, "/sys/fs/cgroup/**", "cpuset.mems", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES | CPS_VFILE_SHIM) \
+	X(a, "/sys/fs/cgroup/**", "cpuset.mems.effective", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES | CPS_VFILE_SHIM) \
+	X(a, "/sys/fs/cgroup/**", "cpuset.effective_mems", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES | CPS_VFILE_SHIM) \
+	X(a, "/sys/fs/cgroup/**", "mems", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES | CPS_VFILE_SHIM) \
+	X(a, "/sys/fs/cgroup/**", "effective_mems", CPS_VF_CGROUP, CPS_VK_CGROUP_MEMS, CPS_VD_MADE, CPS_VFILE_NODES | CPS_VFILE_SHIM) \
 	/* the CPU directory */                                                                     \
 	X(a, "/sys/devices/system", "cpu", CPS_VF_CPUDIR, CPS_VK_DIR, CPS_VD_PHYSICAL, 0)           \
 	X(a, CPS_VFILE_CPU, "online", CPS_VF_CPUDIR, CPS_VK_ONLINE, CPS_VD_MADE, 0)                 \
@@ -123,7 +127,7 @@
 	X(a, "/sys/bus/cpu/devices", "**", CPS_VF_CPUDIR, CPS_VK_SAME, CPS_VD_PHYSICAL, 0)          \
 	/* the NUMA nodes */                                                                        \
 	X(a, "/sys/devices/system", "node", CPS_VF_NODE, CPS_VK_DIR, CPS_VD_PHYSICAL, CPS_VFILE_NODES) \
-	X(a, CPS_VFILE_NODE, "has_cpu", CPS_VF_NODE, CPS_VK_HAS_CPU, CPS_VD_KEPT, 0)                \
+	X(a, CPS_VFILE_NODE, "has_cpu", CPS_VF_NODE, CPS_VK_HAS_CPU, CPS_VD_KEPT, CPS_VFILE_SHIM)                \
 	X(a, CPS_VFILE_NODE, "online", CPS_VF_NODE, CPS_VK_NODELIST, CPS_VD_KEPT, CPS_VFILE_NODES)  \
 	X(a, CPS_VFILE_NODE, "possible", CPS_VF_NODE, CPS_VK_NODELIST, CPS_VD_KEPT, CPS_VFILE_NODES) \
 	X(a, CPS_VFILE_NODE, "has_*", CPS_VF_NODE, CPS_VK_NODELIST, CPS_VD_KEPT, CPS_VFILE_NODES)   \

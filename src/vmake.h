@@ -5,9 +5,10 @@
  * the transform that makes the view's bytes (or none: the physical file
  * itself), for /proc and /sys alike; and its delivery: how a front end
  * hands the view to a caller (src/vkind.h). cps_vmake is the switch the
- * shim makes every view's bytes through (its open, its rewind, the /sys
- * families, the test root's files): the caller reads the real file (and
- * what else the kind needs, below), cps_vmake makes the view of it.
+ * shim (its open, its rewind, the /sys families, the test root's files)
+ * and the supervisor (supervise/files.c) make every view's bytes through:
+ * the caller reads the real file (and what else the kind needs, below),
+ * cps_vmake makes the view of it.
  *
  * Pure: no system calls. Returns 0 or a negative errno. The switch is
  * inline (a call less on the shim's open); src/vmake.c holds the kinds'

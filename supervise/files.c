@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +30,7 @@
 #include "src/path.h"
 #include "src/rawsys.h"
 #include "src/vcpuinfo.h"
+#include "src/vfd.h"
 #include "src/vfiles.h"
 #include "src/views.h"
 #include "src/vmake.h"
@@ -38,10 +38,6 @@
 #include "src/vproc_pidstat.h"
 #include "src/vsys.h"
 #include "supervise/sv.h"
-
-#ifndef F_SEAL_FUTURE_WRITE
-#define F_SEAL_FUTURE_WRITE 0x0010
-#endif
 
 /* A directory the kernel names is physical: cpuP of the set is virtual
  * cpu<rank> (as preload/path.c reads it); false for a cpuP outside it. */
@@ -88,47 +84,18 @@ static int send_fd(struct sv *s, const struct seccomp_notif *q, struct seccomp_n
 	return 0;
 }
 
-/* A sealed memfd holding data (ours, read-write but sealed): its fd or
- * -errno. */
+/* The supervisor's view files: sealed memfds (src/vfd.h), never an
+ * O_TMPFILE: its own filter is not the program's, and a kept one is
+ * shared by every caller. */
 static int sealed_fd(const char *data, size_t len)
 {
-	int m = (int)syscall(SYS_memfd_create, "cpusetshim-view", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (m < 0)
-		return -errno;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(m, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(m);
-			return -EIO;
-		}
-		off += (size_t)w;
-	}
-	fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-	return m;
+	return cps_vfd_write(data, len, CPS_VFD_SEAL, NULL, 0);
 }
 
-/* A new read-only open file of sealed memfd m (an offset of its own): an
- * fd or -errno. */
+/* A new read-only open file of sealed memfd m (an offset of its own). */
 static int reopen_ro(int m)
 {
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", m);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
-/* A read-only descriptor on data: a sealed memfd, opened again read-only. */
-static int data_fd(const char *data, size_t len)
-{
-	int m = sealed_fd(data, len);
-	if (m < 0)
-		return m;
-	int fd = reopen_ro(m);
-	close(m);
-	return fd;
+	return cps_vfd_reopen(m, O_RDONLY | O_CLOEXEC);
 }
 
 /* ---- kept views ------------------------------------------------------- */
@@ -202,13 +169,6 @@ static void kept_store(const char *canon, const struct cps_placement *pl, int m)
 	memcpy(k->cpus, pl->cpus, pl->nw * sizeof(uint64_t));
 }
 
-/* Whether views of family f may be kept (their bytes: the path's and the
- * CPUs' alone, for a while). */
-static bool keepable(enum cps_vfamily f)
-{
-	return f != CPS_VF_STAT && f != CPS_VF_STATUS && f != CPS_VF_PIDSTAT;
-}
-
 /* Digits of s up to '/' or the end, as a pid; 0 if none. */
 static pid_t num(const char *s, const char **end)
 {
@@ -225,87 +185,58 @@ enum { VIEW_CAP = 1 << 20 };
 /* make_view's answers */
 enum { VIEW_NONE = 0, VIEW_MADE = 1, VIEW_PHYSICAL = 2 };
 
-/* A file of /sys/devices/system/cpu or node (make_view's answers) */
-static int make_sys_view(const char *canon, const struct cps_view_input *in,
-			 struct cps_buf *out, char *phys, size_t plen)
-{
-	int k = cps_vsys_resolve(canon, in, phys, plen);
-	if (k < 0)
-		return VIEW_NONE;
-	switch (k) {
-	case CPS_VK_NONE: return VIEW_NONE;
-	case CPS_VK_ABSENT: return -ENOENT;
-	case CPS_VK_SAME:
-	case CPS_VK_DIR: return VIEW_PHYSICAL;
-	case CPS_VK_RANGE: return cps_view_cpurange(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
-	case CPS_VK_POSSIBLE: return cps_view_possible(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
-	case CPS_VK_KERNEL_MAX: return cps_view_kernel_max(out, in) < 0 ? VIEW_NONE : VIEW_MADE;
-	case CPS_VK_HAS_CPU: return VIEW_NONE; /* the real file (doc/limits.md) */
-	default: break;
-	}
-	char *real = malloc(65536);
-	if (!real)
-		return VIEW_NONE;
-	long len = cps_sys_read_file(phys, real, 65536);
-	int r = len < 0 ? (int)len : cps_view_cpumask_file(out, k, real, (size_t)len, in);
-	free(real);
-	if (len < 0)
-		return r;
-	return r < 0 ? VIEW_NONE : VIEW_MADE;
-}
-
-/* A file of /proc, of family f (make_view's answers) */
-static int make_proc_view(const char *canon, enum cps_vfamily f, pid_t tgid,
-			  const struct cps_view_input *in, struct cps_buf *out)
-{
-	if (f == CPS_VF_STATUS) {
-		/* the caller's own process: its threads' too */
-		const char *e;
-		if (num(canon + 6, &e) != tgid)
-			return VIEW_NONE;
-	} else if (f != CPS_VF_CPUINFO && f != CPS_VF_STAT && f != CPS_VF_PIDSTAT) {
-		return VIEW_NONE; /* the cgroup files: the real ones (doc/limits.md) */
-	}
-	char *real = malloc(VIEW_CAP);
-	if (!real)
-		return VIEW_NONE;
-	long len = cps_sys_read_file(canon, real, VIEW_CAP);
-	if (len < 0) {
-		free(real);
-		return (int)len;
-	}
-	int r;
-	switch (f) {
-	case CPS_VF_CPUINFO: r = cps_view_cpuinfo_set(out, real, (size_t)len, in); break;
-	case CPS_VF_STAT: r = cps_view_stat(out, real, (size_t)len, in); break;
-	case CPS_VF_STATUS: /* its CPU lines, and its node lines with nodes */
-		r = cps_vmake_status(&(struct cps_vmake_in){ .real = real, .len = (size_t)len, .s = in }, out);
-		break;
-	case CPS_VF_PIDSTAT: r = cps_view_pidstat(out, real, (size_t)len, in); break;
-	default: r = -EINVAL;
-	}
-	free(real);
-	return r < 0 ? VIEW_NONE : VIEW_MADE;
-}
-
-/* The view's text for canonical path canon into out: VIEW_MADE, VIEW_NONE
- * (not a view: continue), a negative errno (the open's answer), or, for a
- * file that is the physical one, its path in phys and VIEW_PHYSICAL. */
-static int make_view(const char *canon, enum cps_vfamily f, pid_t tgid,
+/* The view's text for canonical path canon, of row row, into out: VIEW_MADE, VIEW_NONE (not a view: continue), a negative errno
+ * (the open's answer), or, for a file that is the physical one, its path
+ * in phys and VIEW_PHYSICAL. The bytes are cps_vmake's, as the shim's. */
+static int make_view(const char *canon, const struct cps_vfile *row, pid_t tgid,
 		     const struct cps_placement *pl, struct cps_buf *out, char *phys, size_t plen)
 {
 	struct cps_view_input in = cps_view_input_of(pl->cpus, pl->nw, pl->n);
-	if (f == CPS_VF_STATUS && pl->nmems) {
-		/* a set with nodes of its own: its status's Mems lines read
-		 * 0..k-1, as the shim's do (the node files stay the kernel's
-		 * here, as the listings do: doc/limits.md) */
-		in.mems = pl->mems;
-		in.mnw = pl->nw;
-		in.k = pl->nmems;
+	int k = row->kind;
+	if (row->family == CPS_VF_CPUDIR || row->family == CPS_VF_NODE) {
+		/* the physical path: cpuV made cpu<p(V)> */
+		k = cps_vsys_resolve(canon, &in, phys, plen);
+	} else if (strlen(canon) < plen) {
+		strcpy(phys, canon); /* /proc: the file itself */
+	} else {
+		return VIEW_NONE;
 	}
-	if (f == CPS_VF_CPUDIR || f == CPS_VF_NODE)
-		return make_sys_view(canon, &in, out, phys, plen);
-	return make_proc_view(canon, f, tgid, &in, out);
+	if (k == CPS_VK_ABSENT)
+		return -ENOENT;
+	if (k <= CPS_VK_NONE)
+		return VIEW_NONE;
+	if (k == CPS_VK_SAME || k == CPS_VK_DIR)
+		return VIEW_PHYSICAL;
+	if (k == CPS_VK_STATUS || k == CPS_VK_STATUS_TASK) {
+		/* the caller's own process, its threads' too */
+		const char *e;
+		if (num(canon + 6, &e) != tgid)
+			return VIEW_NONE;
+		/* a set with nodes of its own: its status's Mems lines read
+		 * 0..k-1, as the shim's do */
+		if (pl->nmems) {
+			in.mems = pl->mems;
+			in.mnw = pl->nw;
+			in.k = pl->nmems;
+		}
+	}
+	struct cps_vmake_in mi = { .s = &in };
+	char *real = NULL;
+	if (cps_vmake_reads(k)) {
+		real = malloc(VIEW_CAP);
+		if (!real)
+			return VIEW_NONE;
+		long len = cps_sys_read_file(phys, real, VIEW_CAP);
+		if (len < 0) {
+			free(real);
+			return (int)len;
+		}
+		mi.real = real;
+		mi.len = (size_t)len;
+	}
+	int r = cps_vmake(k, &mi, out);
+	free(real);
+	return r < 0 ? VIEW_NONE : VIEW_MADE;
 }
 
 /* The directory a relative path of tid's open starts from (its cwd, or
@@ -339,7 +270,7 @@ static int view_fd(int r, const char *phys, const struct cps_buf *out, int flags
 	if (flags & O_DIRECTORY)
 		return -ENOTDIR;
 	if (!keep)
-		return data_fd(out->p, out->len);
+		return cps_vfd(out->p, out->len, CPS_VFD_SEAL, NULL, 0, O_RDONLY | O_CLOEXEC);
 	int m = sealed_fd(out->p, out->len);
 	if (m < 0)
 		return m;
@@ -415,14 +346,21 @@ int sv_files_open(struct sv *s, const struct seccomp_notif *q, struct seccomp_no
 	/* the memory read belongs to the request still waiting */
 	if (!sv_id_valid(s, q->id))
 		return 1;
-	enum cps_vfamily f = cps_vpath_family(canon);
-	const bool keep = keepable(f);
+	/* its row, looked up without the set's nodes: the node files
+	 * stay the kernel's here, as the listings do, and a row of the shim's
+	 * alone is the real file (doc/limits.md) */
+	const struct cps_vfile *row = cps_vfile_find(canon, false, NULL);
+	if (!row || (row->flags & CPS_VFILE_SHIM))
+		return 0;
+	/* a view made at each open in the shim's pool is made at each open
+	 * here; the others are kept */
+	const bool keep = row->delivery != CPS_VD_POOL;
 	int k = keep ? send_kept(s, q, a, canon, &pl, flags) : -1;
 	if (k >= 0)
 		return k;
 	char sb[4096];
 	struct cps_buf out = cps_buf_on(sb, sizeof(sb));
-	int r = make_view(canon, f, tgid, &pl, &out, phys, sizeof(phys));
+	int r = make_view(canon, row, tgid, &pl, &out, phys, sizeof(phys));
 	if (r == VIEW_NONE) {
 		cps_buf_free(&out);
 		return 0;

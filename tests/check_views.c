@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "src/vfd.h"
 #include "src/views.h"
 #include "src/mask.h"
 #include "src/cpulist.h"
@@ -1285,6 +1288,47 @@ START_TEST(test_cpuinfo_arch)
 }
 END_TEST
 
+/* src/vfd.h: a view's bytes as a read-only descriptor, each way it is
+ * made: its bytes, an offset of its own, no write through it, and a
+ * sealed file refusing every change. */
+START_TEST(test_vfd)
+{
+	static const char d[] = "0-3,8\n";
+	const unsigned how[] = { CPS_VFD_SEAL, CPS_VFD_TMPFILE, CPS_VFD_TMPFILE | CPS_VFD_SEAL };
+	for (unsigned i = 0; i < sizeof(how) / sizeof(how[0]); i++) {
+		int fd = cps_vfd(d, sizeof(d) - 1, how[i], NULL, 0444, O_RDONLY | O_CLOEXEC);
+		ck_assert_int_ge(fd, 0);
+		char b[16];
+		ck_assert_int_eq(read(fd, b, sizeof(b)), (int)sizeof(d) - 1);
+		ck_assert(!memcmp(b, d, sizeof(d) - 1));
+		ck_assert_int_eq(fcntl(fd, F_GETFL) & O_ACCMODE, O_RDONLY);
+		ck_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+		errno = 0;
+		ck_assert_int_eq(write(fd, "x", 1), -1);
+		ck_assert_int_eq(errno, EBADF);
+		struct stat sb;
+		ck_assert_int_eq(fstat(fd, &sb), 0);
+		ck_assert_int_eq(sb.st_mode & 0777, 0444);
+		ck_assert_int_eq(sb.st_size, (off_t)sizeof(d) - 1);
+		/* a second reader: an offset of its own */
+		int fd2 = cps_vfd_reopen(fd, O_RDONLY);
+		ck_assert_int_ge(fd2, 0);
+		ck_assert_int_eq(read(fd2, b, 3), 3);
+		ck_assert(!memcmp(b, d, 3));
+		close(fd2);
+		close(fd);
+	}
+	int m = cps_vfd_write(d, sizeof(d) - 1, CPS_VFD_SEAL, NULL, 0);
+	ck_assert_int_ge(m, 0);
+	ck_assert_int_eq(fcntl(m, F_GET_SEALS) & (F_SEAL_WRITE | F_SEAL_SEAL | F_SEAL_SHRINK),
+			 F_SEAL_WRITE | F_SEAL_SEAL | F_SEAL_SHRINK);
+	errno = 0;
+	ck_assert_int_eq(write(m, "x", 1), -1);
+	ck_assert_int_eq(errno, EPERM);
+	close(m);
+}
+END_TEST
+
 static Suite *views_suite(void)
 {
 	Suite *s = suite_create("views");
@@ -1294,6 +1338,7 @@ static Suite *views_suite(void)
 	tcase_add_test(tc, test_buf);
 	tcase_add_test(tc, test_buf_borrowed);
 	tcase_add_test(tc, test_status_own_mask);
+	tcase_add_test(tc, test_vfd);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("machines");
