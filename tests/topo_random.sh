@@ -71,13 +71,9 @@ known_failure() {
 	esac
 }
 
-# A program under the shim that reads machine $1 in the set $2.
-in_machine() {
-	_root=$1 _cpus=$2
-	shift 2
-	env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" \
-		CPUSETSHIM_TEST_ROOT="$_root" CPUSETSHIM_TEST_CPUS="$_cpus" "$@"
-}
+# in_machine (a program under the shim that reads machine $1 in the set
+# $2), cmp_cpuinfo and cmp_cpu_files: the captured machines' checks
+. "$SRC/tests/topo/machines.sh"
 
 # the machine being tried: its seed, kinds and directory; whether its
 # description was shown already
@@ -219,14 +215,11 @@ for mseed in $seeds; do
 		done
 		# /proc/cpuinfo: the set's blocks, each its CPU's own (a machine
 		# of several CPU types), and a header's CPU lines and counts
-		in_machine "$M" "$S" cat "$M/proc/cpuinfo" > "$T/got" 2>&1
-		$CMP cpuinfo "$M" "$S" "$T/got" > "$T/out" 2>&1
+		cmp_cpuinfo "$M" "$S" > "$T/out" 2>&1
 		verdict cpuinfo "$what: /proc/cpuinfo" $?
 		# every list and mask file of the set's CPUs (lists that end in
 		# "\n\0" among them), as the machine's restricted
-		$CMP file-list "$M" "$S" > "$T/paths"
-		in_machine "$M" "$S" $PY "$SRC/tests/topo/compare.py" read-files "$T/paths" > "$T/got" 2>&1
-		$CMP cpu-files "$M" "$S" "$T/got" > "$T/out" 2>&1
+		cmp_cpu_files "$M" "$S" > "$T/out" 2>&1
 		verdict files "$what: topology and cache lists and masks" $?
 		in_machine "$M" "$S" numactl --hardware > "$T/got" 2>&1
 		$CMP numactl "$T/numactl" "$S" "$T/got" "$all" > "$T/out" 2>&1

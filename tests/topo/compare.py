@@ -43,7 +43,8 @@ restriction of the captured machine reports (tests/topo/).
                                            ("ENOENT": no such directory)
   compare.py cpuinfo ROOT CPULIST GOT     /proc/cpuinfo read in the set: the
                                            set's blocks, each of its CPU's
-                                           type, numbered 0..n-1; the
+                                           type, numbered 0..n-1, its ids
+                                           as the ids rule says; the
                                            header's CPU lines and counts
   compare.py file-list ROOT CPULIST       each list and mask file of the set's
                                            CPU, topology and cache directories
@@ -1173,7 +1174,10 @@ def view_of(root, cpus, path):
     elif kind == "spacelist":
         phys_cpus = [int(x) for x in text.split()]
     else:
-        phys_cpus = [] if text.strip() == "(null)" else cpulist(text)
+        # an empty list as the kernel writes it: "\n", "\0\n" (nohz_full),
+        # "(null)", or padded with spaces
+        t = text.strip("\0\n ")
+        phys_cpus = [] if t in ("", "(null)") else cpulist(t)
     virt = [rank[c] for c in phys_cpus if c in rank]
     if kind == "offline":
         virt = sorted(set(virt) | set(range(n, width(cpus))))
@@ -1197,15 +1201,67 @@ def cmd_view(root, cpus, paths):
 # clock and state lines) or count them
 CPUINFO_CPU_LINE = re.compile(r"^(?:processor (\d+):|Cpu(\d+)ClkTck\s*:|CPU(\d+):)")
 CPUINFO_COUNTS = ("# processors", "ncpus probed", "ncpus active")
-# the ids of a block, which the ids rule renumbers (DESIGN.md; lscpu's
-# checks hold them): the rest of a CPU's block is its own
-CPUINFO_IDS = ("physical id", "core id", "apicid", "initial apicid", "siblings", "cpu cores")
+# the line that opens a CPU's block: "processor : N" (x86, arm64, POWER),
+# "cpu number : N" (s390's sections after its header)
+CPUINFO_OPEN = ("processor", "cpu number")
+# the ids of a block, held to the ids rule (DESIGN.md) apart: the hardware
+# names kept, the counts the set's (cpuinfo_ids); the rest of a CPU's
+# block is its own
+CPUINFO_KEPT = ("physical id", "core id", "apicid", "initial apicid")
+CPUINFO_IDS = CPUINFO_KEPT + ("siblings", "cpu cores")
+
+
+def cpuinfo_ids(text):
+    """{CPU: {id: value}} of each "processor : N" block's CPUINFO_IDS"""
+    out, cpu = {}, None
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if not line.strip():
+            cpu = None
+        elif key == "processor" and value.isdigit():
+            cpu = int(value)
+            out[cpu] = {}
+        elif cpu is not None and key in CPUINFO_IDS:
+            out[cpu][key] = value
+    return out
+
+
+def core_of(root, c, ids):
+    """CPU c's core, as the kernel groups threads: its thread siblings'
+    list (core_cpus_list, thread_siblings_list); without them its package
+    and core id"""
+    for f in ("core_cpus_list", "thread_siblings_list"):
+        t = real_text(root, "/sys/devices/system/cpu/cpu%d/topology/%s" % (c, f))
+        if isinstance(t, str) and t.strip():
+            return tuple(cpulist(t))
+    return (ids.get("physical id"), ids.get("core id"))
+
+
+def cpuinfo_ids_bad(root, cpus, real, got):
+    """The ids rule in the blocks of GOT: physical id, core id and the APIC
+    ids as the physical CPU's block has them; siblings the set's CPUs of
+    that package, cpu cores their distinct cores (the kernel's counts, of
+    the set)"""
+    want, have, bad = cpuinfo_ids(real), cpuinfo_ids(got), []
+    for v, c in enumerate(cpus):
+        w, g = want.get(c, {}), have.get(v, {})
+        exp = {k: w[k] for k in CPUINFO_KEPT if k in w}
+        pkg = [p for p in cpus if want.get(p, {}).get("physical id") == w.get("physical id")]
+        if "siblings" in w:
+            exp["siblings"] = str(len(pkg))
+        if "cpu cores" in w:
+            exp["cpu cores"] = str(len({core_of(root, p, want.get(p, {})) for p in pkg}))
+        if g != exp:
+            bad.append("CPU %d (CPU %d's block): ids %s, want %s" % (v, c, g, exp))
+    return bad
 
 
 def cmd_cpuinfo(root, cpus, got_path):
-    """/proc/cpuinfo read in the set (GOT): the blocks of the set's CPUs,
-    each of the type (TYPE_FIELDS) of its physical CPU, numbered 0..n-1;
-    the header's lines that name a CPU name 0..n-1, its counts n"""
+    """/proc/cpuinfo read in the set (GOT): the blocks of the set's CPUs
+    (CPUINFO_OPEN), each of the type (TYPE_FIELDS) of its physical CPU,
+    numbered 0..n-1, its ids as the ids rule says (cpuinfo_ids_bad); the
+    header's lines that name a CPU name 0..n-1, its counts n"""
     with open(got_path) as f:
         got = f.read()
     with open(os.path.join(root, "proc/cpuinfo")) as f:
@@ -1219,7 +1275,7 @@ def cmd_cpuinfo(root, cpus, got_path):
             key, colon, value = line.partition(":")
             if not line.strip():
                 cpu = None
-            elif key.strip() == "processor" and value.strip().isdigit():
+            elif key.strip() in CPUINFO_OPEN and value.strip().isdigit():
                 cpu = int(value)
                 out[cpu] = []
             elif cpu is not None and key.strip() not in CPUINFO_IDS:
@@ -1233,6 +1289,7 @@ def cmd_cpuinfo(root, cpus, got_path):
         for v, c in enumerate(cpus):
             if v in got_b and got_b[v] != want_b.get(c):
                 bad.append("CPU %d: block %s, want CPU %d's %s" % (v, got_b[v], c, want_b.get(c)))
+        bad += cpuinfo_ids_bad(root, cpus, real, got)
 
     def named(text):
         out = []

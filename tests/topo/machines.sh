@@ -10,6 +10,8 @@
 #     machine_checks DIR
 #
 # Needs common.sh, PY and CMP, and HWLOC_COMPONENTS=-x86 exported.
+# tests/topo_random.sh takes in_machine, cmp_cpuinfo and cmp_cpu_files
+# from here too.
 
 # A program under the shim that reads machine $1 in the set $2.
 in_machine() {
@@ -17,6 +19,23 @@ in_machine() {
 	shift 2
 	env $(san_env) LD_PRELOAD="$SHIM_PRELOAD" \
 		CPUSETSHIM_TEST_ROOT="$_root" CPUSETSHIM_TEST_CPUS="$_cpus" "$@"
+}
+
+# cmp_cpuinfo DIR S: /proc/cpuinfo read in the set S of machine DIR
+# against compare.py cpuinfo (the set's blocks, each its CPU's own, their
+# ids as the ids rule says; a header's CPU lines and counts); its verdict
+# printed, its status returned
+cmp_cpuinfo() {
+	in_machine "$1" "$2" cat "$1/proc/cpuinfo" >"$T/cpuinfo.got" 2>&1
+	$CMP cpuinfo "$1" "$2" "$T/cpuinfo.got"
+}
+# cmp_cpu_files DIR S: every list and mask file of the set's CPUs (lists
+# that end in "\n\0" among them) read in the set, against the machine's
+# restricted (compare.py cpu-files)
+cmp_cpu_files() {
+	$CMP file-list "$1" "$2" >"$T/files.paths"
+	in_machine "$1" "$2" $PY "$SRC/tests/topo/compare.py" read-files "$T/files.paths" >"$T/files.got" 2>&1
+	$CMP cpu-files "$1" "$2" "$T/files.got"
 }
 
 # numactl_whole DIR ALL OUT: numactl --hardware of the whole machine into
@@ -108,6 +127,8 @@ machine_checks() {
 		in_machine "$F" "$S" $PY "$SRC/tests/topo/compare.py" read-top "$F" > "$T/got" 2>&1
 		expect_eq "$what: the CPU directory's lists in every spelling" "$(cat "$T/got")" \
 			"$($CMP top-files "$F" "$S")"
+		check "$what: /proc/cpuinfo" cmp_cpuinfo "$F" "$S"
+		check "$what: topology and cache lists and masks" cmp_cpu_files "$F" "$S"
 		in_machine "$F" "$S" numactl --hardware > "$T/got" 2>&1
 		check "$what: numactl --hardware" $CMP numactl "$T/numactl" "$S" "$T/got" "$full"
 		# the set with the nodes of its CPUs as its memory nodes: k
