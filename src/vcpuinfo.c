@@ -144,12 +144,18 @@ static int read_blocks(struct blocks *bs, const char *in, const char *end)
 
 /* Which core a CPU is on: "core id" is unique only within a die (two dies
  * of a package may both have a core 0), the APIC id without its thread
- * bits is unique in the machine. The threads per core are what the file
- * said of the whole machine (siblings / cpu cores). */
+ * bits is unique in the machine. The thread bits are those of the most
+ * threads a core has, read from what the file said of the whole machine:
+ * siblings / cpu cores rounded up, since that is an average that falls
+ * below the most where some cores have fewer threads (a hybrid's
+ * efficient cores, a thread taken offline) and the APIC id keeps the
+ * bits all the same. */
 static void cores_by_apicid(struct blk *b, size_t nb)
 {
 	for (size_t i = 0; i < nb; i++) {
-		long tpc = b[i].siblings > 0 && b[i].cores > 0 ? b[i].siblings / b[i].cores : 1;
+		long tpc = b[i].siblings > 0 && b[i].cores > 0
+				   ? (b[i].siblings + b[i].cores - 1) / b[i].cores
+				   : 1;
 		unsigned shift = 0;
 
 		while (tpc > 1 && (1L << shift) < tpc)

@@ -499,6 +499,24 @@ START_TEST(test_cpuinfo_shape)
 	ck_assert_str_eq(out.p, want);
 	cps_buf_free(&out);
 
+	/* a thread taken offline (CPU 7: package 1 has siblings 3 on 2
+	 * cores): threads per core are the most a core has, not the
+	 * average, so CPUs 4 and 5 are one core */
+	{
+		char m7[2048];
+		size_t k = 0;
+
+		for (unsigned c = 0; c < 7; c++)
+			k += (size_t)snprintf(m7 + k, sizeof(m7) - k, ci_block, c, c / 4,
+					      c < 4 ? 4u : 3u, (c / 2) % 2, 2u, c);
+		set_of(&s, "4,5");
+		ck_assert_int_eq(cps_view_cpuinfo_set(&out, m7, k, &s.in), 0);
+		o = (size_t)snprintf(want, sizeof(want), ci_block, 0u, 1u, 2u, 0u, 1u, 4u);
+		snprintf(want + o, sizeof(want) - o, ci_block, 1u, 1u, 2u, 0u, 1u, 5u);
+		ck_assert_str_eq(out.p, want);
+		cps_buf_free(&out);
+	}
+
 	/* no physical id (other architectures): untouched */
 	ck_assert_int_eq(cps_view_cpuinfo_shape(&out, "processor : 0\nsiblings : 9\n", 27), 0);
 	ck_assert_str_eq(out.p, "processor : 0\nsiblings : 9\n");
