@@ -834,7 +834,9 @@ START_TEST(zombie_is_dead)
 	ck_assert_int_eq(cps_proc_info(p, &pi), 0);
 	ck_assert(cps_proc_alive(p, pi.start));
 	close(fds[1]); /* it exits; not reaped: a zombie */
-	for (int i = 0; i < 200; i++) {
+	/* until it is one: 50 s at most (an exit under QEMU's user mode, on
+	 * a loaded machine, took more than the 2 s this waited once) */
+	for (int i = 0; i < 5000; i++) {
 		struct cps_procinfo z;
 		if (cps_proc_info(p, &z) == 0 && z.state == 'Z')
 			break;
