@@ -29,9 +29,10 @@ pkgs="$pkgs musl-tools"
 # Charliecloud's unprivileged container runtime, ch-run
 # (tests/integration/containers.sh; its image is built from busybox-static)
 pkgs="$pkgs charliecloud-runtime"
-# runc, run on an OCI bundle (tests/integration/containers.sh); crun and
-# podman, which fail on this kind of host (doc/containers.md), and
-# lxcfs for the comparison of BENCHMARKS.md
+# runc, run on an OCI bundle (tests/integration/containers.sh,
+# tests/integration/oci_hook.sh); podman, run with runc
+# (tests/integration/podman.sh); crun, which fails on this kind of host
+# (doc/containers.md), and lxcfs for the comparison of BENCHMARKS.md
 pkgs="$pkgs runc crun podman lxcfs"
 # a multi-node guest (tests/guest.sh): QEMU, a kernel with its modules,
 # a static busybox for its initramfs, cpio to make it

@@ -15,9 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include "src/allowance.h"
+#include "src/cpulist.h"
 #include "src/procfs.h"
 #include "src/sets.h"
 #include "supervise/supervise.h"
@@ -171,13 +174,17 @@ static int read_state(struct oh_container *c)
 }
 
 /* The bundle's config.json: the root's path (relative to the bundle
- * unless absolute) and the process's uid. */
+ * unless absolute), the process's uid and the container's own cpuset
+ * (linux.resources.cpu.cpus). Read once. */
 static int read_config(struct oh_container *c)
 {
 	static const char *const root_key[] = { "root", "path", NULL },
-			  *const uid_key[] = { "process", "user", "uid", NULL };
+			  *const uid_key[] = { "process", "user", "uid", NULL },
+			  *const cpus_key[] = { "linux", "resources", "cpu", "cpus", NULL };
 	char rel[PATH_MAX];
 	size_t len;
+	if (c->config_read)
+		return OH_OK;
 	if (!c->bundle[0]) {
 		cli_err("container %d: the state names no bundle", (int)c->pid);
 		return OH_USAGE;
@@ -197,11 +204,15 @@ static int read_config(struct oh_container *c)
 	}
 	int r = oj_string(js, len, root_key, rel, sizeof(rel));
 	int u = oj_uint(js, len, uid_key, 0xfffffffeul, &c->uid);
+	int k = oj_string(js, len, cpus_key, c->cpuset, sizeof(c->cpuset));
 	free(js);
 	if (u == -ENOENT)
 		c->uid = 0;
-	if (r < 0 || !rel[0] || (u < 0 && u != -ENOENT)) {
-		cli_err("container %d: its config.json has no valid root.path or process.user.uid",
+	if (k == -ENOENT)
+		c->cpuset[0] = 0;
+	if (r < 0 || !rel[0] || (u < 0 && u != -ENOENT) || (k < 0 && k != -ENOENT)) {
+		cli_err("container %d: its config.json has no valid root.path, process.user.uid or "
+			"linux.resources.cpu.cpus",
 			(int)c->pid);
 		return OH_USAGE;
 	}
@@ -211,6 +222,7 @@ static int read_config(struct oh_container *c)
 		cli_err("container %d: its root's path is too long", (int)c->pid);
 		return OH_USAGE;
 	}
+	c->config_read = true;
 	return OH_OK;
 }
 
@@ -244,9 +256,22 @@ static bool mask_empty(const uint64_t *a, size_t nw)
 	return true;
 }
 
+/* Its set's CPUs, or the CPUs its own cpuset names through them (the
+ * runtime wrote that list as physical: oh_cpuset makes it the set's). */
+static int set_cpus(struct oh_container *c, const uint64_t *frame, enum oh_cpuset_mode mode)
+{
+	int r = mode == OH_CPUSET_DRY ? OH_OK : read_config(c); /* a dry run reads no bundle */
+	if (r != OH_OK)
+		return -r;
+	r = oh_cpuset(c, frame, mode);
+	if (r == 0)
+		memcpy(c->cpus, frame, c->nw * 8);
+	return r < 0 ? r : 0;
+}
+
 /* Its set and CPUs from the table (1: in a set; 0: in none), or an exit
  * code as a negative number. */
-static int from_table(struct cps_ctx *t, struct oh_container *c)
+static int from_table(struct cps_ctx *t, struct oh_container *c, enum oh_cpuset_mode mode)
 {
 	struct cps_placement pl;
 	uint64_t aff[CPS_MAX_WORDS] = { 0 };
@@ -264,9 +289,13 @@ static int from_table(struct cps_ctx *t, struct oh_container *c)
 			t->why ? t->why : strerror(-r));
 		return -OH_TABLE;
 	}
-	memcpy(c->cpus, pl.cpus, c->nw * 8);
+	if ((r = set_cpus(c, pl.cpus, mode)) < 0)
+		return r;
 	memcpy(c->mems, pl.mems, c->nw * 8);
 	c->mems_given = true;
+	if (mode != OH_CPUSET_APPLY)
+		return 1; /* the supervisor answers the affinity calls; a dry run
+			   * has not moved it */
 	if (cps_kernel_affinity(c->pid, aff, c->nw) < 0 || !mask_within(aff, c->cpus, c->nw)) {
 		/* the runtime put it elsewhere (a cpuset of its own): the set's
 		 * numbers would name CPUs it does not run on */
@@ -278,13 +307,54 @@ static int from_table(struct cps_ctx *t, struct oh_container *c)
 	return 1;
 }
 
-/* --cgroup-sets: a container in no set whose kernel affinity (its
- * runtime's cpuset) is fewer CPUs than the machine's; 1 if so. */
-static int from_cgroup(struct cps_ctx *t, struct oh_container *c)
+/* The CPUs of process pid as its /proc status shows them: under
+ * cpuset-run's supervisor the hook's own affinity calls are answered in
+ * the set's numbers, another process's status is the kernel's. */
+static int status_cpus(pid_t pid, uint64_t *m, size_t nw)
+{
+	char path[64], line[8192];
+	struct cps_parse_error pe;
+	int r = -ENOENT;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	while (f && r == -ENOENT && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Cpus_allowed_list:", 18)) {
+			line[strcspn(line, "\n")] = 0;
+			r = cps_cpulist_parse(line + 18 + strspn(line + 18, " \t"), m, nw, &pe);
+		}
+	if (f)
+		fclose(f);
+	return r < 0 ? r : 0;
+}
+
+/* A container in no set of the table: its own cpuset, when it names
+ * one, is in the CPUs of its runtime, when they are fewer than the
+ * machine's (podman's conmon, a daemon, is in no set: the CPUs of the
+ * set podman was started in reach the hook as the runtime's affinity
+ * only); 1 done. Else, with --cgroup-sets, a container whose kernel
+ * affinity (its runtime's cpuset) is fewer CPUs than the machine's is a
+ * set of them; 1 if so. Under the supervisor the first only. */
+static int from_cgroup(struct cps_ctx *t, struct oh_container *c, enum oh_cpuset_mode mode)
 {
 	struct cps_placement root;
+	struct cps_procinfo pi;
+	uint64_t rt[CPS_MAX_WORDS] = { 0 };
 	int r = cps_placement_read(&t->t, 0, 0, t->t.root_id, &root);
-	if (r < 0 || cps_kernel_affinity(c->pid, c->cpus, c->nw) < 0)
+	if (r < 0)
+		return 0;
+	if (cps_proc_stat(c->pid, &pi) == 0 && pi.ppid > 1 &&
+	    (mode == OH_CPUSET_SUPERVISED ? status_cpus(pi.ppid, rt, c->nw)
+					  : cps_kernel_affinity(pi.ppid, rt, c->nw)) == 0 &&
+	    !mask_empty(rt, c->nw) && mask_within(rt, root.cpus, c->nw) &&
+	    memcmp(rt, root.cpus, c->nw * 8)) {
+		if (mode != OH_CPUSET_DRY && (r = read_config(c)) != OH_OK)
+			return -r;
+		if ((r = oh_cpuset(c, rt, mode)) != 0) {
+			c->set = 0;
+			return r < 0 ? r : 1;
+		}
+	}
+	if (mode == OH_CPUSET_SUPERVISED || cps_kernel_affinity(c->pid, c->cpus, c->nw) < 0)
 		return 0;
 	if (mask_empty(c->cpus, c->nw) || !mask_within(c->cpus, root.cpus, c->nw) ||
 	    !memcmp(c->cpus, root.cpus, c->nw * 8))
@@ -295,15 +365,32 @@ static int from_cgroup(struct cps_ctx *t, struct oh_container *c)
 
 /* The container's process, or the runtime that started it (whose
  * environment it does not inherit: runc's init has one of its own), is
- * of cpuset-run's supervised tree. */
+ * of cpuset-run's supervised tree; or the hook itself is, in a tree
+ * whose environment its runtime dropped (podman gives conmon a few
+ * variables of its own): a seccomp filter refuses it openat2 with
+ * ENOSYS, as the supervisor's does (supervise/filter.c). */
 static bool supervised(pid_t pid)
 {
 	struct cps_procinfo pi;
-	return sv_supervised(pid) || (cps_proc_stat(pid, &pi) == 0 && pi.ppid > 1 &&
-				      sv_supervised(pi.ppid));
+	if (sv_supervised(pid) || (cps_proc_stat(pid, &pi) == 0 && pi.ppid > 1 &&
+				   sv_supervised(pi.ppid)))
+		return true;
+	char line[256];
+	bool filtered = false;
+	FILE *f = fopen("/proc/self/status", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Seccomp:", 8))
+			filtered = strtol(line + 8, NULL, 10) == 2;
+	if (f)
+		fclose(f);
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC };
+	long fd = filtered ? syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how)) : 0;
+	if (fd > 0)
+		close((int)fd);
+	return filtered && fd < 0 && errno == ENOSYS;
 }
 
-static int choose(const struct opts *o, struct oh_container *c)
+static int choose(const struct opts *o, struct oh_container *c, enum oh_cpuset_mode mode)
 {
 	struct cps_ctx t;
 	int r = cps_open(&t, o->table, CPS_OPEN_READ);
@@ -321,9 +408,9 @@ static int choose(const struct opts *o, struct oh_container *c)
 	}
 	c->nw = t.t.mask_words < CPS_MAX_WORDS ? t.t.mask_words : CPS_MAX_WORDS;
 	c->mask_bits = (unsigned)c->nw * 64;
-	r = from_table(&t, c);
-	if (r == 0 && o->cgroup_sets)
-		r = from_cgroup(&t, c);
+	r = from_table(&t, c, mode);
+	if (r == 0 && (o->cgroup_sets || mode == OH_CPUSET_SUPERVISED))
+		r = from_cgroup(&t, c, mode);
 	cps_close(&t);
 	return r;
 }
@@ -342,12 +429,16 @@ int main(int argc, char **argv)
 	if (supervised(c.pid)) {
 		/* cpuset-run's supervisor answers for the runtime's whole tree:
 		 * a shim inside would number the CPUs twice; nothing said, as
-		 * under any outer supervisor */
-		if (o.dry_run)
+		 * under any outer supervisor. The container's own cpuset is
+		 * still made the set's CPUs. */
+		if (o.dry_run) {
 			printf("container %d: supervised by cpuset-run: nothing to do\n", (int)c.pid);
-		return OH_OK;
+			return OH_OK;
+		}
+		r = choose(&o, &c, OH_CPUSET_SUPERVISED);
+		return r < 0 ? -r : OH_OK;
 	}
-	r = choose(&o, &c);
+	r = choose(&o, &c, o.dry_run ? OH_CPUSET_DRY : OH_CPUSET_APPLY);
 	if (r <= 0) {
 		if (r == 0 && o.dry_run)
 			printf("container %d: in no set: nothing to do\n", (int)c.pid);

@@ -36,11 +36,24 @@ struct oh_container {
 	uint64_t mems[CPS_MAX_WORDS];
 	bool mems_given;          /* mems from its set; else the machine's */
 	unsigned mask_bits;
+	bool config_read;         /* root, uid and cpuset below read */
+	char cpuset[4096];        /* linux.resources.cpu.cpus, "" if none */
 };
 
 /* Make the container a set: a private table of its CPUs, the shim and
  * the preload list, bind-mounted read-only at the fixed paths (an
  * OH_ exit code, said). */
 int oh_mount(const struct oh_container *c, const char *shim);
+
+/* How oh_cpuset acts: says what it would do; writes the cgroup and every
+ * thread's affinity; under cpuset-run's supervisor, the cgroup only. */
+enum oh_cpuset_mode { OH_CPUSET_DRY, OH_CPUSET_APPLY, OH_CPUSET_SUPERVISED };
+
+/* The container's own cpuset (c->cpuset, virtual CPUs of frame, the CPUs
+ * of the set it is launched in) made physical in its cpuset cgroup and
+ * its threads' affinity (tools/oci_cpuset.c): 1 done, c->cpus the
+ * physical CPUs; 0 it asks for none; an OH_ exit code as a negative
+ * number, said (CPUs the set does not have: OH_REFUSED). */
+int oh_cpuset(struct oh_container *c, const uint64_t *frame, enum oh_cpuset_mode mode);
 
 #endif

@@ -8,6 +8,11 @@
 # untouched (no mount, no file); with --cgroup-sets a container given a
 # cpuset by runc itself is numbered from 0; a user other than root finds
 # its table; a set-user-id program gets the shim, which stands aside.
+# The container's own cpuset (linux.resources.cpu.cpus, podman's
+# --cpuset-cpus) names the set's virtual CPUs: made physical in its
+# cgroup (the kernel's mask read outside), refused beyond the set,
+# numbered from 0 inside; under the supervisor too; left alone outside
+# any set.
 # Hostile images: /etc a symbolic link to a host directory,
 # /etc/ld.so.preload one to a host file (refused, the host untouched), an
 # LD_PRELOAD of the image's own (the shim still loaded, the image's
@@ -221,6 +226,60 @@ bundle "$T/b2" "$IMG" "hook cpus=1" -- /bin/dyn counts
 run "$T/b2"
 expect_eq "runc's cpuset {1}, without --cgroup-sets: the machine's numbers on CPU 1" \
 	"$(cat "$T/out")" "$(outside taskset -c 1 "$IMG/bin/dyn" counts)"
+progress
+
+# ---- the container's own cpuset, named in the set's virtual CPUs ----
+# held S SV OPTS: the held program in a bundle with OPTS, run by runc
+# from cpuset-run in set S (SV: --no-supervise, or "" for the
+# supervisor); its line in $T/held, the kernel's CPUs for it read
+# outside in $held_k, and runc's status in $held_rc
+held() {
+	rm -f "$IMG/tmp/go_on" "$T/held"
+	bundle "$T/bh" "$IMG" "$3" -- /bin/dyn held /tmp/go_on
+	n_run=$((n_run + 1))
+	with_san "$CPUSET_RUN" --set "$1" $2 runc run --bundle "$T/bh" "cps-hook-$$-$n_run" \
+		>"$T/held" 2>&1 </dev/null &
+	bg=$!
+	held_k=none
+	wait_until sh -c "grep -q '^pid' '$T/held' || ! kill -0 $bg 2>/dev/null"
+	pid=$(pgrep -f "^/bin/dyn held /tmp/go_on")
+	[ -n "$pid" ] && held_k=$(real_cpus "$pid" | tr - ,)
+	touch "$IMG/tmp/go_on"
+	wait $bg
+	held_rc=$?
+	rm -f "$IMG/tmp/go_on"
+}
+# set {1}: its virtual CPU 0 is the machine's 1 (runc writes 0 into the
+# cgroup; the hook makes it 1), numbered from 0 inside
+held "$S1" --no-supervise "hook cpus=0"
+expect_eq "set {1}, cpuset 0: the kernel has it on CPU 1" "$held_k" 1
+expect_match "set {1}, cpuset 0: it sees one CPU, 0" "$(cat "$T/held")" "counts 1 1 1 0 files 1 1 0 0"
+# set {1} has no virtual CPU 1: refused, said, never run
+bundle "$T/b1" "$IMG" "hook cpus=1" -- sh -c 'echo ran'
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-c1" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_ne "set {1}, cpuset 1: the container is not started" "$?" 0
+expect_eq "set {1}, cpuset 1: its program never ran" "$(cat "$T/out")" ""
+expect_match "set {1}, cpuset 1: said" "$(cat "$T/err")" \
+	"its cpuset names CPUs 1 of its set, whose CPUs are 1 \\(virtual 0\\): not started"
+# set {0,1}: each CPU alone, a child set of one CPU numbered from 0
+for v in 0 1; do
+	held "$S2" --no-supervise "hook cpus=$v"
+	expect_eq "set {0,1}, cpuset $v: the kernel has it on CPU $v" "$held_k" "$v"
+	expect_match "set {0,1}, cpuset $v: it sees one CPU, 0" "$(cat "$T/held")" "counts 1 1 1 0 files 1 1 0 0"
+done
+# under the supervisor (the hook mounts nothing): the cgroup made the
+# set's CPU all the same, and the supervisor shows the set's numbering
+held "$S1" "" "hook cpus=0"
+expect_eq "set {1}, cpuset 0, supervised: the kernel has it on CPU 1" "$held_k" 1
+expect_match "set {1}, cpuset 0, supervised: the set's numbers" "$(cat "$T/held")" "counts 1 1 1 0 "
+held "$S1" "" "hook cpus=1"
+expect_ne "set {1}, cpuset 1, supervised: not started" "$held_rc" 0
+expect_eq "set {1}, cpuset 1, supervised: never ran" "$held_k" none
+# in no set the hook leaves runc's cpuset as it is
+bundle "$T/b2" "$IMG" "hook cpus=0" -- sh -c 'grep Cpus_allowed_list /proc/self/status'
+run "$T/b2"
+expect_eq "in no set, cpuset 0: runc's CPU 0, as it was" "$(cat "$T/out")" "Cpus_allowed_list:	0"
 progress
 
 # ---- hostile images ----
