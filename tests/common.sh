@@ -2,7 +2,8 @@
 # The one harness of the shell tests; sourced, never run:
 #
 #     . "$(dirname "$0")/common.sh"          (tests/*.sh)
-#     . "$(dirname "$0")/../common.sh"       (tests/integration/*.sh)
+#     . "$(dirname "$0")/../common.sh"       (tests/integration/*.sh,
+#                                             tests/slurm/*.sh, tests/topo/*.sh)
 #
 # Every check prints one TAP line ("ok N - DESC" or "not ok N - DESC",
 # with "# " diagnostics under a failure); finish prints the plan "1..N" and
@@ -35,7 +36,7 @@
 
 cps_dir=$(cd "$(dirname "$0")" && pwd)
 case $cps_dir in
-*/tests/integration | */tests/bench) cps_top=$(cd "$cps_dir/../.." && pwd) ;;
+*/tests/integration | */tests/bench | */tests/slurm | */tests/topo) cps_top=$(cd "$cps_dir/../.." && pwd) ;;
 *) cps_top=$(cd "$cps_dir/.." && pwd) ;;
 esac
 B=${CPS_BUILDDIR:-$cps_top}

@@ -200,7 +200,7 @@ recognised() { # NAME HOW FIRST-LINE CMD-FILE
 		for o in 'map_cpu:1' 'cpusetshim=off' 'cpusetshim=preload' '-n2 -c1'; do
 			grep -q -- "$o" "$4" || continue
 			expect_match "$1: the Slurm tests run srun $o" \
-				"$(cat "$SRC"/tests/slurm-*.sh)" "$(printf '%s' "$o" | sed 's/[.]/\\./g')"
+				"$(cat "$SRC"/tests/slurm/*.sh)" "$(printf '%s' "$o" | sed 's/[.]/\\./g')"
 		done
 		;;
 	*) fail "$1: a block of an unknown kind ($2): $3" ;;

@@ -301,7 +301,7 @@ for f in DESIGN.md $(cat "$T/pages"); do
 	grep -oE '(^|[^A-Za-z0-9_./-])(base|include|shm|src|preload|supervise|tools|slurm|tests|man|doc|scripts|debian|\.ci)/[A-Za-z0-9_.*/-]*[A-Za-z0-9_*]<?' "$SRC/$f" |
 		sed 's/^[^a-z.]//' | grep -v '<$' | sort -u >"$T/names"
 	while read -r p; do
-		# shellcheck disable=SC2086 # a pattern (tests/slurm-*.sh) is expanded
+		# shellcheck disable=SC2086 # a pattern (tests/slurm/*.sh) is expanded
 		(cd "$SRC" && ls -d $p >/dev/null 2>&1) && continue
 		cat "$SRC"/*/Makemodule.am | grep -q "^$p:" && continue
 		case $p in *.*) ;; *) [ -e "$SRC/$p.c" ] && continue ;; esac

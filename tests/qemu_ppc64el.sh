@@ -24,7 +24,7 @@
 # ppc64el program from a ppc64el one without binfmt_misc, so cpuset-run
 # and the supervisor do not run here. /proc/cpuinfo under it is the
 # host's (x86-64's lines): POWER's own cpuinfo and SMT numbering are
-# tested on the captured POWER machines (tests/topo_machines.sh).
+# tested on the captured POWER machines (tests/topo/machines.sh).
 #
 # Time: the build and each suite push the deadline on (progress);
 # QEMU_SUITES: the suites to run (paths in the build, space-separated)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The checks of a machine's description in one set, sourced by
-# tests/topo_host.sh (this machine) and tests/topo_roots.sh (captured
+# tests/topo/host.sh (this machine) and tests/topo/roots.sh (captured
 # machines through the shim's test root, as they are and with their cache
 # directories taken away). Every expectation is read from the machine
 # itself and restricted to the set (tests/topo/compare.py view): a file the

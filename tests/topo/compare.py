@@ -844,7 +844,7 @@ def allowed_cpus(root):
 def full_cpus_arg(s):
     """FULLCPUS: the set the whole machine's output was made in, or
     "native": made by the tool itself outside any set, in the machine's
-    own numbers (tests/topo/machines.sh, numactl_whole)."""
+    own numbers (tests/topo/machine_checks.sh, numactl_whole)."""
     return None if s == "native" else cpulist(s)
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Synthetic machines for the topology views (tests/topo_random.sh).
+"""Synthetic machines for the topology views (tests/topo/random.sh).
 
   genmachine.py make SEED DIR [--online CPULIST]
                                    write machine SEED's /sys and /proc below

@@ -6,7 +6,7 @@
 # CPUSETSHIM_TEST_CPUS as its set, and hwloc-calc runs under the shim in
 # that set. Every kind of object hwloc has there, in range and one beyond
 # (exit 5, naming those there are), chains and combinations.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../common.sh"
 PY=$PYTHON3
 CMP="$PY $SRC/tests/topo/compare.py"
 need hwloc-calc hwloc

@@ -6,11 +6,11 @@
 # set are refused (exit 1); CPUSETSHIM_SET cannot move the task out; taskset
 # stays inside. What the kernel really does is read by each program itself
 # with the system call instruction.
-. "$(dirname "$0")/common.sh"
-. "$(dirname "$0")/slurm/lib.sh"
+. "$(dirname "$0")/../common.sh"
+. "$(dirname "$0")/lib.sh"
 slurm_need
 need taskset util-linux
-. "$(dirname "$0")/slurm/plugin.sh"
+. "$(dirname "$0")/plugin.sh"
 
 NCPU=$(getconf _NPROCESSORS_ONLN)
 [ "$NCPU" -ge 2 ] || skip_all "needs 2 CPUs (this machine has $NCPU)"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# topo_host.sh's checks again on this machine with cache directories:
+# topo/host.sh's checks again on this machine with cache directories:
 # tests/topo/with_caches.sh gives it cpuN/cache/index0-3 (L1 and L2 per
 # core, L3 per package) in a private mount namespace where the host has
 # none (a CPU with its own keeps them). The same expectations, the host's
@@ -8,4 +8,4 @@
 # on a machine without cache directories holds on one with them. Needs
 # root (skipped, 77, without: with_caches.sh says so).
 here=$(cd "$(dirname "$0")" && pwd)
-exec sh "$here/topo/with_caches.sh" sh "$here/topo_host.sh"
+exec sh "$here/with_caches.sh" sh "$here/host.sh"

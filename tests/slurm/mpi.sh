@@ -3,20 +3,20 @@
 # Open MPI inside a step of the plugin: srun --mpi=pmix when Slurm has the
 # PMIx plugin, and mpirun inside an allocation. Each rank runs inside its
 # task's CPUs and sees them numbered from 0.
-. "$(dirname "$0")/common.sh"
-. "$(dirname "$0")/slurm/lib.sh"
+. "$(dirname "$0")/../common.sh"
+. "$(dirname "$0")/lib.sh"
 slurm_need
 need mpicc libopenmpi-dev
 need ompi_info openmpi-bin
-. "$(dirname "$0")/slurm/plugin.sh"
+. "$(dirname "$0")/plugin.sh"
 
 NCPU=$(getconf _NPROCESSORS_ONLN)
 [ "$NCPU" -ge 2 ] || skip_all "needs 2 CPUs (this machine has $NCPU)"
 field() { echo "$2" | sed -n "s/.* $1 \([^ ]*\).*/\1/p"; }
 
 # the reporter as an MPI program
-mpicc -DWITH_MPI -I"${CPS_SRCDIR:-$(dirname "$0")/..}" -o "$T/prog_mpi" \
-	"$(dirname "$0")/slurm/prog_report.c" 2>"$T/cc.err" ||
+mpicc -DWITH_MPI -I"${CPS_SRCDIR:-$(dirname "$0")/../..}" -o "$T/prog_mpi" \
+	"$(dirname "$0")/prog_report.c" 2>"$T/cc.err" ||
 	die "mpicc: $(cat "$T/cc.err")"
 # Open MPI refuses root unless told
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

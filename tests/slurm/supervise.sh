@@ -9,14 +9,14 @@
 # the program's exit status; the supervisor killed ends the task's tree;
 # chroot into an image as the task (a container runtime: its tree
 # supervised, a dynamic and a static program of the image).
-. "$(dirname "$0")/common.sh"
-. "$(dirname "$0")/slurm/lib.sh"
+. "$(dirname "$0")/../common.sh"
+. "$(dirname "$0")/lib.sh"
 slurm_need
 need gcc gcc
 P=$T/prog_static
 gcc -O2 -static -pthread -o "$P" "$SRC/tests/integration/prog_supervised.c" 2>"$T/cc.err" ||
 	skip_all "gcc -static cannot link here (libc6-dev's static libc): $(head -1 "$T/cc.err")"
-. "$(dirname "$0")/slurm/plugin.sh"
+. "$(dirname "$0")/plugin.sh"
 
 NCPU=$(getconf _NPROCESSORS_ONLN)
 [ "$NCPU" -ge 2 ] || skip_all "needs 2 CPUs (this machine has $NCPU)"

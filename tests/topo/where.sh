@@ -6,7 +6,7 @@
 # location, a missing object and a count that does not fit (cpuset and
 # cpuset-run); counts with --free; cpuset show --topology against what
 # lstopo shows inside the set.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../common.sh"
 PY=$PYTHON3
 need hwloc-calc hwloc
 need lstopo-no-graphics hwloc

@@ -4,10 +4,10 @@
 # srun steps (the batch step in a set of its own too), and clean-up: no set
 # is left after normal, failed, killed and cancelled jobs, nor after a step
 # whose task left a process behind (retried, then swept by a later step).
-. "$(dirname "$0")/common.sh"
-. "$(dirname "$0")/slurm/lib.sh"
+. "$(dirname "$0")/../common.sh"
+. "$(dirname "$0")/lib.sh"
 slurm_need
-. "$(dirname "$0")/slurm/plugin.sh"
+. "$(dirname "$0")/plugin.sh"
 
 NCPU=$(getconf _NPROCESSORS_ONLN)
 [ "$NCPU" -ge 2 ] || skip_all "needs 2 CPUs (this machine has $NCPU)"

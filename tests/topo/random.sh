@@ -5,7 +5,7 @@
 # (lstopo --of xml, hwloc-calc), lscpu -p and -e and numactl --hardware
 # under the shim report what the tool's own restriction of the machine to
 # the set reports, the CPUs renumbered 0..n-1 (tests/topo/compare.py,
-# as tests/topo_machines.sh does for the captured machines). Each machine
+# as tests/topo/machines.sh does for the captured machines). Each machine
 # is first read natively by hwloc and lscpu, which must see the machine
 # drawn: a failure there is the generator's, not the shim's.
 #
@@ -27,7 +27,7 @@
 # failures of the views are listed below (known_failure): a failing check
 # of such a class is a TAP TODO, so that the rest holds; a check of such
 # a class that passes is an ordinary pass.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../common.sh"
 PY=$PYTHON3
 GEN="$PY $SRC/tests/topo/genmachine.py"
 CMP="$PY $SRC/tests/topo/compare.py"
@@ -73,7 +73,7 @@ known_failure() {
 
 # in_machine (a program under the shim that reads machine $1 in the set
 # $2), cmp_cpuinfo and cmp_cpu_files: the captured machines' checks
-. "$SRC/tests/topo/machines.sh"
+. "$SRC/tests/topo/machine_checks.sh"
 
 # the machine being tried: its seed, kinds and directory; whether its
 # description was shown already

@@ -7,7 +7,7 @@
 # and the ones beyond the set (tests/topo/checks.sh); every answer is the
 # machine's own restricted to the set, so a machine without caches, NUMA
 # nodes or some topology file expects none in the set either.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../common.sh"
 PY=$PYTHON3
 CMP="$PY $SRC/tests/topo/compare.py"
 need lscpu util-linux

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# topo_host.sh's checks of one set (tests/topo/checks.sh) through the
+# topo/host.sh's checks of one set (tests/topo/checks.sh) through the
 # shim's test root, on a captured machine with caches as it is and on a
 # copy of it whose cpuN/cache directories are taken away: so the answer of
 # a machine with caches is checked on a machine without any, and the
@@ -11,7 +11,7 @@
 # lscpu open below R through a directory descriptor); R's own spellings
 # of a file (R/sys/devices/system/cpu/online, relative to R) are
 # tests/spellings.sh's.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../common.sh"
 PY=$PYTHON3
 CMP="$PY $SRC/tests/topo/compare.py"
 need lscpu util-linux

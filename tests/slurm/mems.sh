@@ -7,10 +7,10 @@
 # (/sys); the task sees them renumbered from 0; a binding naming a node
 # without memory fails the task with the reason. The forms of
 # SLURM_MEM_BIND themselves are tests/check_membind's.
-. "$(dirname "$0")/common.sh"
-. "$(dirname "$0")/slurm/lib.sh"
+. "$(dirname "$0")/../common.sh"
+. "$(dirname "$0")/lib.sh"
 slurm_need
-. "$(dirname "$0")/slurm/plugin.sh"
+. "$(dirname "$0")/plugin.sh"
 
 NCPU=$(getconf _NPROCESSORS_ONLN)
 [ "$NCPU" -ge 2 ] || skip_all "needs 2 CPUs (this machine has $NCPU)"

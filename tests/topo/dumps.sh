@@ -3,9 +3,9 @@
 # util-linux's dumps of real machines of many architectures
 # (tests/fixtures/lscpu-dumps: arm64, 32-bit arm, LoongArch, POWER, RISC-V,
 # s390x, SPARC, x86) through the shim's test root, checked as
-# tests/topo_machines.sh checks hwloc's captures (tests/topo/machines.sh):
+# tests/topo/machines.sh checks hwloc's captures (tests/topo/machine_checks.sh):
 # a second oracle, written by other people for another tool.
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../common.sh"
 PY=$PYTHON3
 CMP="$PY $SRC/tests/topo/compare.py"
 need lstopo-no-graphics hwloc
@@ -18,7 +18,7 @@ need "$PY" python3
 "$CPUSET" init >/dev/null || die "cpuset init"
 # the dumped machine's CPU model, not this one's from CPUID
 export HWLOC_COMPONENTS=-x86
-. "$SRC/tests/topo/machines.sh"
+. "$SRC/tests/topo/machine_checks.sh"
 for F in "$CPS_DUMPS"/*/; do
 	machine_checks "$F"
 done

@@ -4,10 +4,10 @@
 # set of exactly the CPUs Slurm bound it to and sees them as 0..n-1; the
 # real CPUs, read from outside, are Slurm's binding; --cpusetshim=off gives
 # the native view; no set is left after the steps.
-. "$(dirname "$0")/common.sh"
-. "$(dirname "$0")/slurm/lib.sh"
+. "$(dirname "$0")/../common.sh"
+. "$(dirname "$0")/lib.sh"
 slurm_need
-. "$(dirname "$0")/slurm/plugin.sh"
+. "$(dirname "$0")/plugin.sh"
 
 NCPU=$(getconf _NPROCESSORS_ONLN)
 [ "$NCPU" -ge 2 ] || skip_all "needs 2 CPUs (this machine has $NCPU)"
