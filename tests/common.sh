@@ -78,7 +78,12 @@ show() {
 
 pass() {
 	cps_n=$((cps_n + 1))
-	echo "ok $cps_n - $(cps_desc "$1")"
+	# (no process for a line that needs no change: tests of many checks)
+	case $1 in
+	*'#'* | *'
+'*) echo "ok $cps_n - $(cps_desc "$1")" ;;
+	*) echo "ok $cps_n - $1" ;;
+	esac
 }
 
 # fail DESC [DETAIL...]: each DETAIL becomes diagnostic lines

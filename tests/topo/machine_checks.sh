@@ -10,8 +10,7 @@
 #     machine_checks DIR
 #
 # Needs common.sh, PY and CMP, and HWLOC_COMPONENTS=-x86 exported.
-# tests/topo/random.sh takes in_machine, cmp_cpuinfo and cmp_cpu_files
-# from here too.
+# tests/topo/random.sh takes in_machine from here too.
 
 # A program under the shim that reads machine $1 in the set $2.
 in_machine() {

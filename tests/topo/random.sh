@@ -17,6 +17,8 @@
 #   RANDMACH_SETS    sets tried on each (3; 0: every shape genmachine draws)
 #   RANDMACH_BUDGET  seconds after which no new machine is started (90;
 #                    0: no limit)
+#   RANDMACH_JOBS    machines tried at once (2), each reported whole, in
+#                    the order of the seeds
 #   RANDMACH_KEEP    a directory: the machines that failed a check (or a
 #                    TODO) are left there (mSEED), and the results (one line
 #                    per check: tool, result, seed, set, kinds) in
@@ -31,6 +33,7 @@
 PY=$PYTHON3
 GEN="$PY $SRC/tests/topo/genmachine.py"
 CMP="$PY $SRC/tests/topo/compare.py"
+BATCH="$PY $SRC/tests/topo/batch.py"
 need lstopo-no-graphics hwloc
 need hwloc-calc hwloc
 need lscpu util-linux
@@ -45,9 +48,11 @@ COUNT=${RANDMACH_COUNT:-24}
 SETS=${RANDMACH_SETS:-3}
 BUDGET=${RANDMACH_BUDGET:-90}
 KEEP=${RANDMACH_KEEP:-}
-case "$SEED$COUNT$SETS$BUDGET" in
-*[!0-9]*) die "RANDMACH_SEED, _COUNT, _SETS and _BUDGET are numbers" ;;
+JOBS=${RANDMACH_JOBS:-2}
+case "$SEED$COUNT$SETS$BUDGET$JOBS" in
+*[!0-9]*) die "RANDMACH_SEED, _COUNT, _SETS, _BUDGET and _JOBS are numbers" ;;
 esac
+[ "$JOBS" -gt 0 ] || die "RANDMACH_JOBS is 1 or more"
 if [ -n "$KEEP" ]; then
 	mkdir -p "$KEEP" || die "cannot make RANDMACH_KEEP=$KEEP"
 	RES=$KEEP/results
@@ -72,26 +77,34 @@ known_failure() {
 }
 
 # in_machine (a program under the shim that reads machine $1 in the set
-# $2), cmp_cpuinfo and cmp_cpu_files: the captured machines' checks
+# $2): the captured machines' own
 . "$SRC/tests/topo/machine_checks.sh"
 
-# the machine being tried: its seed, kinds and directory; whether its
-# description was shown already
-mseed= mkinds= M= shown=
+# the machine being reported: its seed, kinds and scratch directory;
+# whether its description was shown already
+mseed= mkinds= W= shown=
 show_machine() {
 	[ -n "$shown" ] && return 0
 	shown=1
-	$GEN describe "$mseed" | sed 's/^/#   /'
+	if [ -n "$W" ] && [ -s "$W/describe" ]; then
+		cat "$W/describe"
+	else
+		$GEN describe "$mseed"
+	fi | sed 's/^/#   /'
 	note "  make it again: python3 tests/topo/genmachine.py make $mseed DIR"
 }
 
 # verdict TOOL DESC STATUS: one TAP line for a check of TOOL on the
-# machine in set $S, its output in $T/out; a failure of a known class is
-# a TODO
+# machine in set $S, its output in $VOUT (else $T/out); a failure of a known class is
+# a TODO; STATUS skip: a check the restriction cannot make
 verdict() {
-	_tool=$1 _desc=$2 _st=$3
-	_kn=$(known_failure "$_tool" "$mkinds")
-	if [ "$_st" = 0 ]; then
+	_tool=$1 _desc=$2 _st=$3 _kn=
+	[ "$_st" = 0 ] || _kn=$(known_failure "$_tool" "$mkinds")
+	if [ "$_st" = skip ]; then
+		skip "$_desc" "the restriction has $(echo "$_desc" | sed 's/.*-N //') objects at several depths"
+		echo "$_tool skip $mseed $S $mkinds" >> "$RES"
+		return 0
+	elif [ "$_st" = 0 ]; then
 		pass "$_desc"
 		_r=pass
 	elif [ -n "$_kn" ]; then
@@ -104,10 +117,177 @@ verdict() {
 	fi
 	if [ "$_r" != pass ]; then
 		show_machine
-		head -c 3000 "$T/out" | sed 's/^/#   | /'
+		head -c 3000 "${VOUT:-$T/out}" | sed 's/^/#   | /'
 		[ "$_tool" = genmachine ] || note "  rerun: CPUSETSHIM_TEST_ROOT=DIR CPUSETSHIM_TEST_CPUS=$S LD_PRELOAD=$SHIM $_tool"
 	fi
 	echo "$_tool $_r $mseed $S $mkinds" >> "$RES"
+}
+
+# ---- one machine: try_machine SEED W M, in the background ----
+#
+# Makes machine SEED in M and runs every program of its checks, their
+# outputs in the scratch directory W; each check is a line of W/rec
+# (TOOL, STATUS, OUTPUT, SET, DESC, tab-separated), in the order they are
+# reported, STATUS a number (0: passed), skip, or @FILE: the status that
+# file holds, of a comparison that tests/topo/batch.py makes, one Python
+# process for all of a machine's (a start-up each cost more than the
+# comparisons on a busy host). The parent reports W/rec (replay).
+# record TOOL STATUS OUTPUT DESC (the set in $S)
+record() {
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$S" "$4" >>"$W/rec"
+}
+# queue LIST OUT PROG ARG...: a command for batch.py's LIST
+queue() {
+	_l=$1
+	shift
+	(IFS='	'; printf '%s\n' "$*") >>"$_l"
+}
+try_machine() {
+	mseed=$1 W=$2 M=$3
+	: >"$W/rec"
+	echo 0 >"$W/nsets"
+	S=all
+	queue "$W/gen" "$W/make" genmachine make "$mseed" "$M"
+	queue "$W/gen" "$W/describe" genmachine describe "$mseed"
+	queue "$W/gen" "$W/verify" genmachine verify "$mseed" "$M"
+	if [ "$SETS" -gt 0 ]; then
+		queue "$W/gen" "$W/sets" genmachine sets "$mseed" "$SETS"
+	else
+		queue "$W/gen" "$W/sets" genmachine sets "$mseed"
+	fi
+	$BATCH "$W/gen" 2>"$W/gen.err"
+	if [ "$(cat "$W/make.st" 2>/dev/null)" != 0 ]; then
+		cat "$W/gen.err" "$W/make" >"$W/die" 2>/dev/null
+		record die 1 "$W/die" "genmachine make $mseed"
+		return
+	fi
+	mkinds=$(sed -n 's/^kinds: //p' "$W/describe")
+	record genmachine "@$W/verify.st" "$W/verify" "machine $mseed ($mkinds): read natively as drawn"
+	# the whole machine: lscpu natively, numactl under the shim in all its CPUs
+	read -r all <"$M/sys/devices/system/cpu/online"
+	lscpu --sysroot "$M" -p >"$W/lscpu-p" 2>&1 && lscpu --sysroot "$M" -e >"$W/lscpu-e" 2>&1 ||
+		{ record lscpu 1 "$W/lscpu-p" "machine $mseed: lscpu --sysroot"; return; }
+	in_machine "$M" "$all" numactl --hardware >"$W/numactl" 2>&1
+	# each set's hwloc bitmap, memory nodes (those of its CPUs), list and
+	# mask files, and libnuma's node of each of its CPUs
+	i=0
+	while read -r shape S; do
+		i=$((i + 1))
+		queue "$W/plan" "$W/s$i.bm" bitmap "$S"
+		queue "$W/plan" "$W/s$i.nodes" compare set-nodes "$W/numactl" "$S" "$all"
+		queue "$W/plan" "$W/s$i.paths" compare file-list "$M" "$S"
+		queue "$W/plan" "$W/s$i.cpunode" compare cpu-node "$M" "$S"
+	done <"$W/sets"
+	[ "$i" = 0 ] || $BATCH "$W/plan" 2>"$W/plan.err"
+	i=0
+	: >"$W/judge"
+	while read -r shape S; do
+		i=$((i + 1))
+		P=$W/s$i
+		what="machine $mseed $shape {$S}"
+		in_machine "$M" "$S" env HWLOC_FSROOT="$M" lstopo-no-graphics --of xml - >"$P.xml" 2>"$P.err"
+		queue "$W/judge" "$P.hwloc" compare hwloc "$M" "$S" "$P.xml"
+		record lstopo "@$P.hwloc.st" "$P.hwloc" "$what: lstopo"
+		read -r bm <"$P.bm"
+		for t in pu core l2cache l3cache package; do
+			want=$(env HWLOC_FSROOT="$M" hwloc-calc --restrict "$bm" -N $t all 2>&1)
+			got=$(in_machine "$M" "$S" env HWLOC_FSROOT="$M" hwloc-calc -N $t all 2>&1)
+			printf 'got:  [%s]\nwant: [%s]\n' "$got" "$want" >"$P.calc-$t"
+			case $want in
+			*"with multiple depth"*)
+				# hwloc's restriction keeps objects of this type at
+				# several depths (a core above its threads' private
+				# caches beside one below them): it cannot count them
+				record hwloc-calc skip "$P.calc-$t" "$what: hwloc-calc -N $t"
+				continue ;;
+			esac
+			[ "$got" = "$want" ]
+			record hwloc-calc $? "$P.calc-$t" "$what: hwloc-calc -N $t"
+		done
+		for o in p e; do
+			in_machine "$M" "$S" lscpu --sysroot "$M" -$o >"$P.lscpu-$o" 2>&1
+			queue "$W/judge" "$P.cmp-lscpu-$o" compare lscpu "$W/lscpu-$o" "$S" "$P.lscpu-$o" "$M"
+			record lscpu "@$P.cmp-lscpu-$o.st" "$P.cmp-lscpu-$o" "$what: lscpu -$o"
+		done
+		# /proc/cpuinfo: the set's blocks, each its CPU's own (a machine
+		# of several CPU types), and a header's CPU lines and counts
+		in_machine "$M" "$S" cat "$M/proc/cpuinfo" >"$P.cpuinfo" 2>&1
+		queue "$W/judge" "$P.cmp-cpuinfo" compare cpuinfo "$M" "$S" "$P.cpuinfo"
+		record cpuinfo "@$P.cmp-cpuinfo.st" "$P.cmp-cpuinfo" "$what: /proc/cpuinfo"
+		# every list and mask file of the set's CPUs (lists that end in
+		# "\n\0" among them), as the machine's restricted
+		in_machine "$M" "$S" $PY "$SRC/tests/topo/compare.py" read-files "$P.paths" >"$P.files" 2>&1
+		queue "$W/judge" "$P.cmp-files" compare cpu-files "$M" "$S" "$P.files"
+		record files "@$P.cmp-files.st" "$P.cmp-files" "$what: topology and cache lists and masks"
+		in_machine "$M" "$S" numactl --hardware >"$P.numactl" 2>&1
+		queue "$W/judge" "$P.cmp-numactl" compare numactl "$W/numactl" "$S" "$P.numactl" "$all"
+		record numactl "@$P.cmp-numactl.st" "$P.cmp-numactl" "$what: numactl --hardware"
+		# the set with the nodes of its CPUs as its memory nodes
+		N=
+		read -r N <"$P.nodes"
+		if [ -n "$N" ]; then
+			env $(san_env) CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" \
+				CPUSETSHIM_TEST_ROOT="$M" CPUSETSHIM_TEST_CPUS="$S" numactl --hardware >"$P.numactl-n" 2>&1
+			queue "$W/judge" "$P.cmp-numactl-n" compare numactl-nodes "$W/numactl" "$S" "$P.numactl-n" "$all"
+			record numactl "@$P.cmp-numactl-n.st" "$P.cmp-numactl-n" "$what, nodes {$N}: numactl --hardware"
+			# each of the set's node directories listed through every
+			# copy of a descriptor of it (tests/topo/lsdup): as opendir
+			# lists it, though a copy points at the physical node
+			k=$(echo "$N" | tr , '\n' | wc -l)
+			: >"$P.lsdup-out"
+			for v in $(seq 0 $((k - 1))); do
+				d=$M/sys/devices/system/node/node$v
+				env $(san_env) CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" \
+					CPUSETSHIM_TEST_ROOT="$M" CPUSETSHIM_TEST_CPUS="$S" \
+					"$B/tests/topo/lsdup" "$d" >"$P.lsdup" 2>&1
+				want=$(grep "^$d opendir: " "$P.lsdup" | sed "s|^$d opendir: ||")
+				grep "^$d " "$P.lsdup" | while read -r _d m rest; do
+					[ "$rest" = "$want" ] || echo "node$v $m: $rest (opendir: $want)"
+				done >>"$P.lsdup-out"
+			done
+			[ ! -s "$P.lsdup-out" ]
+			record lsdup $? "$P.lsdup-out" "$what, nodes {$N}: node directories through copies of a descriptor"
+		fi
+		in_machine "$M" "$S" $PY "$SRC/tests/topo/compare.py" node-of-cpu "$P.cpunode" >"$P.libnuma" 2>&1
+		record libnuma $? "$P.libnuma" "$what: numa_node_of_cpu"
+	done <"$W/sets"
+	echo "$i" >"$W/nsets"
+	[ ! -s "$W/judge" ] || $BATCH "$W/judge" 2>"$W/judge.err"
+}
+
+# replay SEED W M: the checks of machine SEED (try_machine's, ended) as
+# TAP lines; the machine kept in RANDMACH_KEEP if one did not pass
+replay() {
+	mseed=$1 W=$2 M=$3
+	shown=
+	mkinds=$(sed -n 's/^kinds: //p' "$W/describe" 2>/dev/null)
+	# (what the shell said while trying it: nothing, unless it broke)
+	[ ! -s "$W/log" ] || note "machine $mseed: $(cat "$W/log")"
+	while IFS='	' read -r tool st out S desc; do
+		case $st in
+		@*)
+			_f=${st#@} st=
+			[ ! -f "$_f" ] || read -r st <"$_f"
+			if [ -z "$st" ]; then
+				st=1
+				echo "no status from tests/topo/batch.py: $(cat "$W/plan.err" "$W/judge.err" 2>/dev/null)" >>"$out"
+			fi ;;
+		esac
+		VOUT=$out
+		if [ "$tool" = die ]; then
+			show "$out"
+			die "$desc"
+		fi
+		verdict "$tool" "$desc" "$st"
+	done <"$W/rec"
+	VOUT=
+	machines=$((machines + 1))
+	sets=$((sets + $(cat "$W/nsets")))
+	if [ -n "$shown" ] && [ -n "$KEEP" ]; then
+		rm -rf "$KEEP/m$mseed"
+		cp -a "$M" "$KEEP/m$mseed"
+	fi
+	rm -rf "$M" "$W"
 }
 
 # Machines of the shapes real machines' dumps showed the generator
@@ -133,17 +313,27 @@ seeds=$(echo $seeds)
 case $seeds in
 *[!0-9\ ]*) die "RANDMACH_SEEDS is a list of numbers" ;;
 esac
-# libnuma's node of each virtual CPU: compare.py node-of-cpu takes the
-# machine and the set, or (newer) the nodes compare.py cpu-node says
-if grep -q 'def cmd_node_of_cpu(want_path)' "$SRC/tests/topo/compare.py"; then
-	node_of_cpu() { $CMP cpu-node "$1" "$2" > "$T/want-nodes" && echo "$T/want-nodes"; }
-else
-	node_of_cpu() { echo "$1 $2"; }
-fi
+# The machines and their scratch directories are made on a tmpfs where
+# there is one (/dev/shm): a few hundred small files each, which a loaded
+# disk makes slower than all their checks; else in T
+MROOT=$(mktemp -d /dev/shm/cpusetshim-randmach.XXXXXX 2>/dev/null) || MROOT=$T/machines
+mkdir -p "$MROOT"
+case $MROOT in "$T"/*) ;; *) at_exit "rm -rf '$MROOT'" ;; esac
 
 start=$(date +%s)
 machines=0 sets=0
 i=0
+# machines tried at once, each by a background try_machine, reported in
+# the order of their seeds (the oldest waited for first)
+running=
+collect() {
+	set -- $running
+	_s=${1%%:*} _p=${1#*:}
+	shift
+	running=$*
+	wait "$_p"
+	replay "$_s" "$MROOT/w$_s" "$MROOT/m$_s"
+}
 for mseed in $seeds; do
 	now=$(date +%s)
 	# (the fixed seeds of learnt shapes run whatever the budget)
@@ -160,107 +350,24 @@ for mseed in $seeds; do
 	# a directory of its own for each machine: the shim keeps its list
 	# views by set and path for a second (a machine made where another
 	# was would be read as the other within that second)
-	# (the last machine's goes, unless kept for a failure)
-	[ -n "$M" ] && { [ -z "$KEEP" ] || [ -z "$shown" ]; } && rm -rf "$M"
-	if [ -n "$KEEP" ]; then
-		M=$KEEP/m$mseed
-	else
-		M=$T/m$mseed
-	fi
-	shown=
-	rm -rf "$M"
-	$GEN make "$mseed" "$M" || die "genmachine make $mseed"
-	mkinds=$($GEN describe "$mseed" | sed -n 's/^kinds: //p')
-	machines=$((machines + 1))
-	S=all
-	$GEN verify "$mseed" "$M" > "$T/out" 2>&1
-	verdict genmachine "machine $mseed ($mkinds): read natively as drawn" $?
-	# the whole machine: lscpu natively, numactl under the shim in all its CPUs
-	all=$(cat "$M/sys/devices/system/cpu/online")
-	lscpu --sysroot "$M" -p > "$T/lscpu-p" 2>&1 && lscpu --sysroot "$M" -e > "$T/lscpu-e" 2>&1 ||
-		{ cp "$T/lscpu-p" "$T/out"; verdict lscpu "machine $mseed: lscpu --sysroot" 1; continue; }
-	in_machine "$M" "$all" numactl --hardware > "$T/numactl" 2>&1
-	if [ "$SETS" -gt 0 ]; then
-		$GEN sets "$mseed" "$SETS"
-	else
-		$GEN sets "$mseed"
-	fi > "$T/sets"
-	while read -r shape S; do
-		sets=$((sets + 1))
-		what="machine $mseed $shape {$S}"
-		in_machine "$M" "$S" env HWLOC_FSROOT="$M" lstopo-no-graphics --of xml - > "$T/got.xml" 2>"$T/err"
-		$CMP hwloc "$M" "$S" "$T/got.xml" > "$T/out" 2>&1
-		verdict lstopo "$what: lstopo" $?
-		bm=$($PY -c "import sys; sys.path.insert(0, '$SRC/tests/topo'); import compare; print(compare.hwloc_bitmap(compare.cpulist('$S')))")
-		for t in pu core l2cache l3cache package; do
-			want=$(env HWLOC_FSROOT="$M" hwloc-calc --restrict "$bm" -N $t all 2>&1)
-			got=$(in_machine "$M" "$S" env HWLOC_FSROOT="$M" hwloc-calc -N $t all 2>&1)
-			printf 'got:  [%s]\nwant: [%s]\n' "$got" "$want" > "$T/out"
-			case $want in
-			*"with multiple depth"*)
-				# hwloc's restriction keeps objects of this type at
-				# several depths (a core above its threads' private
-				# caches beside one below them): it cannot count them
-				skip "$what: hwloc-calc -N $t" "the restriction has $t objects at several depths"
-				echo "hwloc-calc skip $mseed $S $mkinds" >> "$RES"
-				continue ;;
-			esac
-			[ "$got" = "$want" ]
-			verdict hwloc-calc "$what: hwloc-calc -N $t" $?
-		done
-		for o in p e; do
-			in_machine "$M" "$S" lscpu --sysroot "$M" -$o > "$T/got" 2>&1
-			$CMP lscpu "$T/lscpu-$o" "$S" "$T/got" "$M" > "$T/out" 2>&1
-			verdict lscpu "$what: lscpu -$o" $?
-		done
-		# /proc/cpuinfo: the set's blocks, each its CPU's own (a machine
-		# of several CPU types), and a header's CPU lines and counts
-		cmp_cpuinfo "$M" "$S" > "$T/out" 2>&1
-		verdict cpuinfo "$what: /proc/cpuinfo" $?
-		# every list and mask file of the set's CPUs (lists that end in
-		# "\n\0" among them), as the machine's restricted
-		cmp_cpu_files "$M" "$S" > "$T/out" 2>&1
-		verdict files "$what: topology and cache lists and masks" $?
-		in_machine "$M" "$S" numactl --hardware > "$T/got" 2>&1
-		$CMP numactl "$T/numactl" "$S" "$T/got" "$all" > "$T/out" 2>&1
-		verdict numactl "$what: numactl --hardware" $?
-		# the set with the nodes of its CPUs as its memory nodes
-		N=$($CMP set-nodes "$T/numactl" "$S" "$all")
-		if [ -n "$N" ]; then
-			env $(san_env) CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" \
-				CPUSETSHIM_TEST_ROOT="$M" CPUSETSHIM_TEST_CPUS="$S" numactl --hardware > "$T/got" 2>&1
-			$CMP numactl-nodes "$T/numactl" "$S" "$T/got" "$all" > "$T/out" 2>&1
-			verdict numactl "$what, nodes {$N}: numactl --hardware" $?
-			# each of the set's node directories listed through every
-			# copy of a descriptor of it (tests/topo/lsdup): as opendir
-			# lists it, though a copy points at the physical node
-			k=$(echo "$N" | tr , '\n' | wc -l)
-			: >"$T/out"
-			for v in $(seq 0 $((k - 1))); do
-				d=$M/sys/devices/system/node/node$v
-				env $(san_env) CPUSETSHIM_TEST_MEMS="$N" LD_PRELOAD="$SHIM_PRELOAD" \
-					CPUSETSHIM_TEST_ROOT="$M" CPUSETSHIM_TEST_CPUS="$S" \
-					"$B/tests/topo/lsdup" "$d" >"$T/lsdup" 2>&1
-				want=$(grep "^$d opendir: " "$T/lsdup" | sed "s|^$d opendir: ||")
-				grep "^$d " "$T/lsdup" | while read -r _d m rest; do
-					[ "$rest" = "$want" ] || echo "node$v $m: $rest (opendir: $want)"
-				done >>"$T/out"
-			done
-			[ ! -s "$T/out" ]
-			verdict lsdup "$what, nodes {$N}: node directories through copies of a descriptor" $?
-		fi
-		args=$(node_of_cpu "$M" "$S")
-		in_machine "$M" "$S" $PY "$SRC/tests/topo/compare.py" node-of-cpu $args > "$T/out" 2>&1
-		verdict libnuma "$what: numa_node_of_cpu" $?
-	done < "$T/sets"
+	rm -rf "$MROOT/w$mseed" "$MROOT/m$mseed"
+	mkdir "$MROOT/w$mseed"
+	try_machine "$mseed" "$MROOT/w$mseed" "$MROOT/m$mseed" >"$MROOT/w$mseed/log" 2>&1 &
+	running="$running $mseed:$!"
+	while [ $(echo $running | wc -w) -ge "$JOBS" ]; do
+		collect
+	done
 done
-[ -n "$M" ] && [ -n "$KEEP" ] && [ -z "$shown" ] && rm -rf "$M"
+while [ -n "$(echo $running)" ]; do
+	collect
+done
+W=
 # A machine made where another was, read in the same set: the second
 # machine's lists, not the first's (machine 20261205 has SMT pairs,
 # 20261211 none; both 8 CPUs), once the first's kept views are a second
 # old: a CPU taken offline or SMT switched off is seen within a second
 mseed=20261211 mkinds="same-path" shown= S=0-7
-M=$T/same-path
+M=$MROOT/same-path
 $GEN make 20261205 "$M" && in_machine "$M" "$S" lscpu --sysroot "$M" -p > /dev/null 2>&1 &&
 	rm -rf "$M" && $GEN make 20261211 "$M" && lscpu --sysroot "$M" -p > "$T/lscpu-p" 2>&1 ||
 	die "genmachine make 20261205, 20261211"
@@ -277,7 +384,7 @@ verdict lscpu "machine 20261211 made where 20261205 was, set {0-7}: lscpu -p" $?
 # the larger of the two kernels, and each node's CPUs as its cpulist
 # says, on any host.
 mseed=7100826 mkinds="more-ids-than-host" shown=
-M=$T/more-ids
+M=$MROOT/more-ids
 $GEN make "$mseed" "$M" || die "genmachine make $mseed"
 S=$(cat "$M/sys/devices/system/cpu/possible")
 case $(uname -m) in
