@@ -3,10 +3,11 @@
 # cpuset-oci-hook, run by runc as the createRuntime hook its bundle's
 # config.json lists (no cpuset-run supervisor): a dynamic glibc program of
 # an image built here sees its set's numbers through the hook alone, in
-# sets {1} and {0,1}, its kernel mask read outside the container; under
-# the supervisor the hook stands aside; a container in no set is left
-# untouched (no mount, no file); with --cgroup-sets a container given a
-# cpuset by runc itself is numbered from 0; a user other than root finds
+# sets {1} and {0,1} and in a set nested in another, its kernel mask read
+# outside the container; under the supervisor the hook stands aside; a
+# container in no set is left untouched (no mount, no file); with
+# --cgroup-sets a container given a cpuset by runc itself is numbered
+# from 0; a user other than root finds
 # its table; a set-user-id program gets the shim, which stands aside.
 # The container's own cpuset (linux.resources.cpu.cpus, podman's
 # --cpuset-cpus) names the set's virtual CPUs: made physical in its
@@ -180,6 +181,13 @@ with_san "$CPUSET_RUN" --set "$S1" sh -c "exec runc run --bundle '$T/b1' cps-hoo
 	>"$T/out" 2>"$T/err" </dev/null
 expect_eq "set {1}, runc from a shell in it: the set's numbers" "$(cat "$T/out")" "1 1 1 0"
 no_ldso "set {1}, runc from a shell in it"
+
+# nested: a set {1} made inside set {0,1}, runc started in it
+bundle "$T/b1" "$IMG" hook -- /bin/dyn counts
+with_san "$CPUSET_RUN" --set "$S2" "$CPUSET_RUN" --cpus 1 --no-supervise runc run --bundle "$T/b1" \
+	"cps-hook-$$-n" >"$T/out" 2>"$T/err" </dev/null
+expect_eq "nested, set {1} of set {0,1}, the hook alone: the set's numbers" "$(cat "$T/out")" "1 1 1 0"
+no_ldso "nested, the hook alone"
 
 # at prestart (where the hooks.d file puts it), the same
 bundle "$T/b1" "$IMG" "hook stage=prestart" -- /bin/dyn counts

@@ -8,7 +8,9 @@
 # binding); the automatic choice and --cpusetshim=supervise|preload|off;
 # the program's exit status; the supervisor killed ends the task's tree;
 # chroot into an image as the task (a container runtime: its tree
-# supervised, a dynamic and a static program of the image).
+# supervised, a dynamic, a static glibc, a static musl and a Go program
+# of the image, the kernel's mask read outside); runc run on an OCI
+# bundle of the image as the task.
 . "$(dirname "$0")/../common.sh"
 . "$(dirname "$0")/lib.sh"
 slurm_need
@@ -156,11 +158,33 @@ if command -v busybox >/dev/null && file -L "$(command -v busybox)" | grep -q 's
 	ln -s busybox "$IMG/bin/sh"
 	gcc -O2 -pthread -o "$IMG/bin/dyn" "$SRC/tests/integration/prog_supervised.c" || die "gcc"
 	cp "$P" "$IMG/bin/st"
+	progs="dyn st"
+	if command -v musl-gcc >/dev/null 2>&1; then
+		musl-gcc -O2 -static -pthread -o "$IMG/bin/musl" "$SRC/tests/integration/prog_supervised.c" ||
+			die "musl-gcc cannot build"
+		progs="$progs musl"
+	else
+		skip "a static musl program as the task" "needs musl-gcc (Debian package musl-tools; sh scripts/deps.sh installs it)"
+	fi
 	for l in $(ldd "$IMG/bin/dyn" | grep -o '/[^ ]*'); do
 		mkdir -p "$IMG$(dirname "$l")"
 		cp -L "$l" "$IMG$l"
 	done
-	for p in dyn st; do
+	for p in $progs; do
+		# the kernel's truth, read outside the image: the program held
+		# in the task (it waits for /go_on of the image)
+		rm -f "$IMG/go_on"
+		sl_held 1 ' pid ' --label --cpu-bind=verbose -n1 -c1 chroot "$IMG" /bin/$p held /go_on
+		l=$(grep "^ *0: pid " "$T/held.out" | sed 's/^ *[0-9]*: */x /')
+		pid=$(field pid "$l")
+		real=$(expand "$(real_cpus "$pid")")
+		expect_eq "chroot $p as the task, -c1: its real CPU (outside) is Slurm's binding" "$real" \
+			"$(bound 0 "$T/held.err")"
+		expect_eq "chroot $p as the task, -c1, held: counts, files" \
+			"$(words counts "$l" 4) $(words files "$l" 4)" "1 1 1 0 1 1 0 0"
+		touch "$IMG/go_on"
+		release
+		rm -f "$IMG/go_on"
 		sl srun -n1 -c1 chroot "$IMG" /bin/$p counts >"$T/out" 2>"$T/err"
 		expect_eq "chroot $p as the task, -c1: ONLN CONF nprocs raw affinity" "$(cat "$T/out")" "1 1 1 0"
 		# (a sanitizer build's tests preload its runtimes too, which the
@@ -170,6 +194,29 @@ if command -v busybox >/dev/null && file -L "$(command -v busybox)" | grep -q 's
 		expect_eq "chroot $p as the task, -c2: cpuinfo, stat, status, online" \
 			"$(sl srun -n1 -c2 chroot "$IMG" /bin/$p files | tr '\n' ' ')" "2 2 0-1 0-1 "
 	done
+	# runc run directly on an OCI bundle of the image as the task (as
+	# root, whom the cluster runs tasks as): its tree supervised too
+	if command -v runc >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+		mkdir -p "$T/bundle"
+		(cd "$T/bundle" && runc spec && mv config.json config.spec) || die "runc spec failed"
+		for p in $progs; do
+			for c in 1 2; do
+				"$PYTHON3" - "$T/bundle" "$IMG" "/bin/$p" <<-'PY'
+					import json, sys
+					c = json.load(open(sys.argv[1] + "/config.spec"))
+					c["process"]["terminal"] = False
+					c["process"]["args"] = [sys.argv[3], "counts"]
+					c["root"] = {"path": sys.argv[2], "readonly": True}
+					json.dump(c, open(sys.argv[1] + "/config.json", "w"))
+				PY
+				expect_eq "runc $p as the task, -c$c: ONLN CONF nprocs raw affinity" \
+					"$(sl srun -n1 -c$c runc run --bundle "$T/bundle" "cps-slurm-$$-$p-$c" 2>"$T/err")" \
+					"$c $c $c $(seq -s, 0 $((c - 1)))"
+			done
+		done
+	else
+		skip "runc as the task" "needs runc (Debian package runc) and root"
+	fi
 	check_clean "container runtime"
 else
 	skip "a container runtime as the task" "needs a static busybox (Debian package busybox-static)"
@@ -194,6 +241,14 @@ if command -v go >/dev/null 2>&1; then
 				"$(echo "$out" | sed -n "s/^ *$t: //p")" "$n $n $(vrange "$n") $(vrange "$n")"
 		done
 		expect_eq "Go, -c2: NumCPU GOMAXPROCS raw affinity" "$(sl srun -n1 -c2 "$G" counts)" "2 2 0,1"
+		# in an image, chroot as the task
+		if [ -x "$IMG/bin/busybox" ]; then
+			cp "$G" "$IMG/bin/go"
+			expect_eq "chroot go as the task, -c1: NumCPU GOMAXPROCS raw affinity" \
+				"$(sl srun -n1 -c1 chroot "$IMG" /bin/go counts)" "1 1 0"
+			expect_eq "chroot go as the task, -c2: cpuinfo, stat, status, online" \
+				"$(sl srun -n1 -c2 chroot "$IMG" /bin/go files)" "2 2 0-1 0-1"
+		fi
 		expect_eq "Go, --cpusetshim=off: the machine's cpuinfo" \
 			"$(sl srun -n1 -c1 --cpusetshim=off "$G" files | cut -d' ' -f1)" \
 			"$(grep -c ^processor /proc/cpuinfo)"
