@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/rawsys.h"
 #include "base/util.h"
 #include "shm/table.h"
 #include "shm/table_internal.h"
@@ -99,7 +100,7 @@ static void take_over(struct shm_table *t, pid_t dead)
 		return;
 	int nw = (int)(((unsigned)w & FUTEX_WAITERS) | FUTEX_OWNER_DIED);
 	if (__atomic_compare_exchange_n(word, &w, nw, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
+		cps_sys6(SYS_futex, (long)word, FUTEX_WAKE, 1, 0, 0, 0);
 #else
 	(void)t;
 	(void)dead;
@@ -112,10 +113,10 @@ static ssize_t read_stat(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+	int fd = cps_sys_open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? cps_sys_read(fd, buf, len - 1) : -1;
 	if (fd >= 0)
-		close(fd);
+		cps_sys_close(fd);
 	buf[n > 0 ? n : 0] = 0;
 	return n > 0 ? n : 0;
 }
@@ -250,7 +251,7 @@ static int lock_bounded(struct shm_table *t)
 		/* the word naming this very thread: another handle of ours is
 		 * inside (a nested write), or the word is forged. Never taken
 		 * over (that would undo our own transaction), never waited for */
-		if (r == EDEADLK || holder == (pid_t)syscall(SYS_gettid)) {
+		if (r == EDEADLK || holder == cps_sys_gettid()) {
 			t->holder = holder;
 			snprintf(t->why, sizeof(t->why),
 				 "the table's lock names this very thread (pid %d): a write inside "

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/arch.h"
+#include "base/rawsys.h"
 #include "base/util.h"
 #include "shm/table.h"
 #include "shm/table_internal.h"
@@ -119,11 +120,11 @@ static unsigned possible_cpus(void)
 {
 	/* "0-N" or a list: the highest number + 1 is what masks must hold. */
 	char buf[256];
-	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC);
+	int fd = cps_sys_open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	ssize_t n = cps_sys_read(fd, buf, sizeof(buf) - 1);
+	cps_sys_close(fd);
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
@@ -412,9 +413,9 @@ int shm_table_open(struct shm_table *t, const char *name, int how, const char **
 	}
 	if ((r = open_path(path, sizeof(path), t->name)) < 0)
 		return r;
-	int fd = open(path, (how == SHM_OPEN_RDWR ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+	int fd = cps_sys_open(path, (how == SHM_OPEN_RDWR ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		r = -errno;
+		r = fd;
 		*why = r == -ENOENT ? "no such table" : r == -ELOOP ? "the table is a symbolic link" : NULL;
 		return r == -ELOOP ? -EACCES : r;
 	}
@@ -481,10 +482,10 @@ static int create_private(char *tmp, size_t len, const char *name, mode_t mode, 
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snprintf(tmp, len, SHM_DIR ".%s.new.%ld.%lx", name, (long)getpid(), (unsigned long)ts.tv_nsec);
-	int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = cps_sys_openat(AT_FDCWD, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		*why = "cannot create the shared-memory object";
-		return -errno;
+		return fd;
 	}
 	if (fchmod(fd, mode & 07777) < 0 || (gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid) < 0) ||
 	    ftruncate(fd, (off_t)size) < 0) {

@@ -18,6 +18,7 @@
 
 #include "src/check.h"
 #include "src/mask.h"
+#include "src/rawsys.h"
 #include "src/sets.h"
 
 /* The table's file, read into buf where it holds data: the holes (slots
@@ -38,30 +39,30 @@ static int copy_extents(const struct shm_table *t, unsigned char *buf, uint64_t 
 	int r = shm_table_path(path, sizeof(path), t->name);
 	if (r < 0)
 		return r;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = cps_sys_open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	r = -ESTALE;
-	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	if (cps_sys_pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    memcmp(&h, t->base, offsetof(struct shm_header, seq)))
 		goto out;
 	off_t end = (off_t)t->size, at = 0;
 	while (at < end) {
-		off_t data = lseek(fd, at, SEEK_DATA);
+		off_t data = cps_sys_lseek(fd, at, SEEK_DATA);
 		if (data < 0) {
-			if (errno == ENXIO) /* nothing but a hole up to the end */
+			if (data == -ENXIO) /* nothing but a hole up to the end */
 				break;
 			data = at; /* no SEEK_DATA: read everything */
 		}
 		if (data >= end)
 			break;
-		off_t hole = lseek(fd, data, SEEK_HOLE);
+		off_t hole = cps_sys_lseek(fd, data, SEEK_HOLE);
 		if (hole < 0 || hole > end)
 			hole = end;
 		mark_present(present, data, hole);
 		while (data < hole) {
 			size_t n = (size_t)(hole - data) < (1u << 20) ? (size_t)(hole - data) : (1u << 20);
-			ssize_t got = pread(fd, buf + data, n, data);
+			ssize_t got = cps_sys_pread(fd, buf + data, n, data);
 			if (got <= 0)
 				goto out; /* shrunk under us */
 			data += got;
@@ -70,7 +71,7 @@ static int copy_extents(const struct shm_table *t, unsigned char *buf, uint64_t 
 	}
 	r = 0;
 out:
-	close(fd);
+	cps_sys_close(fd);
 	return r;
 }
 

@@ -5,16 +5,17 @@
 #include "config.h"
 #endif
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "shm/table.h"
 #include "src/kept_views.h"
+#include "src/rawsys.h"
 
 #define VIEWS ".views."
 
@@ -28,26 +29,49 @@ int cps_kept_dir(char *buf, size_t len, const char *table, uid_t uid)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+static int remove_dir(int parent, const char *name, int depth);
+
+/* One entry of a directory of kept views: a file, or at depth 0 a pool
+ * (a directory of files) emptied and removed too. */
+static int remove_entry(int dir, const char *name, void *depth)
+{
+	if (cps_sys3(SYS_unlinkat, dir, (long)name, 0) == -EISDIR && *(int *)depth == 0)
+		remove_dir(dir, name, 1);
+	return 0;
+}
+
 /* Empties and removes one directory of kept views: files, and the pools
- * of views made at each open (p.<pid>, files only) one level down. */
+ * of views made at each open (p.<pid>, files only) one level down. Raw
+ * calls throughout: this file is linked into the shim, whose opendir,
+ * readdir and openat are interposers. */
 static int remove_dir(int parent, const char *name, int depth)
 {
-	int dfd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dfd = cps_sys_openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (dfd < 0)
-		return -errno;
-	DIR *d = fdopendir(dfd);
-	if (!d) {
-		int e = errno;
-		close(dfd);
-		return -e;
-	}
-	struct dirent *de;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-		    unlinkat(dirfd(d), de->d_name, 0) < 0 && errno == EISDIR && depth == 0)
-			remove_dir(dirfd(d), de->d_name, 1);
-	closedir(d);
-	return unlinkat(parent, name, AT_REMOVEDIR) < 0 ? -errno : 0;
+		return dfd;
+	cps_sys_each_entry(dfd, remove_entry, &depth);
+	cps_sys_close(dfd);
+	return (int)cps_sys3(SYS_unlinkat, parent, (long)name, AT_REMOVEDIR);
+}
+
+struct views_of {
+	const char *base; /* the table's file name */
+	size_t bl;
+	int removed;
+};
+
+/* <table>.views.<digits>, a directory (O_NOFOLLOW | O_DIRECTORY leave
+ * anything else alone), removed. */
+static int remove_views_of(int dir, const char *nm, void *arg)
+{
+	struct views_of *v = arg;
+	size_t vl = strlen(VIEWS);
+	if (strncmp(nm, v->base, v->bl) || strncmp(nm + v->bl, VIEWS, vl) || !nm[v->bl + vl] ||
+	    strspn(nm + v->bl + vl, "0123456789") != strlen(nm + v->bl + vl))
+		return 0;
+	if (remove_dir(dir, nm, 0) == 0)
+		v->removed++;
+	return 0;
 }
 
 int cps_kept_remove(const char *table)
@@ -58,26 +82,13 @@ int cps_kept_remove(const char *table)
 		return r;
 	char *slash = strrchr(path, '/');
 	*slash = 0;
-	const char *base = slash + 1;
-	size_t bl = strlen(base), vl = strlen(VIEWS);
-	DIR *d = opendir(path);
-	if (!d)
-		return -errno;
-	int removed = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *nm = de->d_name;
-		/* <table>.views.<digits> */
-		if (strncmp(nm, base, bl) || strncmp(nm + bl, VIEWS, vl) || !nm[bl + vl] ||
-		    strspn(nm + bl + vl, "0123456789") != strlen(nm + bl + vl))
-			continue;
-		struct stat st;
-		if (fstatat(dirfd(d), nm, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
-		    remove_dir(dirfd(d), nm, 0) == 0)
-			removed++;
-	}
-	closedir(d);
-	return removed;
+	struct views_of v = {slash + 1, strlen(slash + 1), 0};
+	int fd = cps_sys_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	cps_sys_each_entry(fd, remove_views_of, &v);
+	cps_sys_close(fd);
+	return v.removed;
 }
 
 uint64_t cps_kept_key(const uint64_t *cpus, size_t nw, unsigned n)

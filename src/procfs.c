@@ -237,15 +237,6 @@ bool cps_self_has_children(void)
 		 errno == ECHILD);
 }
 
-/* What getdents64 returns (the kernel's struct linux_dirent64). */
-struct dent64 {
-	uint64_t ino;
-	int64_t off;
-	unsigned short reclen;
-	unsigned char type;
-	char name[];
-};
-
 static int each_numeric(const char *dir, int (*fn)(pid_t, void *), void *arg)
 {
 	_Alignas(8) char buf[4096];
@@ -264,7 +255,7 @@ static int each_numeric(const char *dir, int (*fn)(pid_t, void *), void *arg)
 		if (n == 0)
 			break;
 		for (long o = 0; o < n && r == 0;) {
-			const struct dent64 *e = (const struct dent64 *)(buf + o);
+			const struct cps_dent64 *e = (const struct cps_dent64 *)(buf + o);
 			o += e->reclen;
 			const char *q = e->name;
 			unsigned long long v = take_dec(&q);

@@ -5,9 +5,10 @@
  * or sched_getaffinity() would meet the shim's own interposers: a path
  * test on every open, and for the affinity calls a translation into
  * virtual numbers that core code, which works in physical ones, must not
- * get. These make the system call themselves (the syscall instruction on
- * x86-64 and aarch64, libc's syscall() elsewhere) and return the result or
- * a negative errno; errno is never touched.
+ * get. The system call instruction itself is base/rawsys.h's (shm/ needs
+ * it too); these are the core's helpers on it: whole files, directories,
+ * links, owners and the affinity calls. Each returns its result or a
+ * negative errno; errno is never touched.
  */
 #ifndef CPS_RAWSYS_H
 #define CPS_RAWSYS_H
@@ -22,100 +23,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-static inline long cps_sys4(long nr, long a, long b, long c, long d)
-{
-#if defined(__x86_64__)
-	long r;
-	register long r10 __asm__("r10") = d;
-	__asm__ __volatile__("syscall"
-			     : "=a"(r)
-			     : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
-			     : "rcx", "r11", "memory");
-	return r;
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	__asm__ __volatile__("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
-	return x0;
-#else
-	int saved = errno;
-	long r = syscall(nr, a, b, c, d);
-	if (r < 0)
-		r = -errno;
-	errno = saved;
-	return r;
-#endif
-}
-
-static inline long cps_sys3(long nr, long a, long b, long c)
-{
-	return cps_sys4(nr, a, b, c, 0);
-}
-
-/* Six arguments (the memory-policy calls: mbind has six). */
-static inline long cps_sys6(long nr, long a, long b, long c, long d, long e, long f)
-{
-#if defined(__x86_64__)
-	long r;
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	__asm__ __volatile__("syscall"
-			     : "=a"(r)
-			     : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			     : "rcx", "r11", "memory");
-	return r;
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	register long x4 __asm__("x4") = e;
-	register long x5 __asm__("x5") = f;
-	__asm__ __volatile__("svc 0"
-			     : "+r"(x0)
-			     : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			     : "memory");
-	return x0;
-#else
-	int saved = errno;
-	long r = syscall(nr, a, b, c, d, e, f);
-	if (r < 0)
-		r = -errno;
-	errno = saved;
-	return r;
-#endif
-}
-
-static inline long cps_sys5(long nr, long a, long b, long c, long d, long e)
-{
-	return cps_sys6(nr, a, b, c, d, e, 0);
-}
-
-/* open(path, flags) for reading: an fd or a negative errno. */
-static inline int cps_sys_open(const char *path, int flags)
-{
-	return (int)cps_sys4(SYS_openat, AT_FDCWD, (long)path, flags, 0);
-}
-
-/* read(2), retried on EINTR: bytes read or a negative errno. */
-static inline ssize_t cps_sys_read(int fd, void *buf, size_t len)
-{
-	long r;
-	do
-		r = cps_sys3(SYS_read, fd, (long)buf, (long)len);
-	while (r == -EINTR);
-	return (ssize_t)r;
-}
-
-static inline void cps_sys_close(int fd)
-{
-	cps_sys3(SYS_close, fd, 0, 0);
-}
+#include "base/rawsys.h"
 
 /* The one whole-file reader of the raw side: path's contents into buf
  * (len > 0), NUL-terminated, at most len - 1 bytes. once: a single read,
@@ -160,9 +68,58 @@ static inline long cps_sys_read_file(const char *path, char *buf, size_t cap)
 	return n == cap ? -EFBIG : (long)n;
 }
 
+/* pread(2) and lseek(2): the result, or a negative errno. */
+static inline ssize_t cps_sys_pread(int fd, void *buf, size_t len, off_t at)
+{
+	return (ssize_t)cps_sys4(SYS_pread64, fd, (long)buf, (long)len, (long)at);
+}
+
+static inline off_t cps_sys_lseek(int fd, off_t at, int whence)
+{
+	return (off_t)cps_sys3(SYS_lseek, fd, (long)at, whence);
+}
+
 static inline long cps_sys_getdents64(int fd, void *buf, size_t len)
 {
 	return cps_sys3(SYS_getdents64, fd, (long)buf, (long)len);
+}
+
+/* What getdents64 returns (the kernel's struct linux_dirent64). */
+struct cps_dent64 {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/* fn(fd, name, arg) for each entry of the directory fd but "." and "..",
+ * read by getdents64 (opendir and readdir are the shim's interposers),
+ * until fn returns non-zero: that value, else 0 at the end or a negative
+ * errno of the read. */
+static inline int cps_sys_each_entry(int fd, int (*fn)(int dir, const char *name, void *arg),
+				     void *arg)
+{
+	_Alignas(8) char buf[4096];
+	for (;;) {
+		long n = cps_sys_getdents64(fd, buf, sizeof(buf));
+		if (n == -EINTR)
+			continue;
+		if (n <= 0)
+			return (int)n;
+		for (long o = 0; o < n;) {
+			const struct cps_dent64 *e = (const struct cps_dent64 *)(buf + o);
+			const char *nm = e->name;
+			if (!e->reclen)
+				return -EIO;
+			o += e->reclen;
+			if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+				continue;
+			int r = fn(fd, nm, arg);
+			if (r)
+				return r;
+		}
+	}
 }
 
 /* The target of link path into buf (not NUL-terminated): its length, or
@@ -194,11 +151,6 @@ static inline int cps_sys_owner(const char *path, uid_t *uid)
 	*uid = st.st_uid;
 	return 0;
 #endif
-}
-
-static inline pid_t cps_sys_gettid(void)
-{
-	return (pid_t)cps_sys3(SYS_gettid, 0, 0, 0);
 }
 
 /* The physical marker: the kernel reads the size argument of the two

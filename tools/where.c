@@ -71,15 +71,6 @@ static int read_list(const char *rel, uint64_t *m)
 	return cps_cpulist_parse(buf, m, CPS_MAX_WORDS, &e);
 }
 
-/* What getdents64 returns (the kernel's struct linux_dirent64). */
-struct dent64 {
-	uint64_t ino;
-	int64_t off;
-	unsigned short reclen;
-	unsigned char type;
-	char name[];
-};
-
 /* dir's entries PREFIXN into m (cpuN, nodeN), read raw as the files are. */
 static void scan_numbered(const char *rel, const char *prefix, uint64_t *m)
 {
@@ -91,7 +82,7 @@ static void scan_numbered(const char *rel, const char *prefix, uint64_t *m)
 	int fd = cps_sys_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	while (fd >= 0 && (n = cps_sys_getdents64(fd, buf, sizeof(buf))) > 0) {
 		for (long at = 0; at < n;) {
-			const struct dent64 *e = (const struct dent64 *)(buf + at);
+			const struct cps_dent64 *e = (const struct cps_dent64 *)(buf + at);
 			char *end;
 			at += e->reclen;
 			if (strncmp(e->name, prefix, pl) || !cps_is_digit(e->name[pl]))

@@ -69,8 +69,10 @@ env CPUSETSHIM_TABLE="$xt" "$CPUSET" init --force >/dev/null &&
 		cat /sys/devices/system/cpu/online >/dev/null
 expect_eq "another table: its own views directory" \
 	"$(cat "/dev/shm/$xt.views.$(id -u)/range-1" 2>/dev/null)" 0
+# a pool of a process killed before its exit removed it: one level down
+mkdir "/dev/shm/$xt.views.$(id -u)/p.1" && : >"/dev/shm/$xt.views.$(id -u)/p.1/0"
 env CPUSETSHIM_TABLE="$xt" "$CPUSET" init --force >/dev/null
-expect_eq "cpuset init removes the table's kept views" \
+expect_eq "cpuset init removes the table's kept views, a pool's folder with them" \
 	"$(ls -d "/dev/shm/$xt.views.$(id -u)" 2>/dev/null)" ""
 expect_eq "cpuset init leaves other tables' kept views" "$(cat "$VDIR/range-1" 2>/dev/null)" 0
 rm -f "/dev/shm/$xt"
