@@ -201,6 +201,9 @@ per_set() {
 		expect_match "hook alone $p, $t: the machine's numbers" "$(cat "$T/held")" \
 			"counts $(outside taskset -c "$list" "$R/bin/$p" counts) "
 	done
+	expect_eq "hook alone go, $t: NumCPU GOMAXPROCS, the raw affinity physical: the set's CPUs" \
+		"$(with_san "$CPUSET_RUN" --set "$s" --no-supervise $PM --hooks-dir "$T/hooks-cg" run \
+			$RUNOPTS "$IMAGE" /bin/go counts 2>/dev/null)" "$n $n $list"
 	progress
 }
 each_set per_set
