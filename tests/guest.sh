@@ -25,16 +25,8 @@
 # CPU sets beyond the first two are left out, and said (a loaded host).
 # Slow: one of SLOW_TESTS.
 . "$(dirname "$0")/common.sh"
-need qemu-system-x86_64 qemu-system-x86
-need cpio cpio
-[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 ||
-	skip_all "needs a static /bin/busybox (Debian package busybox-static)"
-kernel=
-for k in $(ls /boot/vmlinuz-* 2>/dev/null | sort -V); do
-	[ -f "/lib/modules/${k#/boot/vmlinuz-}/modules.dep" ] && kernel=$k
-done
-[ -n "$kernel" ] && [ -r "$kernel" ] ||
-	skip_all "needs a kernel in /boot with its modules (Debian package linux-image-amd64)"
+. "$(dirname "$0")/guest/host.sh"
+guest_need
 # the guest's programs are the host's (its root is shared): the tools the
 # checks inside need, checked here so that a missing one skips
 need lscpu util-linux
@@ -86,19 +78,7 @@ note "guest: booted in $(cut -d' ' -f1 "$G/uptime") s (its clock), checks with t
 
 # The checks with the shim, each a check here: "ok"/"not ok" lines (with
 # the "#" lines under a failure), a SKIP passed on
-: >"$G/plan"
-while IFS= read -r l; do
-	case $l in
-	"ok "*" # SKIP "*) skip "guest: ${l#ok * - }" "${l##* # SKIP }" ;;
-	"ok "*) pass "guest: ${l#ok [0-9]* - }" ;;
-	"not ok "*" # TODO "*) cps_n=$((cps_n + 1)); echo "not ok $cps_n - guest: ${l#not ok [0-9]* - }" ;;
-	"not ok "*) fail "guest: ${l#not ok [0-9]* - }" ;;
-	"1..0 # SKIP"*) skip_all "in the guest: ${l#1..0 # SKIP }" ;;
-	"1.."*) echo "${l#1..}" >"$G/plan" ;;
-	"#"*) echo "$l" ;;
-	*) note "$l" ;;
-	esac
-done <"$G/shim.tap"
+guest_relay guest "$G/shim.tap"
 show "$G/shim.err"
 expect_eq "guest: the checks with the shim passed (exit status)" "$(cat "$G/shim.rc")" 0
 expect_eq "guest: every check ran (the plan)" "$(cat "$G/plan")" "$(grep -Ec '^(not )?ok ' "$G/shim.tap")"

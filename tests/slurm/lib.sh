@@ -9,6 +9,10 @@
 #   slurm_stop                  stop them (also done at exit, after
 #                               slurm_diagnose if a check failed)
 #
+# SLURM_TASK_PLUGIN and SLURM_PROCTRACK replace TaskPlugin (task/affinity)
+# and ProctrackType (proctrack/linuxproc); SLURM_CGROUP_CONF, when set, is
+# cgroup.conf's text (beside slurm.conf, where Slurm looks for it).
+#
 # After slurm_start, SLURM_CONF is exported for srun, sbatch, squeue... and
 # $SL is the cluster's directory (logs: $SL/ctld.log, $SL/slurmd.log).
 # AuthType=auth/none and CredType=cred/none: nothing to set up, no munge.
@@ -124,8 +128,8 @@ SlurmctldLogFile=$SL/ctld.log
 SlurmdLogFile=$SL/slurmd.log
 SlurmctldDebug=info
 SlurmdDebug=info
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/affinity
+ProctrackType=${SLURM_PROCTRACK:-proctrack/linuxproc}
+TaskPlugin=${SLURM_TASK_PLUGIN:-task/affinity}
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/builtin
@@ -142,6 +146,7 @@ PlugStackConfig=$SL/plugstack.conf
 NodeName=$_host NodeAddr=127.0.0.1 CPUs=$_cpus State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
+	[ -z "${SLURM_CGROUP_CONF:-}" ] || printf '%s\n' "$SLURM_CGROUP_CONF" >"$SL/cgroup.conf"
 	export SLURM_CONF="$SL/slurm.conf"
 	# nothing of the caller's own Slurm job or of the shim reaches the daemons
 	unset SLURM_JOB_ID SLURM_JOBID SLURM_STEP_ID SLURM_NODELIST
