@@ -38,7 +38,7 @@ sh '$SRC/tests/guest/inside_cgroup2.sh' >\$GUEST_OUT/cg.tap 2>\$GUEST_OUT/cg.err
 echo \$? >\$GUEST_OUT/cg.rc
 RUN
 note "kernel $kernel, $(qemu-system-x86_64 --version | head -n 1)"
-GUEST_SMP=4 GUEST_KEEP="$B $SRC" sh "$SRC/tests/guest/boot.sh" "$G" 2>"$G/boot.err"
+GUEST_SMP=4 GUEST_KEEP="$B $SRC" sh "$SRC/tests/guest/boot.sh" x86_64 "$G" 2>"$G/boot.err"
 bs=$?
 case $bs in
 0) ;;
