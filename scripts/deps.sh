@@ -35,8 +35,10 @@ pkgs="$pkgs charliecloud-runtime"
 # (doc/containers.md), and lxcfs for the comparison of BENCHMARKS.md
 pkgs="$pkgs runc crun podman lxcfs"
 # a multi-node guest (tests/guest.sh): QEMU, a kernel with its modules,
-# a static busybox for its initramfs, cpio to make it
-pkgs="$pkgs qemu-system-x86 linux-image-amd64 busybox-static cpio"
+# a static busybox for its initramfs, cpio to make it; in the guest of
+# tests/guest_cgroup2.sh, Slurm's cgroup plugins (task/cgroup,
+# proctrack/cgroup, cgroup/v2) and ip, which brings its loopback up
+pkgs="$pkgs qemu-system-x86 linux-image-amd64 busybox-static cpio slurm-wlm-basic-plugins iproute2"
 # the Debian package (tests/package.sh): dpkg-buildpackage, debhelper with
 # dh_autoreconf, lintian
 pkgs="$pkgs dpkg-dev debhelper dh-autoreconf lintian"

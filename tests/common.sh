@@ -31,6 +31,7 @@
 # Running:  in_set SET CMD... | with_san CMD... | san_env | outside CMD...
 #           real_cpus PID | at_exit CMD | note TEXT | show FILE
 # Waiting:  wait_until CMD... (until CMD succeeds, CPS_WAIT s at most)
+#           progress [SECONDS] | tick START WHAT (CPS_TICK: a note a while)
 # Sets:     two_sets | each_set FN | seq_join FIRST LAST SEP
 # End:      finish | die REASON
 
@@ -282,10 +283,12 @@ real_cpus() {
 # reaches it: 1). A test waits for a condition, never for a fixed time.
 CPS_WAIT=${CPS_WAIT:-120}
 wait_until() {
-	_wu_end=$(($(date +%s) + CPS_WAIT))
+	_wu_t0=$(date +%s)
+	_wu_end=$((_wu_t0 + CPS_WAIT))
 	_wu_nap=0.02
 	until "$@"; do
 		[ "$(date +%s)" -lt "$_wu_end" ] || return 1
+		tick "$_wu_t0" "$*"
 		sleep "$_wu_nap"
 		case $_wu_nap in 0.02) _wu_nap=0.05 ;; 0.05) _wu_nap=0.1 ;; esac
 	done
@@ -297,6 +300,21 @@ wait_until() {
 # steps is not stopped; one that stops making them meets its deadline.
 progress() {
 	[ -z "${CPS_TEST_EXTEND:-}" ] || echo $(($(date +%s) + ${1:-600})) >"$CPS_TEST_EXTEND"
+}
+
+# tick START WHAT: in a wait loop begun at START (date +%s), a note
+# "WHAT: still waiting, N s" when CPS_TICK seconds (unset or 0: never)
+# have passed since the loop began or since the last such note. A test
+# watched for silence (the guest's, tests/guest/boot.sh's GUEST_STALL)
+# shows that a bounded wait goes on; a hang outside one stays silent.
+tick() {
+	[ "${CPS_TICK:-0}" -gt 0 ] || return 0
+	_tk_now=$(date +%s)
+	_tk_from=${cps_tick_at:-0}
+	[ "$_tk_from" -ge "$1" ] || _tk_from=$1
+	[ $((_tk_now - _tk_from)) -ge "$CPS_TICK" ] || return 0
+	cps_tick_at=$_tk_now
+	note "$2: still waiting, $((_tk_now - $1)) s"
 }
 
 # ---- sanitizer builds ----

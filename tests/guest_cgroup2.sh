@@ -25,6 +25,8 @@ for p in cgroup_v2 task_cgroup proctrack_cgroup; do
 	[ -f "$pd/$p.so" ] || skip_all "needs Slurm's $p.so (slurm-wlm-basic-plugins), not in $pd"
 done
 need taskset util-linux
+need ip iproute2
+[ -x /usr/bin/python3 ] || skip_all "needs /usr/bin/python3 (Debian package python3)"
 [ -x "$B/tests/slurm/prog_report" ] || die "no $B/tests/slurm/prog_report (make check builds it)"
 
 G=$T/guest

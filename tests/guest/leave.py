@@ -2,11 +2,11 @@
 # A task of tests/guest/inside_cgroup2.sh that tries to leave its step's
 # cgroup, without the shim, as an unprivileged user (nobody, as a site's
 # tasks run): taskset to a CPU outside its cgroup's cpuset, its pid into
-# the root cgroup's cgroup.procs and into a cgroup whose cgroup.procs
-# anyone may write. Prints one line, then waits until the file argv[1]
-# exists (300 s at most), so that its mask and cgroup can be read from
-# outside:
-#   leave TASK pid PID taskset-cpu CPU rc RC root ERR open ERR
+# the root cgroup's cgroup.procs, its own cgroup's parent's and a cgroup's
+# whose cgroup.procs anyone may write. Prints one line, then waits until the file argv[1]
+# exists (argv[2] s at most, 300 by default), so that its mask and cgroup
+# can be read from outside:
+#   leave TASK pid PID taskset-cpu CPU rc RC root ERR parent ERR open ERR
 # (ERR an errno name, or "moved").
 import errno
 import os
@@ -31,6 +31,9 @@ os.setgroups([])
 os.setgid(65534)
 os.setuid(65534)
 pid = os.getpid()
+# the file it waits for must be one it can see, else it would wait to the end
+if not os.access(os.path.dirname(os.path.abspath(sys.argv[1])), os.X_OK):
+    sys.exit("leave.py: uid %d cannot look up %s" % (os.getuid(), sys.argv[1]))
 res = []
 if other:
     r = subprocess.run(["taskset", "-p", "-c", str(other[0]), str(pid)],
@@ -39,6 +42,7 @@ if other:
 else:
     res.append("taskset-cpu none")
 for name, path in (("root", "/sys/fs/cgroup/cgroup.procs"),
+                   ("parent", "/sys/fs/cgroup" + os.path.dirname(cg) + "/cgroup.procs"),
                    ("open", "/sys/fs/cgroup/cpstest-open/cgroup.procs")):
     try:
         with open(path, "w") as f:
@@ -47,6 +51,6 @@ for name, path in (("root", "/sys/fs/cgroup/cgroup.procs"),
     except OSError as e:
         res.append("%s %s" % (name, errno.errorcode.get(e.errno, str(e.errno))))
 print("leave %s pid %d %s" % (os.environ.get("SLURM_PROCID", "-"), pid, " ".join(res)), flush=True)
-end = time.time() + 300
+end = time.time() + (int(sys.argv[2]) if len(sys.argv) > 2 else 300)
 while not os.path.exists(sys.argv[1]) and time.time() < end:
     time.sleep(0.1)

@@ -18,6 +18,10 @@
 # AuthType=auth/none and CredType=cred/none: nothing to set up, no munge.
 # The daemons run as root (SlurmUser=root), as only root can start slurmd.
 
+# The harness's tick (tests/common.sh: a note a while in a long wait),
+# else nothing (the Slurm benchmark).
+command -v tick >/dev/null 2>&1 || tick() { :; }
+
 # The harness's skip_all (tests/common.sh), else a line and exit 77.
 slurm_skip() {
 	if command -v skip_all >/dev/null 2>&1; then
@@ -71,8 +75,9 @@ slurm_slurmd_pid=
 # slurm_wait_gone PID: up to 120 s for the process to end (a loaded
 # machine is slow; the bound is reached only by one that never ends).
 slurm_wait_gone() {
-	_i=0
+	_i=0 _wg_t0=$(date +%s)
 	while [ -d "/proc/$1" ] && [ "$_i" -lt 2400 ]; do
+		tick "$_wg_t0" "pid $1 to end"
 		sleep 0.05
 		_i=$((_i + 1))
 	done
@@ -157,9 +162,10 @@ EOF
 		slurmd -f "$SLURM_CONF" >"$SL/slurmd.out" 2>&1 || {
 		echo "slurmd failed:"; cat "$SL/slurmd.out" "$SL/slurmd.log" 2>/dev/null; return 1; }
 	at_exit "slurm_diagnose; slurm_stop"
-	# up when the node is idle: 10 s at most (about 0.1 s here)
-	_i=0
+	# up when the node is idle: 2400 looks at most (about 0.1 s here)
+	_i=0 _ss_t0=$(date +%s)
 	while [ "$_i" -lt 2400 ]; do
+		tick "$_ss_t0" "the private Slurm cluster to come up"
 		slurm_ctld_pid=$(cat "$SL/ctld.pid" 2>/dev/null)
 		slurm_slurmd_pid=$(cat "$SL/slurmd.pid" 2>/dev/null)
 		[ -n "$slurm_ctld_pid" ] && [ -n "$slurm_slurmd_pid" ] &&

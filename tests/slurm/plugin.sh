@@ -34,8 +34,9 @@ sl() {
 	timeout --foreground -k 10 "$SL_TIMEOUT" env -u CPUSETSHIM_TABLE $(san_env) "$@"
 }
 sl_wait() {
-	_w=0
+	_w=0 _sw_t0=$(date +%s)
 	while kill -0 "$1" 2>/dev/null && [ "$_w" -lt $((SL_TIMEOUT * 10)) ]; do
+		tick "$_sw_t0" "a Slurm command (pid $1) to end"
 		sleep 0.1
 		_w=$((_w + 1))
 	done
@@ -71,9 +72,11 @@ sl_held() {
 		held_pid=$!
 		# until the lines are there, srun has ended (the shell reaps it
 		# at its next command substitution), or SL_TIMEOUT has passed
-		_sh_end=$(($(date +%s) + SL_TIMEOUT))
+		_sh_t0=$(date +%s)
+		_sh_end=$((_sh_t0 + SL_TIMEOUT))
 		while [ "$(sl_count "$_sh_pat")" -lt "$_sh_n" ] && [ "$(date +%s)" -lt "$_sh_end" ]; do
 			kill -0 "$held_pid" 2>/dev/null || break
+			tick "$_sh_t0" "srun $* (try $_sh_try): $_sh_n lines of its tasks"
 			sleep 0.05
 		done
 		[ "$(sl_count "$_sh_pat")" -ge "$_sh_n" ] && return 0
@@ -127,8 +130,9 @@ print(','.join(map(str,out)))" "$1"
 # alone and is consistent.
 check_clean() {
 	# (cpuset-inspect, never cpuset list: that would make the table again)
-	_i=0
+	_i=0 _cc_t0=$(date +%s)
 	while [ "$_i" -lt 2400 ]; do
+		tick "$_cc_t0" "$1: the table $UT to empty"
 		[ -e "/dev/shm/$UT" ] || break
 		[ "$("$CPUSET_INSPECT" --table "$UT" --tree 2>/dev/null | wc -l)" -le 1 ] && break
 		sleep 0.05
