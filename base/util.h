@@ -14,6 +14,18 @@ static inline bool cps_is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* The value of a hexadecimal digit (either case), or -1. */
+static inline int cps_hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* A 64-bit word with its n lowest bits set (n >= 64: all). */
 static inline uint64_t cps_low_bits(unsigned n)
 {

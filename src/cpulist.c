@@ -19,17 +19,6 @@ static int fail(struct cps_parse_error *err, size_t pos, const char *msg)
 	return -1;
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * The length that counts: one trailing newline is what a read of a /sys or
  * /proc file leaves, anything more is the caller's junk and stays in.
@@ -155,7 +144,7 @@ static int parse_hex(const char *s, size_t start, size_t end, bool grouped, uint
 				break;
 			ngroups++;
 			gs = i + 1;
-		} else if (hex_value(s[i]) < 0) {
+		} else if (cps_hex_value(s[i]) < 0) {
 			return fail(err, i, "bad hex digit");
 		} else if (grouped && i - gs >= 8) {
 			return fail(err, i, "hex group longer than 8 digits");
@@ -169,7 +158,7 @@ static int parse_hex(const char *s, size_t start, size_t end, bool grouped, uint
 			ge++;
 		uint64_t gbase = (uint64_t)32 * (ngroups - 1 - g);
 		for (size_t q = gs; q < ge; q++) {
-			uint64_t v = (uint64_t)hex_value(s[q]);
+			uint64_t v = (uint64_t)cps_hex_value(s[q]);
 			uint64_t bit = gbase + (uint64_t)4 * (ge - 1 - q);
 			if (!v)
 				continue;

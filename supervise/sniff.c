@@ -216,14 +216,28 @@ const char *sv_prog_kind(const char *prog, const char *search)
 	return NULL;
 }
 
+/* The status file (/proc/PID/status) shows a seccomp filter (Seccomp: 2). */
+static bool seccomp_filtered(const char *status)
+{
+	char line[256];
+	bool yes = false;
+	FILE *f = fopen(status, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Seccomp:", 8))
+			yes = strtol(line + 8, NULL, 10) == 2;
+	if (f)
+		fclose(f);
+	return yes;
+}
+
 /* pid's environment (its start's: /proc/PID/environ) names the
  * supervisor and the kernel shows pid a seccomp filter: pid is of a
  * supervised tree (a container runtime's child, whose own environment is
  * the image's once it executes its program). */
 bool sv_supervised(pid_t pid)
 {
-	char p[64], env[65536], line[256];
-	bool in_env = false, yes = false;
+	char p[64], env[65536];
+	bool in_env = false;
 	snprintf(p, sizeof(p), "/proc/%d/environ", (int)pid);
 	int fd = open(p, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, env, sizeof(env) - 1);
@@ -233,27 +247,11 @@ bool sv_supervised(pid_t pid)
 		if (!strncmp(env + i, "CPUSETSHIM_SUPERVISED=", 22) && i + 22 < n && env[i + 22])
 			in_env = true;
 	snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
-	FILE *f = in_env ? fopen(p, "re") : NULL;
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Seccomp:", 8))
-			yes = strtol(line + 8, NULL, 10) == 2;
-	if (f)
-		fclose(f);
-	return yes;
+	return in_env && seccomp_filtered(p);
 }
 
 bool sv_under_supervisor(void)
 {
 	const char *e = getenv("CPUSETSHIM_SUPERVISED");
-	if (!e || !*e)
-		return false;
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	bool yes = false;
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Seccomp:", 8))
-			yes = strtol(line + 8, NULL, 10) == 2;
-	if (f)
-		fclose(f);
-	return yes;
+	return e && *e && seccomp_filtered("/proc/self/status");
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "tools/oci_json.h"
 
 #define OJ_DEPTH 64
@@ -25,17 +26,6 @@ static void ws(struct oj *j)
 		j->s++;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One \uXXXX's code unit at p (4 hex digits), or -1. */
 static long hex4(const char *p, const char *end)
 {
@@ -43,7 +33,7 @@ static long hex4(const char *p, const char *end)
 	if (end - p < 4)
 		return -1;
 	for (int i = 0; i < 4; i++) {
-		int h = hexval(p[i]);
+		int h = cps_hex_value(p[i]);
 		if (h < 0)
 			return -1;
 		v = v * 16 + h;
