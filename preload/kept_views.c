@@ -43,9 +43,12 @@ static uint64_t now_ns(void)
 }
 
 /* Our directory of kept views: made if missing, used only if it is a
- * directory of ours that nobody else may write. Decided once; a thread
- * that finds another deciding (or a child forked meanwhile) makes its
- * view the slow way this time. */
+ * directory of ours that nobody else may write. Decided once, by a
+ * process with a table in use (READY); one without (no table, no set in
+ * it, not set up yet) makes nothing and decides nothing: a directory that
+ * is there already is still recognised, for a descriptor's target
+ * (shim_view_own_file). A thread that finds another deciding (or a child
+ * forked meanwhile) makes its view the slow way this time. */
 static bool kept_dir_ok(void)
 {
 	int st = __atomic_load_n(&kept.state, __ATOMIC_ACQUIRE);
@@ -53,21 +56,24 @@ static bool kept_dir_ok(void)
 		return st > 0;
 	if (pthread_mutex_trylock(&kept_lock) != 0)
 		return false;
+	bool decide = __atomic_load_n(&shim_state, __ATOMIC_ACQUIRE) == ST_READY;
 	if ((st = kept.state) == 0) {
 		char d[sizeof(kept.dir)] = "";
 		uid_t uid = geteuid();
 		struct stat sb;
 		st = -1;
-		if (!shim_env_off("CPUSETSHIM_KEEP_VIEWS") &&
+		if (!shim_env_off("CPUSETSHIM_KEEP_VIEWS") && *shim_table_name() &&
 		    cps_kept_dir(d, sizeof(d), shim_table_name(), uid) == 0 &&
-		    (mkdir(d, 0755) == 0 || errno == EEXIST) && shim_real_fstatat(AT_FDCWD, d, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(sb.st_mode) && sb.st_uid == uid && !(sb.st_mode & (S_IWGRP | S_IWOTH))) {
+		    (!decide || mkdir(d, 0755) == 0 || errno == EEXIST) &&
+		    shim_real_fstatat(AT_FDCWD, d, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode) &&
+		    sb.st_uid == uid && !(sb.st_mode & (S_IWGRP | S_IWOTH))) {
 			memcpy(kept.dir, d, sizeof(d));
 			st = 1;
-		} else {
+		} else if (decide) {
 			shim_debug("views are made at each open: no usable directory %s", d);
 		}
-		__atomic_store_n(&kept.state, st, __ATOMIC_RELEASE);
+		if (decide)
+			__atomic_store_n(&kept.state, st, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&kept_lock);
 	return st > 0;

@@ -50,6 +50,10 @@ env CPUSETSHIM_TABLE="cpusetshim-difflibc-none.$$" $(san_env) \
 	LD_PRELOAD="$SHIM_PRELOAD" timeout 280 "$PROG" "$MAP" same $DIFFLIBC_NAME >"$T/none.out" 2>"$T/none.err"
 expect_eq "no table: exit status" "$?" 0
 relay "no table" "$T/none.out"
+# with no table the shim makes nothing: no table, no kept views' folder
+expect_eq "no table: nothing of the table's name made in /dev/shm" \
+	"$(ls -d "/dev/shm/cpusetshim-difflibc-none.$$" "/dev/shm/cpusetshim-difflibc-none.$$."* 2>/dev/null)" ""
+rm -rf "/dev/shm/cpusetshim-difflibc-none.$$" "/dev/shm/cpusetshim-difflibc-none.$$."*
 
 expect_status "cpuset init" 0 "$CPUSET" init
 mine=$(real_cpus $$)
