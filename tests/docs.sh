@@ -4,6 +4,9 @@
 # missing and where it goes.
 # - every test registered in the build (make's TESTS) has one row of
 #   tests/README.md's tables, and every test a row names is registered;
+# - every registered test (TESTS, SLOW_TESTS) is a file git holds
+#   executable (mode 100755: the driver runs it as it is) or a program
+#   make check builds;
 # - every source file of base/, include/, shm/, src/, preload/, supervise/,
 #   tools/ and slurm/ is named in DESIGN.md's file map (the block under "Layers"); a
 #   header X.h is covered by its X.c;
@@ -50,7 +53,8 @@ bmake() {
 
 bmake print-fast-tests >"$T/fast" 2>"$T/make.err" && bmake print-slow-tests >"$T/slow" 2>>"$T/make.err" ||
 	die "make print-fast-tests / print-slow-tests failed in $B" "$(cat "$T/make.err")"
-sed 's|^tests/||' "$T/fast" "$T/slow" | sort -u >"$T/registered"
+sort -u "$T/fast" "$T/slow" >"$T/fast_slow"
+sed 's|^tests/||' "$T/fast_slow" | sort -u >"$T/registered"
 # the names in the first column of the tables' rows (`NAME`, relative to
 # tests/), one per row they appear in
 # (of the tables whose first column is headed "test")
@@ -70,6 +74,33 @@ stale=$(comm -13 "$T/registered" "$T/named")
 verdict "every test tests/README.md's table names is registered" "$stale" \
 	"named in tests/README.md's table but not in make's TESTS (renamed, removed," \
 	"or a pattern: name each test):" "$(printf '%s\n' "$stale" | sed 's/^/  /')"
+# ---- the registered tests' modes ----
+
+if git -C "$SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	m=
+	while read -r t; do
+		mode=$(git -C "$SRC" ls-files -s -- "$t" | awk '{ print $1; exit }')
+		case $mode in
+		100755) ;;
+		'')
+			# not in git: a program make check builds (no extension)
+			case ${t##*/} in
+			*.*) m="$m
+  $t: not in git (git add it, executable)" ;;
+			*) [ -x "$B/$t" ] || m="$m
+  $t: neither in git nor built in $B" ;;
+			esac
+			;;
+		*) m="$m
+  $t: mode $mode in git (chmod +x $t; git add $t)" ;;
+		esac
+	done <"$T/fast_slow"
+	verdict "every registered test is executable in git or a built program ($(wc -l <"$T/fast_slow") tests)" \
+		"$m" "tests make check cannot run as they are:$m"
+else
+	skip "every registered test is executable in git" "$SRC is no git checkout"
+fi
+
 twice=$(uniq -d "$T/rows")
 verdict "tests/README.md names each test in one row only" "$twice" \
 	"in two rows or more (keep one):" "$(printf '%s\n' "$twice" | sed 's/^/  /')"
