@@ -11,7 +11,6 @@
 #include "config.h"
 #endif
 
-#include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
@@ -21,34 +20,59 @@
 #define ENV_BYTES 8192
 #define ENV_MAX 48
 
+/* What the constructor touches in every process, apart from the copy
+ * (touched only when there is something to copy): a program with none of
+ * our variables writes one page of the shim's data before main. */
 static struct {
-	char buf[ENV_BYTES];
-	const char *entry[ENV_MAX]; /* "NAME=VALUE" in buf */
+	int state;      /* 0 not taken, 1 being taken, 2 taken */
+	bool ctor_ran;
+	bool set_named; /* CPUSETSHIM_SET is not empty */
 	int n;
-	bool secure; /* AT_SECURE: a set-user-id start, no test variables */
 } env;
-static int env_state; /* 0 not taken, 1 being taken, 2 taken */
-static bool ctor_ran;
+static struct {
+	const char *entry[ENV_MAX]; /* "NAME=VALUE" in buf */
+	char buf[ENV_BYTES];
+} copy;
+
+/* The copy runs in every process before main, so it calls nothing in
+ * libc (the first call through the procedure linkage table costs a
+ * symbol look-up) and reads no string constant (the first read of the
+ * library's read-only data costs a page fault): the names are local
+ * arrays, which the compiler builds from immediates. */
+static bool has_prefix(const char *s, const char *p)
+{
+	while (*p && *s == *p)
+		s++, p++;
+	return !*p;
+}
 
 static bool wanted(const char *e)
 {
-	return !strncmp(e, "CPUSETSHIM_", 11) || !strncmp(e, "TMPDIR=", 7);
+	const char ours[] = "CPUSETSHIM_", tmpdir[] = "TMPDIR=";
+	return e[0] == 'C' ? has_prefix(e, ours) : e[0] == 'T' && has_prefix(e, tmpdir);
 }
 
 static void take(void)
 {
+	const char set[] = "SET="; /* after CPUSETSHIM_ */
 	size_t used = 0;
+	bool set_seen = false; /* the first one counts, as in shim_getenv */
 
-	env.secure = getauxval(AT_SECURE) != 0;
 	for (char **p = environ; p && *p && env.n < ENV_MAX; p++) {
-		if (!wanted(*p))
+		const char *e = *p;
+		if (!wanted(e))
 			continue;
-		size_t len = strlen(*p) + 1;
-		if (len > ENV_BYTES - used)
+		size_t i = 0;
+		while (used + i < ENV_BYTES && (copy.buf[used + i] = e[i]))
+			i++;
+		if (used + i == ENV_BYTES)
 			continue; /* too long to keep: as if unset */
-		memcpy(env.buf + used, *p, len);
-		env.entry[env.n++] = env.buf + used;
-		used += len;
+		copy.entry[env.n++] = copy.buf + used;
+		used += i + 1;
+		if (!set_seen && e[0] == 'C' && has_prefix(e + 11, set)) {
+			set_seen = true;
+			env.set_named = e[11 + sizeof(set) - 1] != 0;
+		}
 	}
 	cps_getenv = shim_getenv;
 }
@@ -58,38 +82,42 @@ static void take(void)
  * a library loaded before us). */
 bool shim_libc_up(void)
 {
-	int st = __atomic_load_n(&env_state, __ATOMIC_ACQUIRE);
+	int st = __atomic_load_n(&env.state, __ATOMIC_ACQUIRE);
 	if (CPS_LIKELY(st == 2))
 		return true;
 	/* not environ alone: clearenv() makes it NULL in main */
-	if (!__atomic_load_n(&ctor_ran, __ATOMIC_ACQUIRE) && environ == NULL)
+	if (!__atomic_load_n(&env.ctor_ran, __ATOMIC_ACQUIRE) && environ == NULL)
 		return false;
-	if (st == 0 && __atomic_compare_exchange_n(&env_state, &st, 1, false, __ATOMIC_ACQ_REL,
+	if (st == 0 && __atomic_compare_exchange_n(&env.state, &st, 1, false, __ATOMIC_ACQ_REL,
 						     __ATOMIC_ACQUIRE)) {
 		take();
-		__atomic_store_n(&env_state, 2, __ATOMIC_RELEASE);
+		__atomic_store_n(&env.state, 2, __ATOMIC_RELEASE);
 		return true;
 	}
 	/* another thread takes it: a bounded copy of a few entries */
-	while (__atomic_load_n(&env_state, __ATOMIC_ACQUIRE) != 2)
+	while (__atomic_load_n(&env.state, __ATOMIC_ACQUIRE) != 2)
 		cps_cpu_relax();
 	return true;
 }
 
-void shim_env_ctor(void)
+bool shim_env_ctor(void)
 {
-	__atomic_store_n(&ctor_ran, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&env.ctor_ran, true, __ATOMIC_RELEASE);
 	shim_libc_up();
+	return env.set_named;
 }
 
 const char *shim_getenv(const char *name)
 {
 	if (!shim_libc_up())
 		return NULL;
-	size_t len = strlen(name);
-	for (int i = 0; i < env.n; i++)
-		if (!strncmp(env.entry[i], name, len) && env.entry[i][len] == '=')
-			return env.entry[i] + len + 1;
+	for (int i = 0; i < env.n; i++) {
+		const char *e = copy.entry[i], *n = name;
+		while (*n && *e == *n)
+			e++, n++;
+		if (!*n && *e == '=')
+			return e + 1;
+	}
 	return NULL;
 }
 
@@ -98,7 +126,9 @@ bool shim_secure(void)
 	return getauxval(AT_SECURE) != 0;
 }
 
+/* (AT_SECURE asked here, not at load: the constructor calls nothing) */
 const char *shim_secure_getenv(const char *name)
 {
-	return shim_getenv(name) && !env.secure ? shim_getenv(name) : NULL;
+	const char *v = shim_getenv(name);
+	return v && !shim_secure() ? v : NULL;
 }

@@ -597,10 +597,9 @@ const char *shim_table_name(void)
  * for the first call that needs the table (shim_ready). */
 __attribute__((constructor)) static void shim_ctor(void)
 {
-	shim_env_ctor();
-	const char *e = shim_getenv("CPUSETSHIM_SET");
-	if (e && *e)
-		shim_ready();
+	if (!shim_env_ctor())
+		return;
+	shim_ready();
 	if (env_refusal_status) {
 		/* cpuset-run --set would not have run the program: nor do we */
 		size_t n = strlen(env_refusal);

@@ -142,8 +142,9 @@ bool shim_ready(void);
 /* Whether libc has initialised (its environment readable): before, the
  * shim passes through and caches nothing (preload/env.c). */
 bool shim_libc_up(void);
-/* The constructor's part: libc is up, the environment is copied. */
-void shim_env_ctor(void);
+/* The constructor's part: libc is up, the environment is copied. True
+ * if CPUSETSHIM_SET names a set (not empty). */
+bool shim_env_ctor(void);
 /* The shim's variables and TMPDIR as they were when libc came up (NULL
  * before); the secure one NULL in a set-user-id start as well. */
 const char *shim_getenv(const char *name);
