@@ -173,8 +173,11 @@ const char *sv_launcher(const char *prog, const char *search)
 const char *sv_prog_kind(const char *prog, const char *search)
 {
 	const char *l = sv_launcher(prog, search);
-	if (l)
-		return l;
+	return l ? l : sv_prog_sniff(prog, search);
+}
+
+const char *sv_prog_sniff(const char *prog, const char *search)
+{
 	if (!search)
 		search = getenv("PATH");
 	char path[PATH_MAX];

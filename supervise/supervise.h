@@ -32,6 +32,10 @@ const char *sv_prog_kind(const char *prog, const char *search);
 #define SV_CONTAINER_RUNTIME "container runtime"
 #define SV_CONTAINER_CLIENT "container client"
 const char *sv_launcher(const char *prog, const char *search);
+/* sv_prog_kind for a prog sv_launcher said NULL of (its kind by its
+ * contents alone): a launcher that asked that already (cpuset-run) does
+ * not find and resolve the program a second time. */
+const char *sv_prog_sniff(const char *prog, const char *search);
 
 /* Where the supervisor's messages go (NULL: stderr, after the program's
  * name): one line each, without its newline. */

@@ -151,27 +151,26 @@ static int drop_preload(const char *shim)
 	return r;
 }
 
-/* *launcher: why prog is a container runtime or a chroot-like launcher
+/* launcher: why prog is a container runtime or a chroot-like launcher
  * (sv_launcher), else NULL. For one, LD_PRELOAD loses the shim, and
  * --no-supervise (asked_off) is said to leave the programs of its image
  * with the machine's numbers: never silently. 0, or -1 (said). */
-static int launcher_env(const char *prog, bool asked_off, const char *shim, const char **launcher)
+static int launcher_env(const char *prog, bool asked_off, const char *shim, const char *launcher)
 {
-	*launcher = sv_launcher(prog, NULL);
-	if (!*launcher)
+	if (!launcher)
 		return 0;
 	if (drop_preload(shim) < 0) {
 		cli_err("cannot set the environment: %s", strerror(errno));
 		return -1;
 	}
-	if (!strcmp(*launcher, SV_CONTAINER_CLIENT))
+	if (!strcmp(launcher, SV_CONTAINER_CLIENT))
 		cli_err("%s is a %s: a container it hands to a daemon (dockerd, containerd) "
 			"starts outside this set, neither confined to its CPUs nor numbered by it; "
-			"run a runtime itself (runc, podman, ch-run) here instead", prog, *launcher);
+			"run a runtime itself (runc, podman, ch-run) here instead", prog, launcher);
 	if (asked_off && !sv_under_supervisor())
 		cli_err("%s is a %s: with --no-supervise the programs it runs from an image see "
 			"the machine's numbers (the shim is not preloaded: its path may be "
-			"missing there)", prog, *launcher);
+			"missing there)", prog, launcher);
 	return 0;
 }
 
@@ -347,10 +346,12 @@ static bool debug_1(void)
 	return d && !strcmp(d, "1");
 }
 
-/* o->sv settled for the program prog: off under an outer supervisor,
- * which answers for this program too by the set it is in; the automatic
- * choice by the program's kind (*why: the reason to supervise, or NULL). */
-static void choose_supervision(struct run_opts *o, const char *prog, const char **why)
+/* o->sv settled for the program prog (launcher: sv_launcher's word on
+ * it): off under an outer supervisor, which answers for this program too
+ * by the set it is in; the automatic choice by the program's kind (*why:
+ * the reason to supervise, or NULL). */
+static void choose_supervision(struct run_opts *o, const char *prog, const char *launcher,
+			       const char **why)
 {
 	*why = NULL;
 	if (o->sv != SV_OFF && sv_under_supervisor()) {
@@ -360,7 +361,7 @@ static void choose_supervision(struct run_opts *o, const char *prog, const char 
 		o->sv = SV_OFF;
 	}
 	if (o->sv == SV_AUTO) {
-		*why = sv_prog_kind(prog, NULL);
+		*why = launcher ? launcher : sv_prog_sniff(prog, NULL);
 		o->sv = *why ? SV_FILES : SV_OFF;
 	}
 }
@@ -577,11 +578,12 @@ int main(int argc, char **argv)
 		return r;
 	sv_set_say(run_say);
 	bool asked_off = o.sv == SV_OFF;
-	choose_supervision(&o, argv[optind], &why);
+	/* found and resolved once, for both questions */
+	const char *launcher = sv_launcher(argv[optind], NULL);
+	choose_supervision(&o, argv[optind], launcher, &why);
 	char shim[PATH_MAX];
 	bool have_shim = find_shim(shim, sizeof(shim)) == 0;
-	const char *launcher;
-	if (launcher_env(argv[optind], asked_off, have_shim ? shim : NULL, &launcher) < 0)
+	if (launcher_env(argv[optind], asked_off, have_shim ? shim : NULL, launcher) < 0)
 		return RUN_FAIL;
 	if (o.sv == SV_OFF && !launcher && !have_shim) {
 		cli_err("cannot find libcpusetshim.so (looked in %s; set CPUSETSHIM_LIB, "
