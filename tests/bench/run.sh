@@ -680,6 +680,20 @@ spawn_cpusetrun() { taskset -c "$Z" "$BB/bench_spawn" $SPAWN_N -- "$RUN" --set b
 spawn_launcher() { taskset -c "$Z" "$BB/bench_spawn" $SPAWN_N -e "LD_PRELOAD=$SHIM_PRELOAD" -- "$BB/bench_exec" /bin/true; }
 spawn_taskset() { taskset -c "$Z" "$BB/bench_spawn" $SPAWN_N -- taskset -c "$Z" /bin/true; }
 SPAWN_MODES="native empty preload launcher taskset cpusetrun"
+# The system calls of one start of each (bench_syscount: the program and
+# what it execs), which the load does not change.
+count_native() { "$BB/bench_syscount" /bin/true; }
+count_empty() { LD_PRELOAD=$EMPTY_PRELOAD "$BB/bench_syscount" /bin/true; }
+count_preload() { LD_PRELOAD=$SHIM_PRELOAD "$BB/bench_syscount" /bin/true; }
+count_cpusetrun() { "$BB/bench_syscount" "$RUN" --set bench1 /bin/true; }
+count_launcher() { LD_PRELOAD=$SHIM_PRELOAD "$BB/bench_syscount" "$BB/bench_exec" /bin/true; }
+count_taskset() { "$BB/bench_syscount" taskset -c "$Z" /bin/true; }
+for mode in $SPAWN_MODES; do
+	n=$(count_$mode 2>&1 >/dev/null | sed -n 's/^syscalls total=//p')
+	[ -n "$n" ] || { fail "start-up: cannot count the system calls of $mode"; n="?"; }
+	eval "SPAWN_CALLS_$mode=\$n"
+done
+: >"$TMP/spawn.faults"
 r=1
 while [ $r -le $SPAWN_ROUNDS ]; do
 	# the order rotating: round r starts at the (r mod 6)-th mode
@@ -695,12 +709,19 @@ while [ $r -le $SPAWN_ROUNDS ]; do
 		out=$(spawn_$mode) || { fail "start-up: $mode did not run"; continue; }
 		set -- $out
 		echo "true $mode $r $1" >>"$TMP/spawn"
+		echo "true $mode $r $4" >>"$TMP/spawn.faults"
 	done
 	printf '.' >&3
 	r=$((r + 1))
 done
 echo >&3
 stats "$TMP/spawn" "$SPAWN_MODES" >"$TMP/spawn.stats"
+stats "$TMP/spawn.faults" "$SPAWN_MODES" >"$TMP/spawn.faults.stats"
+# counts MODE -> "SYSTEM_CALLS PAGE_FAULTS" of one start (faults: the median of the rounds' medians)
+counts() {
+	eval "printf '%s ' \"\$SPAWN_CALLS_$1\""
+	awk -v m="$1" '$2 == m { printf "%.0f", $3; f = 1 } END { if (!f) printf "?" }' "$TMP/spawn.faults.stats"
+}
 echo "## Start-up of /bin/true (spawn to exit, µs)"
 echo
 echo "Command: \`make bench\` (section start-up): \`taskset -c $Z bench_spawn $SPAWN_N [-e LD_PRELOAD=LIB] -- /bin/true\`"
@@ -708,18 +729,22 @@ echo "and \`... bench_spawn $SPAWN_N -- cpuset-run --set bench1 /bin/true\`; $SP
 echo "each round's figure is the median of its $SPAWN_N starts. The empty library (no code at all)"
 echo "is the floor for anything preloaded; \`bench_exec\` (linked as cpuset-run is, it only execs the"
 echo "program, here with the shim preloaded) the floor of any launcher, and taskset another launcher."
+echo "System calls: one start under \`bench_syscount\` (the launcher's and the program's); page"
+echo "faults: a start's minor and major faults (\`wait4\`), the median over the rounds of each round's median."
 echo
-echo "| mode | µs: median (min-max) | ratio to native: median (min-max) | target | verdict |"
-echo "|---|---|---|---|---|"
+echo "| mode | µs: median (min-max) | ratio to native: median (min-max) | system calls | page faults | target | verdict |"
+echo "|---|---|---|---|---|---|---|"
 for mode in $SPAWN_MODES; do
 	set -- $(awk -v m="$mode" '$2 == m' "$TMP/spawn.stats") x x x x x x
 	[ "$3" = x ] && { fail "start-up: no figures for $mode"; continue; }
 	med=$3 lo=$4 hi=$5
+	set -- $(counts $mode)
+	sc="$1 | $2"
 	case $mode in
-	native) echo "| /bin/true | $(fmt $med) ($(fmt $lo)-$(fmt $hi)) | 1 | | |"; continue ;;
+	native) echo "| /bin/true | $(fmt $med) ($(fmt $lo)-$(fmt $hi)) | 1 | $sc | | |"; continue ;;
 	empty)
 		set -- $(awk '$2 == "ratio" && $3 == "empty"' "$TMP/spawn.stats") x x x x x x
-		echo "| LD_PRELOAD=libbench_empty.so /bin/true (reference) | $(fmt $med) ($(fmt $lo)-$(fmt $hi)) | $(fmt $4)x ($(fmt $5)-$(fmt $6)) | | |"
+		echo "| LD_PRELOAD=libbench_empty.so /bin/true (reference) | $(fmt $med) ($(fmt $lo)-$(fmt $hi)) | $(fmt $4)x ($(fmt $5)-$(fmt $6)) | $sc | | |"
 		continue ;;
 	launcher | taskset)
 		case $mode in
@@ -727,7 +752,7 @@ for mode in $SPAWN_MODES; do
 		*) label="taskset -c $Z /bin/true (reference)" ;;
 		esac
 		set -- $(awk -v m="$mode" '$2 == "ratio" && $3 == m' "$TMP/spawn.stats") x x x x x x
-		echo "| $label | $(fmt $med) ($(fmt $lo)-$(fmt $hi)) | $(fmt $4)x ($(fmt $5)-$(fmt $6)) | | |"
+		echo "| $label | $(fmt $med) ($(fmt $lo)-$(fmt $hi)) | $(fmt $4)x ($(fmt $5)-$(fmt $6)) | $sc | | |"
 		continue ;;
 	preload) label="LD_PRELOAD=libcpusetshim.so /bin/true" tv=1.10 ;;
 	cpusetrun) label="cpuset-run --set bench1 /bin/true" tv=1.15 ;;
@@ -738,7 +763,7 @@ for mode in $SPAWN_MODES; do
 		[ -n "$floor" ] && floor="; its floor $(fmt $floor)x"
 	fi
 	set -- $(awk -v m="$mode" '$2 == "ratio" && $3 == m' "$TMP/spawn.stats") x x x x x x
-	echo "| $label | $(fmt $med) ($(fmt $lo)-$(fmt $hi)) | $(fmt $4)x ($(fmt $5)-$(fmt $6)) | <= ${tv}x$floor | $(verdict ratio $tv $4) |"
+	echo "| $label | $(fmt $med) ($(fmt $lo)-$(fmt $hi)) | $(fmt $4)x ($(fmt $5)-$(fmt $6)) | $sc | <= ${tv}x$floor | $(verdict ratio $tv $4) |"
 done
 echo
 
