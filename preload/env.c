@@ -20,19 +20,25 @@
 #define ENV_BYTES 8192
 #define ENV_MAX 48
 
-/* What the constructor touches in every process, apart from the copy
- * (touched only when there is something to copy): a program with none of
- * our variables writes one page of the shim's data before main. */
+/* The copy, touched only when there is something to copy. */
+static struct {
+	const char *entry[ENV_MAX]; /* "NAME=VALUE" in buf */
+	char buf[ENV_BYTES];
+} copy;
+/* What the constructor writes in every process: a program with none of
+ * our variables writes one page of the shim's data before main, the one
+ * the loader clears anyway (Makemodule.am: env.c is linked first, and the
+ * compiler lays out the later definition first). */
 static struct {
 	int state;      /* 0 not taken, 1 being taken, 2 taken */
 	bool ctor_ran;
 	bool set_named; /* CPUSETSHIM_SET is not empty */
 	int n;
 } env;
-static struct {
-	const char *entry[ENV_MAX]; /* "NAME=VALUE" in buf */
-	char buf[ENV_BYTES];
-} copy;
+
+/* The code of the copy lies beside the constructor (.text.startup), so that
+ * a program's start faults in one page of the shim's code, not two. */
+#define AT_START __attribute__((section(".text.startup"), noinline))
 
 /* The copy runs in every process before main, so it calls nothing in
  * libc (the first call through the procedure linkage table costs a
@@ -52,7 +58,7 @@ static bool wanted(const char *e)
 	return e[0] == 'C' ? has_prefix(e, ours) : e[0] == 'T' && has_prefix(e, tmpdir);
 }
 
-static void take(void)
+AT_START static void take(void)
 {
 	const char set[] = "SET="; /* after CPUSETSHIM_ */
 	size_t used = 0;
@@ -77,33 +83,39 @@ static void take(void)
 	cps_getenv = shim_getenv;
 }
 
+/* Takes the copy, or waits for the thread taking it: libc is up. */
+AT_START static void take_once(void)
+{
+	int st = 0;
+	if (__atomic_compare_exchange_n(&env.state, &st, 1, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		take();
+		__atomic_store_n(&env.state, 2, __ATOMIC_RELEASE);
+		return;
+	}
+	/* another thread takes it: a bounded copy of a few entries */
+	while (__atomic_load_n(&env.state, __ATOMIC_ACQUIRE) != 2)
+		cps_cpu_relax();
+}
+
 /* Takes the copy once libc is up: from our constructor, or from the
  * first call after libc's set-up that comes before it (a constructor of
  * a library loaded before us). */
 bool shim_libc_up(void)
 {
-	int st = __atomic_load_n(&env.state, __ATOMIC_ACQUIRE);
-	if (CPS_LIKELY(st == 2))
+	if (CPS_LIKELY(__atomic_load_n(&env.state, __ATOMIC_ACQUIRE) == 2))
 		return true;
 	/* not environ alone: clearenv() makes it NULL in main */
 	if (!__atomic_load_n(&env.ctor_ran, __ATOMIC_ACQUIRE) && environ == NULL)
 		return false;
-	if (st == 0 && __atomic_compare_exchange_n(&env.state, &st, 1, false, __ATOMIC_ACQ_REL,
-						     __ATOMIC_ACQUIRE)) {
-		take();
-		__atomic_store_n(&env.state, 2, __ATOMIC_RELEASE);
-		return true;
-	}
-	/* another thread takes it: a bounded copy of a few entries */
-	while (__atomic_load_n(&env.state, __ATOMIC_ACQUIRE) != 2)
-		cps_cpu_relax();
+	take_once();
 	return true;
 }
 
-bool shim_env_ctor(void)
+AT_START bool shim_env_ctor(void)
 {
 	__atomic_store_n(&env.ctor_ran, true, __ATOMIC_RELEASE);
-	shim_libc_up();
+	take_once();
 	return env.set_named;
 }
 
