@@ -5,10 +5,12 @@
  *
  * Starts PROGRAM N times, one after the other (posix_spawnp, then wait4),
  * with this process's environment plus the -e settings, less the -u names,
- * and prints "MEDIAN_US MIN_US MAX_US MEDIAN_FAULTS" of the N start-to-exit
- * times and of the page faults each start took (its minor and major
- * faults, wait4's count, the spawn's own before the exec included). The
- * spawner is the same in every mode, so only PROGRAM's start differs.
+ * and prints "MEDIAN_US MIN_US MAX_US MEDIAN_FAULTS MEDIAN_CPU_US" of the
+ * N start-to-exit times, of the page faults each start took (its minor
+ * and major faults, wait4's count, the spawn's own before the exec
+ * included) and of the processor time it used (user and system: what a
+ * loaded machine's waits for a CPU leave out). The spawner is the same in
+ * every mode, so only PROGRAM's start differs.
  * Exits 1 if PROGRAM ever fails to start or exits non-zero.
  */
 #define _GNU_SOURCE
@@ -66,7 +68,8 @@ int main(int argc, char **argv)
 	char **prog = argv + i + 1;
 	double *t = calloc((size_t)n, sizeof(double));
 	double *f = calloc((size_t)n, sizeof(double));
-	if (!t || !f)
+	double *c = calloc((size_t)n, sizeof(double));
+	if (!t || !f || !c)
 		return 1;
 	for (long k = 0; k < n; k++) {
 		pid_t pid;
@@ -86,6 +89,8 @@ int main(int argc, char **argv)
 		}
 		t[k] = now_us() - t0;
 		f[k] = (double)(ru.ru_minflt + ru.ru_majflt);
+		c[k] = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+		       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 			fprintf(stderr, "bench_spawn: %s: exit status %d\n", prog[0], st);
 			return 1;
@@ -93,8 +98,10 @@ int main(int argc, char **argv)
 	}
 	qsort(t, (size_t)n, sizeof(double), cmp_d);
 	qsort(f, (size_t)n, sizeof(double), cmp_d);
-	printf("%.1f %.1f %.1f %.0f\n", t[n / 2], t[0], t[n - 1], f[n / 2]);
+	qsort(c, (size_t)n, sizeof(double), cmp_d);
+	printf("%.1f %.1f %.1f %.0f %.0f\n", t[n / 2], t[0], t[n - 1], f[n / 2], c[n / 2]);
 	free(t);
 	free(f);
+	free(c);
 	return 0;
 }

@@ -694,6 +694,7 @@ for mode in $SPAWN_MODES; do
 	eval "SPAWN_CALLS_$mode=\$n"
 done
 : >"$TMP/spawn.faults"
+: >"$TMP/spawn.cpu"
 r=1
 while [ $r -le $SPAWN_ROUNDS ]; do
 	# the order rotating: round r starts at the (r mod 6)-th mode
@@ -710,6 +711,7 @@ while [ $r -le $SPAWN_ROUNDS ]; do
 		set -- $out
 		echo "true $mode $r $1" >>"$TMP/spawn"
 		echo "true $mode $r $4" >>"$TMP/spawn.faults"
+		echo "true $mode $r $5" >>"$TMP/spawn.cpu"
 	done
 	printf '.' >&3
 	r=$((r + 1))
@@ -717,8 +719,12 @@ done
 echo >&3
 stats "$TMP/spawn" "$SPAWN_MODES" >"$TMP/spawn.stats"
 stats "$TMP/spawn.faults" "$SPAWN_MODES" >"$TMP/spawn.faults.stats"
-# counts MODE -> "SYSTEM_CALLS PAGE_FAULTS" of one start (faults: the median of the rounds' medians)
+stats "$TMP/spawn.cpu" "$SPAWN_MODES" >"$TMP/spawn.cpu.stats"
+# counts MODE -> "CPU_US RATIO SYSTEM_CALLS PAGE_FAULTS" of one start (processor
+# time and faults: the median of the rounds' medians; the ratio, of the rounds' ratios)
 counts() {
+	awk -v m="$1" '$2 == m { c = $3 } $2 == "ratio" && $3 == m { q = $4 }
+		END { printf "%s %s ", c == "" ? "?" : c, q == "" ? 1 : q }' "$TMP/spawn.cpu.stats"
 	eval "printf '%s ' \"\$SPAWN_CALLS_$1\""
 	awk -v m="$1" '$2 == m { printf "%.0f", $3; f = 1 } END { if (!f) printf "?" }' "$TMP/spawn.faults.stats"
 }
@@ -729,17 +735,19 @@ echo "and \`... bench_spawn $SPAWN_N -- cpuset-run --set bench1 /bin/true\`; $SP
 echo "each round's figure is the median of its $SPAWN_N starts. The empty library (no code at all)"
 echo "is the floor for anything preloaded; \`bench_exec\` (linked as cpuset-run is, it only execs the"
 echo "program, here with the shim preloaded) the floor of any launcher, and taskset another launcher."
-echo "System calls: one start under \`bench_syscount\` (the launcher's and the program's); page"
-echo "faults: a start's minor and major faults (\`wait4\`), the median over the rounds of each round's median."
+echo "Processor µs: a start's user and system time (\`wait4\`; what waits for a CPU on a loaded"
+echo "machine leave out), the median over the rounds of each round's median, and the median ratio;"
+echo "page faults: a start's minor and major faults (\`wait4\`), likewise; system calls: one start"
+echo "under \`bench_syscount\` (the launcher's and the program's). The verdict is on the time."
 echo
-echo "| mode | µs: median (min-max) | ratio to native: median (min-max) | system calls | page faults | target | verdict |"
-echo "|---|---|---|---|---|---|---|"
+echo "| mode | µs: median (min-max) | ratio to native: median (min-max) | processor µs (ratio) | system calls | page faults | target | verdict |"
+echo "|---|---|---|---|---|---|---|---|"
 for mode in $SPAWN_MODES; do
 	set -- $(awk -v m="$mode" '$2 == m' "$TMP/spawn.stats") x x x x x x
 	[ "$3" = x ] && { fail "start-up: no figures for $mode"; continue; }
 	med=$3 lo=$4 hi=$5
 	set -- $(counts $mode)
-	sc="$1 | $2"
+	sc="$(fmt $1) ($(fmt $2)x) | $3 | $4"
 	case $mode in
 	native) echo "| /bin/true | $(fmt $med) ($(fmt $lo)-$(fmt $hi)) | 1 | $sc | | |"; continue ;;
 	empty)
