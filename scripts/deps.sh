@@ -58,14 +58,18 @@ pkgs="$pkgs qemu-user-static check:arm64"
 # Check for ppc64el: the unit suites cross-built and run under
 # qemu-ppc64le-static (tests/qemu_ppc64el.sh)
 pkgs="$pkgs check:ppc64el"
-# the arm64 guest (tests/guest_arm64.sh): QEMU for arm64; its kernel and
+# the arm64 guest (tests/guest_arm64.sh): QEMU for arm64; the POWER guest
+# (tests/guest_ppc64el.sh): QEMU for ppc64 (pseries); their kernels and
 # busybox are fetched below
-pkgs="$pkgs qemu-system-arm"
+pkgs="$pkgs qemu-system-arm qemu-system-ppc"
 # The arm64 guest's kernel (linux-image-arm64's) and static busybox
 # (busybox-static's), unpacked into $GUEST_ARM64 with the modules' index
 # (depmod): not installed, since the host's own /boot and /bin/busybox are
-# x86-64's (tests/guest.sh boots the host's kernel).
+# x86-64's (tests/guest.sh boots the host's kernel). The POWER guest's
+# (linux-image-powerpc64le's and busybox-static's, ppc64el) the same, into
+# $GUEST_PPC64EL.
 GUEST_ARM64=/usr/local/lib/cpusetshim-guest/arm64
+GUEST_PPC64EL=/usr/local/lib/cpusetshim-guest/ppc64el
 
 # A package is there when dpkg has unpacked and configured it: "installed",
 # or waiting only for triggers (another package's, such as man-db's or
@@ -82,20 +86,25 @@ present() {
 	done
 	return 1
 }
-# arm64_guest: the arm64 guest's kernel and busybox into $GUEST_ARM64
-arm64_guest() {
-	[ -f "$GUEST_ARM64/done" ] && return 0
-	kpkg=$(apt-cache depends linux-image-arm64:arm64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -n 1)
-	[ -n "$kpkg" ] || { echo "deps: no kernel package behind linux-image-arm64:arm64" >&2; exit 1; }
+# guest DIR KERNEL ARCH: a guest's kernel (the one the metapackage KERNEL
+# of Debian architecture ARCH names) and busybox into DIR
+guest() {
+	[ -f "$1/done" ] && return 0
+	kpkg=$(apt-cache depends "$2:$3" | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -n 1)
+	[ -n "$kpkg" ] || { echo "deps: no kernel package behind $2:$3" >&2; exit 1; }
 	dl=$(mktemp -d)
 	chmod 755 "$dl" # apt's own user writes there
-	(cd "$dl" && apt-get download -qq "$kpkg" busybox-static:arm64) || exit 1
-	rm -rf "$GUEST_ARM64"
-	mkdir -p "$GUEST_ARM64"
-	for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$GUEST_ARM64" || exit 1; done
+	(cd "$dl" && apt-get download -qq "$kpkg" "busybox-static:$3") || exit 1
+	rm -rf "$1"
+	mkdir -p "$1"
+	for d in "$dl"/*.deb; do dpkg-deb -x "$d" "$1" || exit 1; done
 	rm -rf "$dl"
-	for v in $(ls "$GUEST_ARM64/lib/modules"); do depmod -b "$GUEST_ARM64" "$v" || exit 1; done
-	echo "$kpkg" >"$GUEST_ARM64/done"
+	for v in $(ls "$1/lib/modules"); do depmod -b "$1" "$v" || exit 1; done
+	echo "$kpkg" >"$1/done"
+}
+guests() {
+	guest "$GUEST_ARM64" linux-image-arm64 arm64
+	guest "$GUEST_PPC64EL" linux-image-powerpc64le ppc64el
 }
 # the foreign architectures of check:arm64 and check:ppc64el
 foreign=""
@@ -107,7 +116,7 @@ for p in $pkgs; do
 	present "$p" || missing="$missing $p"
 done
 if [ -z "$missing$foreign" ]; then
-	arm64_guest
+	guests
 	exit 0
 fi
 for a in $foreign; do dpkg --add-architecture "$a"; done
@@ -134,4 +143,4 @@ until LC_ALL=C $apt update -qq 2>"$err"; do
 done
 cat "$err" >&2
 $apt install -y -qq $missing >/dev/null
-arm64_guest
+guests

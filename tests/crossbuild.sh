@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The cross build of a copy of this tree, for the tests that run another
 # architecture's build (tests/cross.sh, tests/guest_arm64.sh,
-# tests/qemu_ppc64el.sh); sourced after tests/common.sh, never run.
+# tests/guest_ppc64el.sh, tests/qemu_ppc64el.sh); sourced after
+# tests/common.sh, never run.
 #
 #     cross_copy DIR          the sources as they are (tracked and new
 #                             files) into DIR, with the generated build
@@ -9,14 +10,15 @@
 #                             autoreconf makes it)
 #     cross_suites BD         the unit suites of build tree BD (make's
 #                             CHECK_SUITES), space-separated
-#     cross_build TRIPLET BD [TARGET...]
+#     cross_build TRIPLET BD [--no-suites] [TARGET...]
 #                             a copy ($T/src) configured in BD for
 #                             TRIPLET with the target's Check (its
 #                             pkg-config files in /usr/lib/TRIPLET),
 #                             fault points on, -O2; the libraries and
-#                             tools built, then the unit suites and each
-#                             TARGET; $suites: the suites. A failure
-#                             dies, with make's last lines.
+#                             tools built, then the unit suites (not
+#                             with --no-suites) and each TARGET;
+#                             $suites: the suites. A failure dies,
+#                             with make's last lines.
 
 cross_copy() {
 	git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1 || skip_all "needs a git work tree ($SRC is none)"
@@ -37,8 +39,9 @@ cross_suites() {
 }
 
 cross_build() {
-	_tr=$1 _bd=$2
+	_tr=$1 _bd=$2 _su=yes
 	shift 2
+	[ "${1:-}" = --no-suites ] && { _su=no; shift; }
 	[ -d "$T/src" ] || cross_copy "$T/src"
 	mkdir -p "$_bd"
 	_t0=$(date +%s)
@@ -49,7 +52,8 @@ cross_build() {
 	suites=$(cross_suites "$_bd")
 	# (the libraries first: the suites link them; a build of its own, no
 	# jobserver from the make that runs the test)
-	(cd "$_bd" && unset MAKEFLAGS MFLAGS MAKELEVEL && nice make -j2 all && nice make -j2 $suites "$@") \
+	[ $_su = no ] || set -- $suites "$@"
+	(cd "$_bd" && unset MAKEFLAGS MFLAGS MAKELEVEL && nice make -j2 all && { [ $# -eq 0 ] || nice make -j2 "$@"; }) \
 		>"$_bd/make.out" 2>&1 || { show "$_bd/make.out" | tail -30; die "the $_tr build failed"; }
 	progress
 	note "$_tr build: $(($(date +%s) - _t0)) s"

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Boots a multi-node Linux guest of an architecture under QEMU (TCG: no
 # KVM needed) and runs a script in it: the boot helper of tests/guest.sh
-# (x86_64) and tests/guest_arm64.sh (arm64).
+# (x86_64), tests/guest_arm64.sh (arm64) and tests/guest_ppc64el.sh
+# (ppc64el).
 #
 #     sh tests/guest/boot.sh ARCH DIR
 #
-# ARCH: x86_64 or arm64; what differs is in arch_params below (QEMU's
-# program, machine and CPU, threads a core, the console, where the
-# kernel, its modules and a static busybox are found).
+# ARCH: x86_64, arm64 or ppc64el; what differs is in arch_params below
+# (QEMU's program, machine and CPU, threads a core, the console, where
+# the kernel, its modules and a static busybox are found).
 #
 # The root, one of two:
 # - DIR/root/run.sh exists: DIR/root is the guest's root file system,
@@ -33,13 +34,14 @@
 #
 # The machine: GUEST_SMP CPUs in 2 packages (sockets) of cores of the
 # architecture's threads (x86_64: 2 a core, 8 CPUs by default; arm64: 1,
-# 4 CPUs), 2 NUMA nodes with the CPUs (node 0 the first package, node 1
+# 4 CPUs; ppc64el: 1, 8 CPUs), 2 NUMA nodes with the CPUs (node 0 the first package, node 1
 # the second) and node 2 with memory only, GUEST_MEM MiB a node (256).
 # GUEST_KERNEL: the kernel image, its modules in lib/modules/V beside
 # its boot/ (default: the newest vmlinuz-V of the architecture's kernel
-# directory with its modules.dep; x86_64: the host's /boot, arm64:
-# GUEST_ARM64, /usr/local/lib/cpusetshim-guest/arm64, where
-# scripts/deps.sh unpacks the kernel and busybox-static of arm64).
+# directory with its modules.dep, vmlinux-V for ppc64el; x86_64: the
+# host's /boot, arm64: GUEST_ARM64, /usr/local/lib/cpusetshim-guest/arm64,
+# ppc64el: GUEST_PPC64EL, /usr/local/lib/cpusetshim-guest/ppc64el, where
+# scripts/deps.sh unpacks each one's kernel and busybox-static).
 #
 # Time: the guest's budget follows its progress, not the clock. It is
 # making progress while its console (the kernel's boot messages, init's)
@@ -69,6 +71,7 @@ out=$(cd "$2" && pwd)
 # are), kpkg (the kernel's package), busybox and hostm (`uname -m` on
 # a host of that architecture)
 arch_params() {
+	kimg=vmlinuz
 	case $arch in
 	x86_64)
 		qemu=qemu-system-x86_64 qpkg=qemu-system-x86 machine="-cpu Nehalem"
@@ -85,7 +88,21 @@ arch_params() {
 		kpkg="linux-image-arm64:arm64; sh scripts/deps.sh unpacks it in $kdir"
 		busybox=$kdir/bin/busybox hostm=aarch64
 		where="(busybox-static:arm64; sh scripts/deps.sh unpacks it in $kdir/bin)" ;;
-	*) die "ARCH $arch: x86_64 or arm64" 2 ;;
+	ppc64el)
+		# (pseries, POWER9. One thread a core: QEMU before 8.1 refuses
+		# more on pseries under TCG ("TCG cannot support more than 1
+		# thread/core on a pseries machine"). The Spectre mitigations'
+		# capabilities off, which TCG cannot give. The console is the
+		# hypervisor's virtual terminal, QEMU's first serial; Debian's
+		# kernel is an uncompressed vmlinux)
+		qemu=qemu-system-ppc64 qpkg=qemu-system-ppc
+		machine="-M pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off -cpu power9"
+		threads=1 smp_default=8 console=hvc0 kimg=vmlinux
+		kdir=${GUEST_PPC64EL:-/usr/local/lib/cpusetshim-guest/ppc64el}
+		kpkg="linux-image-powerpc64le:ppc64el; sh scripts/deps.sh unpacks it in $kdir"
+		busybox=$kdir/bin/busybox hostm=ppc64le
+		where="(busybox-static:ppc64el; sh scripts/deps.sh unpacks it in $kdir/bin)" ;;
+	*) die "ARCH $arch: x86_64, arm64 or ppc64el" 2 ;;
 	esac
 }
 arch_params
@@ -112,12 +129,12 @@ qemu=$(command -v $qemu) || die "needs $qemu (Debian package $qpkg)" 3
 command -v cpio >/dev/null || die "needs cpio (Debian package cpio)" 3
 if [ -n "${GUEST_KERNEL:-}" ]; then
 	kernel=$GUEST_KERNEL
-	kver=${kernel##*/vmlinuz-}
+	kver=${kernel##*/$kimg-}
 	kdir=$(cd "$(dirname "$kernel")/.." && pwd)
 else
 	kernel= kver=
-	for k in $(ls "$kdir"/boot/vmlinuz-* 2>/dev/null | sort -V); do
-		v=${k##*/vmlinuz-}
+	for k in $(ls "$kdir"/boot/$kimg-* 2>/dev/null | sort -V); do
+		v=${k##*/$kimg-}
 		[ -f "$kdir/lib/modules/$v/modules.dep" ] && kernel=$k kver=$v
 	done
 fi
