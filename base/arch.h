@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The one interface that knows architectures: for each, its name, its
- * audit architecture (what seccomp's filter and a table's header name it
- * by), the numbers of the system calls the supervisor answers, and the
+/* The one interface that knows architectures (but for the shim's frameless
+ * entry points, preload/stubs.h, which are instructions): for each, its
+ * name, its audit architecture (what seccomp's filter and a table's header
+ * name it by), the numbers of the system calls the supervisor answers, and the
  * 32-bit ABI its kernel may also run (whose affinity calls the filter
  * fails closed). One file per architecture, base/arch_<cpu>.c; a port adds
  * its file and its name in base/arch.c's list (CONTRIBUTING.md). Pure: the

@@ -2,9 +2,9 @@
 /* The open and stdio wrappers: open, open64, openat, openat64, the
  * fortified __open*_2 entries, fopen, fopen64, freopen, freopen64. A path
  * that may be a virtual file (shim_view_path_candidate) goes to
- * shim_view_open; everything else to libc's. On x86-64 the open family's
- * entry points are frameless stubs (preload/stubs-x86_64.c) and these are
- * their slow paths. */
+ * shim_view_open; everything else to libc's. Where the architecture has
+ * frameless entry points (preload/stubs.h) the open family's are stubs and
+ * these are their slow paths; elsewhere they are the open family. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "preload/shim.h"
+#include "preload/stubs.h"
 #include "preload/view.h"
 
 static int mode_of(int flags, va_list ap)
@@ -37,11 +38,7 @@ static int mode_of(int flags, va_list ap)
 		}                                                                     \
 	} while (0)
 
-#if defined(__x86_64__)
 #define OPEN_C(name) __attribute__((used)) shim_##name##_slow
-#else
-#define OPEN_C(name) EXPORT name
-#endif
 
 int OPEN_C(open)(const char *path, int flags, ...)
 {
@@ -90,6 +87,12 @@ int OPEN_C(openat64)(int dirfd, const char *path, int flags, ...)
 		return -1;
 	return shim_real.openat64(dirfd, path, flags, mode);
 }
+
+/* the open family itself where no stub takes the names (preload/stubs.h) */
+SHIM_STUB_DEFAULT(open, shim_open_slow);
+SHIM_STUB_DEFAULT(open64, shim_open64_slow);
+SHIM_STUB_DEFAULT(openat, shim_openat_slow);
+SHIM_STUB_DEFAULT(openat64, shim_openat64_slow);
 
 EXPORT int __open_2(const char *path, int flags)
 {

@@ -5,11 +5,12 @@
  * /sys. A path that can be no view costs no system call and no
  * allocation:
  *   - an absolute path whose second byte is none of 'p', 's', '/', '.'
- *     is rejected before anything else (by the x86-64 stubs already);
+ *     is rejected before anything else (by the stubs already, where the
+ *     architecture has them: preload/stubs.h);
  *   - a path relative to the working directory is rejected on a cached
  *     fact: the working directory is "far" (neither "/" nor in /proc or
- *     /sys) and the path has no ".." (on x86-64 in the open family's
- *     frameless stubs already, which read shim_cwd_state). chdir and
+ *     /sys) and the path has no ".." (in the open family's frameless
+ *     stubs already, where there are some, which read shim_cwd_state). chdir and
  *     fchdir, also through syscall(2), forget the fact; it is learnt again
  *     with one getcwd at the next relative path (one system call per
  *     change of directory, none per path);
@@ -44,7 +45,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 /* What is known of the working directory: shim_cwd_state (atomic; the
- * x86-64 stubs read it: SHIM_CWD_FAR lets a relative path without ".."
+ * open stubs read it: SHIM_CWD_FAR lets a relative path without ".."
  * through) and, under lock, its path. gen moves at every chdir, so that a
  * getcwd that raced with one is not kept. A forked child keeps them: it
  * has its parent's directory. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Resolving the real functions: every libc function the shim interposes,
  * found once with dlsym(RTLD_NEXT) from whichever wrapper needs it first
- * (and again at set-up), and, on x86-64, where libc keeps each thread's
- * rseq area. */
+ * (and again at set-up), libc's copies the frameless stubs jump to
+ * (preload/stubs.h), and, on x86-64, where libc keeps each thread's rseq
+ * area. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -11,11 +12,12 @@
 #include <stddef.h>
 
 #include "preload/shim.h"
+#include "preload/stubs.h"
 #include "preload/view.h"
 
 struct shim_real shim_real;
-#if defined(__x86_64__)
 long (*shim_syscall_next)(long, ...); /* shim_real.syscall, for the syscall stub */
+#if defined(__x86_64__)
 ptrdiff_t shim_rseq_offset;   /* of the thread's struct rseq from %fs:0 */
 bool shim_rseq_ok;
 #endif
@@ -31,6 +33,15 @@ static void *next_sym(const char *name)
 	if (e || !p)
 		return NULL;
 	return p;
+}
+
+/* The open stubs' copies of libc's functions (preload/stubs.h) */
+static void open_resolved(void)
+{
+	__atomic_store_n(&shim_open_hot.next[0], (void *)shim_real.open, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_open_hot.next[1], (void *)shim_real.open64, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_open_hot.next[2], (void *)shim_real.openat, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_open_hot.next[3], (void *)shim_real.openat64, __ATOMIC_RELEASE);
 }
 
 void shim_resolve_all(void)
@@ -56,15 +67,15 @@ void shim_resolve_all(void)
 	R(scandir); R(scandir64); R(glob); R(glob64); R(nftw);
 	R(fstatat); R(statx); R(faccessat); R(access); R(readlinkat);
 #undef R
-#if defined(__x86_64__)
 	__atomic_store_n(&shim_syscall_next, shim_real.syscall, __ATOMIC_RELEASE);
-	/* the open stubs' copies (preload/stubs-x86_64.c); under the test
-	 * root none, so that every path goes to the slow paths (its views
-	 * lie below it, where no second byte tells them apart). Before libc
-	 * is up the test root is not known yet: none until it is (set-up
+	/* the open stubs' copies (preload/stubs.h); under the test root
+	 * none, so that every path goes to the slow paths (its views lie
+	 * below it, where no second byte tells them apart). Before libc is
+	 * up the test root is not known yet: none until it is (set-up
 	 * resolves again) */
 	if (shim_libc_up() && !shim_test_root())
-		shim_open_resolved();
+		open_resolved();
+#if defined(__x86_64__)
 	/* glibc >= 2.35 registers an rseq area per thread and exports where
 	 * it is; its sched_getcpu reads the CPU from there. */
 	const ptrdiff_t *off = next_sym("__rseq_offset");

@@ -115,11 +115,8 @@ void shim_resolve_all(void);
  * calls pass straight through. */
 extern __thread int shim_resolving;
 #if defined(__x86_64__)
-extern long (*shim_syscall_next)(long, ...); /* for the syscall stub */
 extern ptrdiff_t shim_rseq_offset;           /* of struct rseq from %fs:0 */
 extern bool shim_rseq_ok;
-/* preload/stubs-x86_64.c: the open stubs' copies of libc's functions. */
-void shim_open_resolved(void);
 #endif
 
 /* ---- preload/setup.c: set-up, fork and ancestry ---- */
@@ -260,7 +257,7 @@ extern int shim_troot_state;
 static inline bool shim_view_path_candidate(const char *p)
 {
 	/* false for an absolute path whose second byte cannot begin a
-	 * view's (cps_vpath_root2, src/vfiles.h; the x86-64 stubs test the
+	 * view's (cps_vpath_root2, src/vfiles.h; the open stubs test the
 	 * same), unless the test root may be set (its views lie below it) */
 	return p && p[0] &&
 	       (p[0] != '/' || cps_vpath_root2(p[1]) ||
@@ -275,11 +272,11 @@ static inline bool shim_view_path_candidate(const char *p)
 bool shim_path_may_view(int dirfd, const char *path);
 /* What is known of the working directory (preload/path.c): SHIM_CWD_FAR
  * when it is neither "/" nor in /proc or /sys, so that a relative path
- * without ".." can be no view; read by the x86-64 stubs. */
+ * without ".." can be no view; read by the open stubs (preload/stubs.h). */
 #define SHIM_CWD_FAR 1
-/* What the x86-64 open stubs read, in one line of the cache: libc's open,
- * open64, openat and openat64 (filled once resolved; NULL before) and
- * the state of the working directory. */
+/* What the open stubs read (preload/stubs.h), in one line of the cache:
+ * libc's open, open64, openat and openat64 (filled once resolved; NULL
+ * before) and the state of the working directory. */
 struct shim_open_hot {
 	void *next[4];
 	int cwd_state;
@@ -301,15 +298,6 @@ const char *shim_path_resolve(int dirfd, const char *path, int cflags, char *buf
  * kernel says (below the test root: as the same path below /), in buf;
  * false if it cannot be had or names a CPU outside the set. One readlink. */
 bool shim_dirfd_canon(int fd, char *buf, size_t len);
-
-/* ---- x86-64 slow paths of the frameless stubs (stubs-x86_64.c) ---- */
-#if defined(__x86_64__)
-long shim_syscall_slow(long nr, ...);
-int shim_open_slow(const char *path, int flags, ...);
-int shim_open64_slow(const char *path, int flags, ...);
-int shim_openat_slow(int dirfd, const char *path, int flags, ...);
-int shim_openat64_slow(int dirfd, const char *path, int flags, ...);
-#endif
 
 #pragma GCC visibility pop
 

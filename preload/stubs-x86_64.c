@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The x86-64 frameless entry points: syscall(2) and the open family jump
- * straight to libc's with the caller's registers and stack as they were,
- * unless the call may be one the shim translates; then they jump to the C
- * slow paths (preload/syscall.c, preload/open.c). */
+/* The x86-64 frameless entry points (preload/stubs.h): syscall(2) and the
+ * open family jump straight to libc's with the caller's registers and
+ * stack as they were, unless the call may be one the shim translates;
+ * then they jump to the C slow paths (preload/syscall.c, preload/open.c). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 
 #include "preload/shim.h"
+#include "preload/stubs.h"
 #include "src/vfiles.h"
 
 #if defined(__x86_64__)
@@ -71,16 +72,10 @@ __asm__(".text\n"
  * table; the stubs compare its two macros), so the call jumps to libc's with the
  * caller's registers and stack as they were, mode included when there is
  * one. Everything else (relative paths, NULL, /proc and /sys, libc's not
- * resolved yet) goes to the C wrappers of preload/open.c, also untouched. */
-void shim_open_resolved(void)
-{
-	__atomic_store_n(&shim_open_hot.next[0], (void *)shim_real.open, __ATOMIC_RELEASE);
-	__atomic_store_n(&shim_open_hot.next[1], (void *)shim_real.open64, __ATOMIC_RELEASE);
-	__atomic_store_n(&shim_open_hot.next[2], (void *)shim_real.openat, __ATOMIC_RELEASE);
-	__atomic_store_n(&shim_open_hot.next[3], (void *)shim_real.openat64, __ATOMIC_RELEASE);
-}
-
-/* A relative path (to the working directory: open, or openat with
+ * resolved yet) goes to the C wrappers of preload/open.c, also untouched.
+ * libc's are shim_open_hot.next[] (preload/real.c fills them).
+ *
+ * A relative path (to the working directory: open, or openat with
  * AT_FDCWD) passes too when the working directory is known to be far from
  * /proc and /sys (shim_open_hot.cwd_state, preload/path.c) and the path holds no
  * "..": the bytes are scanned with the scratch registers r10 and r11, the

@@ -4,9 +4,9 @@
  * values kept, SYS_io_uring_setup's polling CPU, the memory-policy ones
  * (preload/mempolicy.c), and the two that move the working directory (SYS_chdir,
  * SYS_fchdir: preload/path.c forgets it); every other number passes
- * through. On x86-64 the entry
- * point is a frameless stub (preload/stubs-x86_64.c) and this is its slow
- * path. */
+ * through. Where the architecture has frameless entry points
+ * (preload/stubs.h) syscall is a stub and this is its slow path; elsewhere
+ * this is syscall itself. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -20,6 +20,7 @@
 
 #include "preload/setcopy.h"
 #include "preload/shim.h"
+#include "preload/stubs.h"
 #include "preload/view.h"
 #include "src/procfs.h"
 
@@ -187,14 +188,8 @@ static long dispatch(long nr, const long *a)
 	return getcpu_call(nr, a, ok);
 }
 
-#if defined(__x86_64__)
 /* the stub's jump target: kept whatever the linker sees of the asm */
-long shim_syscall_slow(long nr, ...) __attribute__((used));
-
-long shim_syscall_slow(long nr, ...)
-#else
-EXPORT long syscall(long nr, ...)
-#endif
+__attribute__((used)) long shim_syscall_slow(long nr, ...)
 {
 	va_list ap;
 	long a[6] = { 0 };
@@ -215,3 +210,6 @@ EXPORT long syscall(long nr, ...)
 	}
 	return dispatch(nr, a);
 }
+
+/* syscall itself where no stub takes the name (preload/stubs.h) */
+SHIM_STUB_DEFAULT(syscall, shim_syscall_slow);

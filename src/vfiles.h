@@ -8,10 +8,10 @@
  *     the directory listings (a row of kind CPS_VK_DIR);
  *   - the names a path relative to a directory fd may end in
  *     (cps_path_view_name, src/path.h);
- *   - the x86-64 stubs' two-byte table (cps_path_second), made by the
+ *   - the open stubs' two-byte table (cps_path_second), made by the
  *     compiler from the rows' names (src/vfiles.c);
  *   - the second byte of an absolute path that may be a view
- *     (cps_vpath_root2), which the x86-64 stubs also test.
+ *     (cps_vpath_root2), which the open stubs also test (x86-64, aarch64).
  * Adding a view is one row here and one transform (src/vmake.c;
  * CONTRIBUTING.md shows the diff).
  *
@@ -185,7 +185,7 @@ bool cps_vfile_root(const char *c, size_t len);
 /* The second byte of an absolute path that may be a view (with '/' and
  * '.', which a spelling of one may have there): the rows' roots' second
  * bytes, "/proc" and "/sys" (tests/check_vsys.c checks it against the
- * table; the x86-64 stubs test the same two macros). */
+ * table; the open stubs test the same two macros). */
 #define CPS_VPATH_ROOT2_A 0x70 /* 'p' */
 #define CPS_VPATH_ROOT2_B 0x73 /* 's' */
 static inline bool cps_vpath_root2(char c)

@@ -9,13 +9,15 @@
 # files of the target's machine and byte order, and a small program
 # linked with base/ names its architecture (cps_arch_host). Where QEMU's
 # user mode is installed, the target's cpuset --version and that program
-# run under it. A missing cross compiler skips its architecture, naming
+# run under it, and so does tests/integration/prog_entry.c under the
+# target's shim (entry, below). A missing cross compiler skips its architecture, naming
 # its package; none at all skips the test (77).
 . "$(dirname "$0")/common.sh"
 
 need git git
 need readelf binutils
 need make make
+need taskset util-linux
 
 # triplet, Debian package, readelf's machine, byte order, QEMU, arch name
 TARGETS="aarch64-linux-gnu gcc-aarch64-linux-gnu AArch64 little qemu-aarch64-static aarch64
@@ -93,6 +95,52 @@ build() {
 		"$("$4" -L "/usr/$tr" -E LD_LIBRARY_PATH="/usr/$tr/lib" "$bd/cpuset" --version 2>&1)" '^cpuset'
 	expect_match "$tr: the program says its architecture under $4" \
 		"$("$4" -L "/usr/$tr" -E LD_LIBRARY_PATH="/usr/$tr/lib" "$bd/arch" 2>&1)" "^$5( |$)"
+	entry "$tr" "$bd" "$4"
+}
+
+# entry TRIPLET BUILD QEMU: the shim's entry points (the program of
+# tests/integration/entry.sh: syscall with six arguments, errno, the
+# numbers the shim translates; the open family, each spelling of a view)
+# under the target's shim and QEMU, in a set of one CPU (our last) of a
+# table of the target's own, made by its cpuset: aarch64's frameless stubs
+# (preload/stubs-aarch64.c), the C entry points of the others
+entry() {
+	_tr=$1 _bd=$2 _q=$3
+	check "$_tr: prog_entry builds" "$_tr-gcc" -O2 -o "$_bd/prog_entry" \
+		"$T/src/tests/integration/prog_entry.c" || return
+	_et=$CPUSETSHIM_TABLE.$_tr _cpu=$(real_cpus $$ | tr ',' '\n' | sed 's/.*-//' | tail -n 1)
+	at_exit "rm -f /dev/shm/$_et; rm -rf /dev/shm/$_et.views.*"
+	set -- -L "/usr/$_tr" -E LD_LIBRARY_PATH="/usr/$_tr/lib:$_bd/.libs" -E CPUSETSHIM_TABLE="$_et"
+	# (QEMU's riscv64 user mode has no set_robust_list: its C library
+	# then makes no robust mutex, so no table, ENOTSUP)
+	if ! "$_q" "$@" "$_bd/cpuset" init >"$T/entry-$_tr.init" 2>&1; then
+		case $(cat "$T/entry-$_tr.init") in
+		*"Operation not supported"*)
+			skip "$_tr: the shim's entry points under $_q" \
+				"its cpuset makes no table there ($(cat "$T/entry-$_tr.init"): QEMU gives no robust mutex)"
+			return ;;
+		esac
+		fail "$_tr: cpuset init under $_q" "$(cat "$T/entry-$_tr.init")"
+		return
+	fi
+	check "$_tr: cpuset create --cpus $_cpu under $_q" "$_q" "$@" "$_bd/cpuset" create \
+		--cpus "$_cpu" --name entry || return
+	mkdir "$T/entry-$_tr" || die "mkdir $T/entry-$_tr"
+	taskset -c "$_cpu" "$_q" "$@" -E LD_PRELOAD="$_bd/.libs/libcpusetshim.so" \
+		-E CPUSETSHIM_SET=entry "$_bd/prog_entry" "$T/entry-$_tr" >"$T/entry-$_tr.out" \
+		2>"$T/entry-$_tr.err"
+	_st=$?
+	while IFS= read -r _l; do
+		case $_l in
+		"ok - "*) pass "$_tr under $_q: ${_l#ok - }" ;;
+		"not ok - "*) fail "$_tr under $_q: ${_l#not ok - }" ;;
+		*) note "$_l" ;;
+		esac
+	done <"$T/entry-$_tr.out"
+	show "$T/entry-$_tr.err"
+	expect_eq "$_tr: prog_entry's exit status" "$_st" 0
+	expect_match "$_tr: prog_entry's checks ran to the last" "$(tail -n 1 "$T/entry-$_tr.out")" \
+		'in "/"$'
 }
 
 start=$(date +%s)
