@@ -173,7 +173,8 @@ static bool cpudir_itself(const char *phys)
 
 EXPORT DIR *opendir(const char *name)
 {
-	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX];
+	char canon[PATH_MAX], rp[PATH_MAX];
+	struct shim_vpath vp;
 
 	shim_resolve_all();
 	if (!shim_real.opendir) {
@@ -181,10 +182,10 @@ EXPORT DIR *opendir(const char *name)
 		return NULL;
 	}
 	/* only what may name a /sys directory of ours is looked at */
-	if (!shim_sys_lookup(AT_FDCWD, name, O_DIRECTORY, canon, sizeof(canon)))
+	if (!shim_sys_lookup(AT_FDCWD, name, O_DIRECTORY, canon, sizeof(canon), &vp))
 		return shim_real.opendir(name);
-	struct shim_sys_set set;
-	int k = shim_sys_phys(canon, phys, sizeof(phys), &set);
+	int k = shim_vpath_sys(&vp) ? vp.kind : CPS_VK_NONE;
+	const char *phys = vp.phys;
 	if (k == CPS_VK_ABSENT) {
 		errno = ENOENT;
 		return NULL;
@@ -213,7 +214,7 @@ EXPORT DIR *opendir(const char *name)
 	}
 	if (d && k == CPS_VK_DIR) {
 		SHIM_KEEP_ERRNO;
-		shim_dir_remember(dirfd(d), d, &set.v, &set.in);
+		shim_dir_remember(dirfd(d), d, &vp.set.v, &vp.set.in);
 	}
 	return d;
 }
@@ -249,18 +250,18 @@ static bool listing_dev(dev_t dev)
  * directory outside sysfs (no test root), a readlink more for one in it. */
 static __attribute__((noinline)) void adopt(int fd, DIR *d)
 {
-	char canon[PATH_MAX], phys[PATH_MAX];
-	struct shim_sys_set set;
+	char canon[PATH_MAX];
+	struct shim_vpath vp;
 	struct stat sb;
 	SHIM_KEEP_ERRNO;
 
 	if (!shim_test_root() && (fstat(fd, &sb) < 0 || !listing_dev(sb.st_dev)))
 		return;
-	if (shim_resolving || !shim_dirfd_canon(fd, canon, sizeof(canon)) ||
-	    !shim_sys_family(canon) || !shim_ready())
+	if (shim_resolving || !shim_dirfd_canon(fd, canon, sizeof(canon)))
 		return;
-	if (shim_sys_phys(canon, phys, sizeof(phys), &set) == CPS_VK_DIR)
-		shim_dir_remember(fd, d, &set.v, &set.in);
+	shim_vlookup(canon, false, &vp);
+	if (shim_vpath_sys(&vp) && vp.kind == CPS_VK_DIR)
+		shim_dir_remember(fd, d, &vp.set.v, &vp.set.in);
 }
 
 EXPORT DIR *fdopendir(int fd)

@@ -155,7 +155,7 @@ static void view_rewound(int fd)
 		struct stat id;
 		bool have_id = false;
 		int nfd = fl < 0 || fdfl < 0 ? -1
-			: shim_view_open_kind(t->k, t->real, t->tid,
+			: shim_view_open_kind(t->k, t->real, t->tid, NULL,
 					      O_RDONLY | (fl & (O_NONBLOCK | O_NOATIME | SHIM_VIEW_STATUS_FLAGS)), &how, &id,
 					      &have_id);
 		if (nfd >= 0 && nfd != fd) {

@@ -38,25 +38,29 @@ int shim_real_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 	return shim_real.fstatat(dirfd, path, st, flags);
 }
 
-/* The canonical path of a stat-like call's (dirfd, path), or false. */
-static bool stat_canon(int dirfd, const char *path, int flags, char *canon, size_t len)
+/* The canonical path of a stat-like call's (dirfd, path), looked up into
+ * *vp, or false. */
+static bool stat_canon(int dirfd, const char *path, int flags, char *canon, size_t len,
+		       struct shim_vpath *vp)
 {
 	/* the shim is set up only for a path of ours: a stat of /sbin or
 	 * /srv costs no set-up. Flags the kernel does not know are its to
 	 * refuse (EINVAL), before it looks at the buffer. */
 	return !(flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT | AT_STATX_SYNC_TYPE)) &&
-	       shim_sys_lookup(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon, len);
+	       shim_sys_lookup(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon, len,
+			       vp);
 }
 
 /* 0 or -1 with errno: the answer; -2: not ours. */
 __attribute__((noinline)) static int stat_view(int dirfd, const char *path, struct stat *st, int flags)
 {
 	char canon[PATH_MAX];
+	struct shim_vpath vp;
 	int saved = errno;
 
-	if (!stat_canon(dirfd, path, flags, canon, sizeof(canon)))
+	if (!stat_canon(dirfd, path, flags, canon, sizeof(canon), &vp))
 		return -2;
-	int r = shim_view_stat_hook(canon, st, flags);
+	int r = shim_view_stat_hook(&vp, st, flags);
 	if (r == -1) {
 		errno = saved;
 		return -2;
@@ -96,15 +100,16 @@ STAT_FNS(64, stat64)
 EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *buf)
 {
 	char canon[PATH_MAX], rp[PATH_MAX];
+	struct shim_vpath vp;
 
 	if (!SHIM_HAVE_REAL(statx)) {
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!NO_VIEW(path) && stat_canon(dirfd, path, flags, canon, sizeof(canon)) &&
-	    (cps_vpath_family(canon) == CPS_VF_CPUDIR || cps_vpath_family(canon) == CPS_VF_NODE)) {
+	if (!NO_VIEW(path) && stat_canon(dirfd, path, flags, canon, sizeof(canon), &vp) &&
+	    shim_vpath_sys(&vp)) {
 		int saved = errno;
-		if (!shim_view_physical(canon, rp, sizeof(rp)))
+		if (!shim_vpath_physical(&vp, rp, sizeof(rp)))
 			return errno == ENOENT ? -1 : shim_real.statx(dirfd, path, flags, mask, buf);
 		errno = saved;
 		return shim_real.statx(AT_FDCWD, rp, flags, mask, buf);

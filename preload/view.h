@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <dirent.h>
@@ -14,6 +15,7 @@
 #include <sys/types.h>
 
 #include "preload/shim.h"
+#include "src/vfiles.h"
 #include "src/vmake.h"
 #include "src/views.h"
 
@@ -40,9 +42,12 @@ static inline bool shim_env_off(const char *name)
  * and, on machines of a few dozen CPUs, /proc/stat and status fit. */
 #define SHIM_VIEW_STACK 2048
 
-/* The kind of view a canonical path (preload/path.c) is; CPS_VK_NONE: not one
- * we virtualise here (the /sys families are view_sys.c's). */
-enum cps_vkind shim_view_classify(const char *canon);
+struct shim_vpath;
+/* The one look-up of a canonical path (preload/path.c): its row, once,
+ * then what it is for this caller, the set and, for the /sys families,
+ * the physical path, all into *vp (struct shim_vpath below). ro: opened
+ * only to read (the /proc views are read-only). */
+void shim_vlookup(const char *canon, bool ro, struct shim_vpath *vp);
 /* The contents of view k of the real file real, for the set in v; tid:
  * the thread of a thread's status (0: the caller). */
 int shim_view_build(enum cps_vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
@@ -61,11 +66,11 @@ enum { SHIM_VIEW_MADE, SHIM_VIEW_KEPT, SHIM_VIEW_REAL };
 /* The longest canonical path a view of view_dispatch.c's kinds has. */
 #define SHIM_VIEW_REAL_MAX 512
 /* An fd on view k of the canonical path real (tid: of a thread's status,
- * 0 the caller), opened with the caller's flags; *how says which of the
+ * 0 the caller) for the set v (NULL: the caller's now), opened with the caller's flags; *how says which of the
  * above it is, *id its file's identity when *have_id. -1 (errno
  * untouched): pass the real file through. */
-int shim_view_open_kind(enum cps_vkind k, const char *real, pid_t tid, int flags, int *how,
-			struct stat *id, bool *have_id);
+int shim_view_open_kind(enum cps_vkind k, const char *real, pid_t tid, const struct shim_cpus *v,
+			int flags, int *how, struct stat *id, bool *have_id);
 
 /* A read-only fd on data (a sealed memfd reopened with the caller's
  * flags), or -1. */
@@ -98,26 +103,29 @@ bool shim_sys_cpus(struct shim_cpus *v);
 /* The canonical path of (dirfd, path), below the test root taken as
  * below /; false when it can be no view. */
 bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t len);
-/* Whether canonical path canon is of the /sys families (or the test
- * root's cpuinfo): the test made before the shim is set up. */
-bool shim_sys_family(const char *canon);
 /* The one prelude of the stat, access, readlink and directory views:
  * whether (dirfd, path) is a /sys view's (the quick test, the canonical
- * path into canon with open's O_NOFOLLOW or O_DIRECTORY in oflags, its
- * family), the shim set up and not resolving. */
-bool shim_sys_lookup(int dirfd, const char *path, int oflags, char *canon, size_t len);
-/* Open of a /sys family path, canon as shim_path_resolve gave it: an fd;
- * -2 with errno (the answer is a failure: cpuN beyond the set); -1 not
- * one of ours (errno untouched). */
-int shim_sys_open(const char *canon, int flags, int mode);
-/* The real path the kernel must be given for canonical path canon (the
- * physical cpu<p(V)> for a virtual cpuV, below the test root if any);
- * false with errno ENOENT for cpuN beyond the set. */
+ * path into canon with open's O_NOFOLLOW or O_DIRECTORY in oflags, looked
+ * up into *vp), the shim set up and not resolving. */
+bool shim_sys_lookup(int dirfd, const char *path, int oflags, char *canon, size_t len,
+		     struct shim_vpath *vp);
+/* The delivery of a /sys family's view (vp->kind a /sys kind): the
+ * physical file by the caller's flags, or a content view kept or made
+ * now. An fd, -2 with errno, or -1: libc's open of the caller's path. */
+int shim_sys_physical(const struct shim_vpath *vp, int flags, int mode);
+int shim_sys_content(const struct shim_vpath *vp, int flags, int mode);
+/* Under the test root, the captured machine's cpuinfo and cgroup files
+ * (vp not of the /sys families): an fd, -2, or -1 not one of them. */
+int shim_troot_open(const struct shim_vpath *vp, int flags);
+/* The real path the kernel must be given for vp (the physical
+ * cpu<p(V)> for a virtual cpuV, below the test root if any); false with
+ * errno ENOENT for cpuN beyond the set. shim_view_physical looks canon
+ * up first. */
+bool shim_vpath_physical(const struct shim_vpath *vp, char *phys, size_t len);
 bool shim_view_physical(const char *canon, char *phys, size_t len);
-/* stat and access of a canonical path by its virtual name: 0, -2 with
- * errno, or -1 not ours. */
-int shim_view_stat_hook(const char *canon, struct stat *st, int flags);
-int shim_view_access_hook(const char *canon, int mode);
+/* stat of a looked-up path by its virtual name: 0, -2 with errno, or -1
+ * not ours. */
+int shim_view_stat_hook(const struct shim_vpath *vp, struct stat *st, int flags);
 
 /* ---- dir.c ---- */
 
@@ -140,11 +148,25 @@ struct shim_sys_set {
 	struct shim_cpus v, m;
 	struct cps_view_input in;
 };
-/* The physical path of canon, a CPU-directory or node view's, by the
- * caller's set (into *set, if given): cps_vsys_resolve's kind into phys
- * (CPS_VK_NONE: not one of these views, or no set; CPS_VK_ABSENT:
- * cpuN beyond the set). */
-int shim_sys_phys(const char *canon, char *phys, size_t len, struct shim_sys_set *set);
+
+/* A path as the views take it: filled once by shim_vlookup, then handed
+ * to the one delivery step (view_open.c) or to stat, access, readlink
+ * and the listings. */
+struct shim_vpath {
+	const char *canon;           /* the canonical path */
+	size_t len;                  /* its length (when it has a row) */
+	const struct cps_vfile *row; /* its row for the set (src/vfiles.h), or NULL */
+	/* what it is for this caller: the row's kind; CPS_VK_NONE, none (the
+	 * path as it is); CPS_VK_ABSENT, cpuN beyond the set (ENOENT) */
+	int kind;
+	char phys[PATH_MAX];         /* the /sys families': canon, its numbers physical */
+	struct shim_sys_set set;     /* the set the view shows (for every kind but NONE) */
+};
+/* Whether vp is of the /sys families (the CPU directory, the nodes). */
+static inline bool shim_vpath_sys(const struct shim_vpath *vp)
+{
+	return vp->row && (vp->row->family == CPS_VF_CPUDIR || vp->row->family == CPS_VF_NODE);
+}
 
 /* All of data to fd; false on an error or a short write. */
 bool shim_write_all(int fd, const char *data, size_t len);

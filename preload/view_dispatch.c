@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Which of the shim's own views a canonical path is, by its row in the
- * list of virtual files (src/vfiles.h), and how each kind is made from the
+/* The one look-up of a canonical path (shim_vlookup): its row in the
+ * list of virtual files (src/vfiles.h), matched once, what it is for the
+ * caller, the set and the physical path, into one value that the open's
+ * delivery step takes (view_open.c); and how each kind is made from the
  * real file and a copy of the set. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -153,40 +155,75 @@ static bool classify_cgroup(const char *c)
 	return mine;
 }
 
-enum cps_vkind shim_view_classify(const char *c)
+/* The kind of the /proc or cgroup view a canonical path of row is for
+ * this caller (its pid, its cgroup, the views switched off), or
+ * CPS_VK_NONE. */
+static enum cps_vkind classify(const char *c, const struct cps_vfile *row,
+			       const struct cps_vmatch *m)
 {
-	struct cps_vmatch m;
-	const struct cps_vfile *row = cps_vfile_find(c, true, &m);
-
-	if (!row)
-		return CPS_VK_NONE;
-	/* the row's kind, where the caller may have it here (the other /sys
-	 * kinds are view_sys.c's) */
 	enum cps_vkind k = row->kind;
 	bool ok;
+
 	switch (k) {
 	case CPS_VK_CPUINFO: ok = !view_off(OFF_CPUINFO); break;
 	case CPS_VK_STAT: ok = !view_off(OFF_STAT); break;
 	case CPS_VK_PIDSTAT:
 		/* every process's stat: field 39 by the rule of src/vproc_pidstat.h */
-		ok = !view_off(OFF_PIDSTAT) && cap_digits(c, &m, 'p');
+		ok = !view_off(OFF_PIDSTAT) && cap_digits(c, m, 'p');
 		break;
-	case CPS_VK_STATUS: ok = cap_is(c, &m, 'p', own_pid()); break;
+	case CPS_VK_STATUS: ok = cap_is(c, m, 'p', own_pid()); break;
 	case CPS_VK_STATUS_TASK:
-		ok = cap_is(c, &m, 'p', own_pid()) && cap_is(c, &m, 't', shim_gettid());
+		ok = cap_is(c, m, 'p', own_pid()) && cap_is(c, m, 't', shim_gettid());
 		break;
 	case CPS_VK_CGROUP_CPUS:
 	case CPS_VK_CGROUP_MEMS: ok = classify_cgroup(c); break;
 	case CPS_VK_NUMA_MAPS:
 		/* any process's, by the caller's nodes, as its stat by its CPUs */
-		ok = !view_off(OFF_NUMA_MAPS) && cap_digits(c, &m, 'p');
+		ok = !view_off(OFF_NUMA_MAPS) && cap_digits(c, m, 'p');
 		break;
-	case CPS_VK_RANGE:
-	case CPS_VK_ONLINE:
-	case CPS_VK_POSSIBLE: ok = row->family == CPS_VF_CPUDIR; break;
 	default: ok = false;
 	}
 	return ok ? k : CPS_VK_NONE;
+}
+
+/* A /sys family's path: the set the views show (the test's under the
+ * test root), its nodes, the row for them and the physical path. */
+static void lookup_sys(const char *c, const struct cps_vfile *plain, struct cps_vmatch *m,
+		       struct shim_vpath *vp)
+{
+	struct shim_sys_set *set = &vp->set;
+	if (!shim_ready() || !shim_sys_cpus(&set->v))
+		return;
+	set->in = shim_view_input(&set->v);
+	shim_sys_nodes(&set->in, &set->m);
+	if (!set->in.k && plain != vp->row) {
+		/* a row of the sets with nodes: the next that matches */
+		vp->row = plain;
+		if (plain)
+			cps_vfile_captures(plain, c, m);
+	}
+	int k = cps_vsys_phys(vp->row, m, c, &set->in, vp->phys, sizeof(vp->phys));
+	vp->kind = k > CPS_VK_NONE ? k : CPS_VK_NONE;
+}
+
+void shim_vlookup(const char *c, bool ro, struct shim_vpath *vp)
+{
+	const struct cps_vfile *plain;
+	struct cps_vmatch m;
+
+	vp->canon = c;
+	vp->kind = CPS_VK_NONE;
+	vp->row = cps_vfile_lookup(c, &plain, &m, &vp->len);
+	if (!vp->row)
+		return;
+	if (shim_vpath_sys(vp)) {
+		lookup_sys(c, plain, &m, vp);
+		return;
+	}
+	/* the /proc views and the cgroup's files: read-only, the caller's set */
+	if (ro && (vp->kind = classify(c, vp->row, &m)) != CPS_VK_NONE &&
+	    !shim_cpus_now(&vp->set.v))
+		vp->kind = CPS_VK_NONE;
 }
 
 static int slurp(const char *path, char **out, size_t *len)

@@ -134,19 +134,20 @@ static int deliver_made(enum cps_vkind k, const char *real, pid_t tid, const str
 	return make_fd(out->p, out->len, flags, kept_kind);
 }
 
-int shim_view_open_kind(enum cps_vkind k, const char *real, pid_t tid, int flags, int *how,
-			struct stat *id, bool *have_id)
+int shim_view_open_kind(enum cps_vkind k, const char *real, pid_t tid, const struct shim_cpus *set,
+			int flags, int *how, struct stat *id, bool *have_id)
 {
 	char name[SHIM_KEPT_NAME_MAX];
-	struct shim_cpus v;
+	struct shim_cpus now;
 	*have_id = false;
-	if (!shim_cpus_now(&v))
+	if (!set && !shim_cpus_now(&now))
 		return -1;
+	const struct shim_cpus *v = set ? set : &now;
 	SHIM_KEEP_ERRNO;
 	bool store = false;
 	uint64_t key = 0;
 	int fd = -1;
-	if (k == CPS_VK_PIDSTAT && pidstat_is_real(&v)) {
+	if (k == CPS_VK_PIDSTAT && pidstat_is_real(v)) {
 		/* the real file, remembered all the same: after a resize its
 		 * next reading from the start may have to be a view */
 		*how = SHIM_VIEW_REAL;
@@ -155,16 +156,16 @@ int shim_view_open_kind(enum cps_vkind k, const char *real, pid_t tid, int flags
 	}
 	*how = SHIM_VIEW_KEPT;
 	/* online while all the set's CPUs are: the range of n, kept */
-	if (k == CPS_VK_ONLINE && shim_online_count(v.n) == v.n)
+	if (k == CPS_VK_ONLINE && shim_online_count(v->n) == v->n)
 		k = CPS_VK_RANGE;
 	if (cps_vkind_delivery[k] == CPS_VD_KEPT) {
-		fd = shim_kept_open(k, &v, flags, name, sizeof(name), &key, &store);
+		fd = shim_kept_open(k, v, flags, name, sizeof(name), &key, &store);
 		if (fd >= 0)
 			return fd;
 	}
 	char ob[SHIM_VIEW_STACK];
 	struct cps_buf out = cps_buf_on(ob, sizeof(ob));
-	int r = shim_view_build(k, real, tid, &v, &out);
+	int r = shim_view_build(k, real, tid, v, &out);
 	if (r == 0 && store)
 		fd = shim_kept_store(k, name, key, out.p, out.len, flags);
 	if (r == 0 && fd < 0)
@@ -179,10 +180,9 @@ int shim_view_open_kind(enum cps_vkind k, const char *real, pid_t tid, int flags
  * (/proc/self/fd/N): the real file's answer (root would truncate a view
  * that every process of the table shares). The real file's descriptor,
  * -2 with errno (refused), or -1: not such a reopening. */
-static int view_reopened_to_write(int dirfd, const char *path, int flags)
+static __attribute__((noinline)) int view_reopened_to_write(const char *path, int flags)
 {
-	if (CPS_LIKELY(((flags & O_ACCMODE) == O_RDONLY && !(flags & (O_TRUNC | O_APPEND))) ||
-		       dirfd != AT_FDCWD || strncmp(path, "/proc/", 6) || !strstr(path, "/fd/")))
+	if (strncmp(path, "/proc/", 6) || !strstr(path, "/fd/"))
 		return -1;
 	char real[PATH_MAX];
 	if (!shim_view_own_file(path, -1, real, sizeof(real)))
@@ -195,56 +195,77 @@ static int view_reopened_to_write(int dirfd, const char *path, int flags)
 	return rfd >= 0 ? rfd : -2;
 }
 
-/* Whether a canonical path of kind k may be a /sys family's (or the test
- * root's): none of the /proc kinds made into the pool is. */
-static bool sys_kind(enum cps_vkind k)
+/* The one delivery step: the view vp says (shim_vlookup) handed over,
+ * by its kind's delivery (ro: opened only to read, as shim_vlookup's).
+ * An fd, -2 with errno, or -1: libc's open. */
+static int deliver(struct shim_vpath *vp, int flags, bool ro)
 {
-	return cps_vkind_delivery[k] != CPS_VD_POOL;
+	int k = vp->kind;
+	bool sys = shim_vpath_sys(vp);
+
+	if (CPS_UNLIKELY(shim_test_root() != NULL) && !sys) {
+		int tfd = shim_troot_open(vp, flags);
+		if (tfd != -1)
+			return tfd;
+	}
+	if (k <= CPS_VK_ABSENT) {
+		if (k == CPS_VK_NONE)
+			return -1;
+		errno = ENOENT;
+		return -2;
+	}
+	if (sys) {
+		/* the ranges are kept views of their own (by the set's size,
+		 * or the possible CPUs' count), as cpuinfo; every other /sys
+		 * view by its path: the physical file, or a content view */
+		bool reading = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_DIRECTORY | O_PATH));
+		bool own = k == CPS_VK_RANGE || k == CPS_VK_POSSIBLE || k == CPS_VK_ONLINE;
+		if (!reading || k < CPS_VK_MASK)
+			return shim_sys_physical(vp, flags, 0);
+		if (!own || shim_test_root())
+			return shim_sys_content(vp, flags, 0);
+	}
+	if (!ro || vp->len >= SHIM_VIEW_REAL_MAX)
+		return -1;
+	int how = SHIM_VIEW_MADE;
+	struct stat id;
+	bool have_id;
+	int fd = shim_view_open_kind(k, vp->canon, 0, &vp->set.v, flags, &how, &id, &have_id);
+	if (fd >= 0)
+		shim_rewind_remember(fd, k, vp->canon, have_id ? &id : NULL, how);
+	return fd;
 }
 
-static int view_open_any(int dirfd, const char *path, int flags)
+/* Any spelling, one canonical path (preload/path.c), one look-up (its
+ * row, kind, set, physical path), one delivery. Out of line: its frame
+ * (two paths and a set) stays off the redirects' way. */
+static __attribute__((noinline)) int view_open_any(int dirfd, const char *path, int flags)
 {
 	char canon[PATH_MAX];
 	bool dironly = false;
-	int wfd = view_reopened_to_write(dirfd, path, flags);
-	if (wfd != -1)
-		return wfd;
-	/* a virtual CPU's file opened before by this spelling (redirect.c;
-	 * it keeps only spellings of /sys/devices/system/cpu/...) */
-	if (dirfd == AT_FDCWD && path[0] == '/' && path[1] == 's') {
-		int rfd = shim_redirect_open(path, flags);
-		if (rfd != -1)
-			return rfd;
-	}
-	/* any spelling, one canonical path (preload/path.c) */
 	const char *c = shim_path_resolve(dirfd, path, flags & O_NOFOLLOW ? CPS_CANON_NOFOLLOW : 0,
 					  canon, sizeof(canon), &dironly);
 	if (!c)
 		return -1;
 	bool ro = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_DIRECTORY | O_PATH | O_CREAT)) &&
 		  !dironly;
-	enum cps_vkind k = ro ? shim_view_classify(c) : CPS_VK_NONE;
-	/* the /sys families (and the test root) first: they take any flags;
-	 * none of the /proc kinds is theirs */
-	if (sys_kind(k)) {
-		int sfd = shim_sys_open(c, flags, 0);
-		if (sfd != -1)
-			return sfd;
-	}
-	if (k == CPS_VK_NONE || strlen(c) >= SHIM_VIEW_REAL_MAX)
-		return -1;
-	int how = SHIM_VIEW_MADE;
-	struct stat id;
-	bool have_id;
-	int fd = shim_view_open_kind(k, c, 0, flags, &how, &id, &have_id);
-	if (fd >= 0)
-		shim_rewind_remember(fd, k, c, have_id ? &id : NULL, how);
-	return fd;
+	struct shim_vpath vp;
+	shim_vlookup(c, ro, &vp);
+	return deliver(&vp, flags, ro);
 }
 
 int shim_view_open(int dirfd, const char *path, int flags)
 {
-	int fd = view_open_any(dirfd, path, flags);
+	int fd = -1;
+	if (CPS_UNLIKELY(((flags & O_ACCMODE) != O_RDONLY || (flags & (O_TRUNC | O_APPEND))) &&
+			 dirfd == AT_FDCWD))
+		fd = view_reopened_to_write(path, flags);
+	/* a virtual CPU's file opened before by this spelling (redirect.c;
+	 * it keeps only spellings of /sys/devices/system/cpu/...) */
+	if (fd == -1 && dirfd == AT_FDCWD && path[0] == '/' && path[1] == 's')
+		fd = shim_redirect_open(path, flags);
+	if (fd == -1)
+		fd = view_open_any(dirfd, path, flags);
 	/* O_DIRECT: every file of /proc and /sys refuses it (EINVAL, once
 	 * the path is found), where a view's own file would take it */
 	if (CPS_UNLIKELY(fd >= 0 && (flags & O_DIRECT) && !(flags & O_PATH))) {

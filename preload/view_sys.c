@@ -60,34 +60,22 @@ bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t le
 				 &dironly) != NULL;
 }
 
-bool shim_sys_family(const char *canon)
+/* The test root's cpuinfo: stat'ed and opened below it. */
+static bool troot_cpuinfo(const struct shim_vpath *vp)
 {
-	enum cps_vfamily f = cps_vpath_family(canon);
-
-	return f == CPS_VF_CPUDIR || f == CPS_VF_NODE ||
-	       (f == CPS_VF_CPUINFO && shim_test_root());
+	return vp->row && vp->row->family == CPS_VF_CPUINFO && shim_test_root();
 }
 
-int shim_sys_phys(const char *canon, char *phys, size_t len, struct shim_sys_set *set)
-{
-	struct shim_sys_set own;
-	enum cps_vfamily fam = cps_vpath_family(canon);
-	if (!set)
-		set = &own;
-	if ((fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE) || !shim_sys_cpus(&set->v))
-		return CPS_VK_NONE;
-	set->in = shim_view_input(&set->v);
-	shim_sys_nodes(&set->in, &set->m);
-	return cps_vsys_resolve(canon, &set->in, phys, len);
-}
-
-bool shim_sys_lookup(int dirfd, const char *path, int oflags, char *canon, size_t len)
+bool shim_sys_lookup(int dirfd, const char *path, int oflags, char *canon, size_t len,
+		     struct shim_vpath *vp)
 {
 	/* the quick test first: a path of no view costs no walk and no
 	 * set-up (a stat of /sbin, an access of /srv) */
-	return path && *path && shim_path_may_view(dirfd, path) && !shim_resolving &&
-	       shim_sys_canon(dirfd, path, oflags, canon, len) && shim_sys_family(canon) &&
-	       shim_ready();
+	if (!(path && *path && shim_path_may_view(dirfd, path) && !shim_resolving &&
+	      shim_sys_canon(dirfd, path, oflags, canon, len)))
+		return false;
+	shim_vlookup(canon, false, vp);
+	return shim_vpath_sys(vp) || (troot_cpuinfo(vp) && shim_ready());
 }
 
 /* ---- contents ---- */
@@ -380,9 +368,10 @@ out:
 
 /* The physical file itself, by the caller's flags: its descriptor, -1
  * (the caller's own spelling names it: libc's open) or -2 (errno set). */
-static int open_physical(const char *canon, const char *phys, int k, int flags, int mode,
-			 struct shim_sys_set *set)
+int shim_sys_physical(const struct shim_vpath *vp, int flags, int mode)
 {
+	const char *canon = vp->canon, *phys = vp->phys;
+	int k = vp->kind;
 	char rp[PATH_MAX];
 	if (k != CPS_VK_DIR && !shim_test_root() && !strcmp(phys, canon))
 		return -1;
@@ -397,7 +386,7 @@ static int open_physical(const char *canon, const char *phys, int k, int flags, 
 	if (fd < 0)
 		return -2;
 	if (k == CPS_VK_DIR)
-		shim_dir_remember(fd, NULL, &set->v, &set->in);
+		shim_dir_remember(fd, NULL, &vp->set.v, &vp->set.in);
 	else if (k < CPS_VK_MASK)
 		shim_redirect_keep(canon, phys); /* the next open of it: redirect.c */
 	return fd;
@@ -405,9 +394,11 @@ static int open_physical(const char *canon, const char *phys, int k, int flags, 
 
 /* A content view (a mask, list or value file of kind k): kept, or made
  * now from the real file; its descriptor, -1 (libc's open) or -2. */
-static int open_content(const char *canon, const char *phys, int k, int flags, int mode,
-			struct shim_sys_set *set)
+int shim_sys_content(const struct shim_vpath *vp, int flags, int mode)
 {
+	const char *canon = vp->canon, *phys = vp->phys;
+	const struct shim_sys_set *set = &vp->set;
+	int k = vp->kind;
 	char rp[PATH_MAX], name[SHIM_KEPT_NAME_MAX + 40];
 	int saved = errno, fd = -1;
 	bool have_name = kept_name(canon, phys, &set->v, &set->in, name, sizeof(name));
@@ -439,50 +430,36 @@ static int open_content(const char *canon, const char *phys, int k, int flags, i
 	return fd >= 0 ? fd : -1;
 }
 
-int shim_sys_open(const char *canon, int flags, int mode)
+int shim_troot_open(const struct shim_vpath *vp, int flags)
 {
-	char phys[PATH_MAX];
-	struct shim_sys_set set;
-
-	enum cps_vfamily fam = cps_vpath_family(canon);
-	if (fam == CPS_VF_CPUINFO && shim_test_root() && (flags & O_ACCMODE) == O_RDONLY)
-		return test_cpuinfo(flags);
-	if (fam != CPS_VF_CPUDIR && fam != CPS_VF_NODE && shim_test_root()) {
-		int cfd = test_cgroup(canon, flags);
-		if (cfd >= 0)
-			return cfd;
+	if (troot_cpuinfo(vp) && (flags & O_ACCMODE) == O_RDONLY) {
+		int fd = test_cpuinfo(flags);
+		if (fd != -1)
+			return fd;
 	}
-	int k = shim_sys_phys(canon, phys, sizeof(phys), &set);
-	if (k <= CPS_VK_NONE)
-		return -1;
-	if (k == CPS_VK_ABSENT) {
-		errno = ENOENT;
-		return -2;
-	}
-	bool reading = (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_DIRECTORY | O_PATH));
-	/* the ranges are kept views of their own (range-N, shared by every
-	 * set of n CPUs, or of w possible CPUs): view_dispatch.c's */
-	if ((k == CPS_VK_RANGE || k == CPS_VK_POSSIBLE || k == CPS_VK_ONLINE) &&
-	    !shim_test_root() && reading)
-		return -1;
-	if (k < CPS_VK_MASK || !reading)
-		return open_physical(canon, phys, k, flags, mode, &set);
-	return open_content(canon, phys, k, flags, mode, &set);
+	return test_cgroup(vp->canon, flags);
 }
 
 static int real_faccessat(int dirfd, const char *path, int mode, int flags);
-static int phys_of(const char *canon, char *rp, size_t len);
+static int phys_of(const struct shim_vpath *vp, char *rp, size_t len);
 
 bool shim_view_physical(const char *canon, char *phys, size_t len)
 {
+	struct shim_vpath vp;
+	shim_vlookup(canon, false, &vp);
+	return shim_vpath_physical(&vp, phys, len);
+}
+
+bool shim_vpath_physical(const struct shim_vpath *vp, char *phys, size_t len)
+{
 	char p[PATH_MAX];
-	int r = phys_of(canon, p, sizeof(p));
+	int r = phys_of(vp, p, sizeof(p));
 
 	if (r < 0)
 		return false; /* errno ENOENT: cpuN beyond the set */
 	if (r == 0) {
 		/* not a CPU of ours: the path itself (below the test root) */
-		if (!shim_rooted(canon, p, sizeof(p)))
+		if (!shim_rooted(vp->canon, p, sizeof(p)))
 			return false;
 	}
 	if (strlen(p) >= len) {
@@ -497,28 +474,25 @@ bool shim_view_physical(const char *canon, char *phys, size_t len)
 
 /* The physical (rooted) path of canon for stat and access: 1 and rp, 0 not
  * ours, -1 with errno ENOENT (cpuN with N >= n). */
-static int phys_of(const char *canon, char *rp, size_t len)
+static int phys_of(const struct shim_vpath *vp, char *rp, size_t len)
 {
-	char phys[PATH_MAX];
-
-	if (cps_vpath_family(canon) == CPS_VF_CPUINFO && shim_test_root())
-		return shim_rooted(canon, rp, len) ? 1 : 0;
-	int k = shim_sys_phys(canon, phys, sizeof(phys), NULL);
-	if (k <= CPS_VK_NONE)
+	if (troot_cpuinfo(vp))
+		return shim_rooted(vp->canon, rp, len) ? 1 : 0;
+	if (!shim_vpath_sys(vp) || vp->kind == CPS_VK_NONE)
 		return 0;
-	if (k == CPS_VK_ABSENT) {
+	if (vp->kind == CPS_VK_ABSENT) {
 		errno = ENOENT;
 		return -1;
 	}
-	if (!shim_test_root() && !strcmp(phys, canon))
+	if (!shim_test_root() && !strcmp(vp->phys, vp->canon))
 		return 0;
-	return shim_rooted(phys, rp, len) ? 1 : 0;
+	return shim_rooted(vp->phys, rp, len) ? 1 : 0;
 }
 
-int shim_view_stat_hook(const char *canon, struct stat *st, int flags)
+int shim_view_stat_hook(const struct shim_vpath *vp, struct stat *st, int flags)
 {
 	char rp[PATH_MAX];
-	int r = phys_of(canon, rp, sizeof(rp));
+	int r = phys_of(vp, rp, sizeof(rp));
 
 	if (r <= 0)
 		return r < 0 ? -2 : -1;
@@ -527,19 +501,14 @@ int shim_view_stat_hook(const char *canon, struct stat *st, int flags)
 	return 0;
 }
 
-static int access_flags(const char *canon, int mode, int flags)
+static int access_flags(const struct shim_vpath *vp, int mode, int flags)
 {
 	char rp[PATH_MAX];
-	int r = phys_of(canon, rp, sizeof(rp));
+	int r = phys_of(vp, rp, sizeof(rp));
 
 	if (r <= 0)
 		return r < 0 ? -2 : -1;
 	return real_faccessat(AT_FDCWD, rp, mode, flags) < 0 ? -2 : 0;
-}
-
-int shim_view_access_hook(const char *canon, int mode)
-{
-	return access_flags(canon, mode, 0);
 }
 
 /* ---- access and faccessat ----
@@ -561,11 +530,12 @@ static int real_faccessat(int dirfd, const char *path, int mode, int flags)
 __attribute__((noinline)) static int access_view(int dirfd, const char *path, int mode, int flags)
 {
 	char canon[PATH_MAX];
+	struct shim_vpath vp;
 
 	if (!shim_sys_lookup(dirfd, path, flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0, canon,
-			     sizeof(canon)))
+			     sizeof(canon), &vp))
 		return -1;
-	int saved = errno, r = access_flags(canon, mode, flags);
+	int saved = errno, r = access_flags(&vp, mode, flags);
 	if (r == -1)
 		errno = saved;
 	return r;
@@ -612,19 +582,17 @@ static ssize_t real_readlinkat(int dirfd, const char *path, char *buf, size_t le
 /* The answer for a link of ours, or -2: not one of ours. */
 __attribute__((noinline)) static ssize_t readlink_view(int dirfd, const char *path, char *buf, size_t len)
 {
-	char canon[PATH_MAX], phys[PATH_MAX], rp[PATH_MAX], target[PATH_MAX];
-	struct shim_sys_set set;
+	char canon[PATH_MAX], rp[PATH_MAX], target[PATH_MAX];
+	struct shim_vpath vp;
 
-	if (!shim_sys_lookup(dirfd, path, O_NOFOLLOW, canon, sizeof(canon)))
+	if (!shim_sys_lookup(dirfd, path, O_NOFOLLOW, canon, sizeof(canon), &vp) ||
+	    !shim_vpath_sys(&vp) || vp.kind == CPS_VK_NONE)
 		return -2;
-	int k = shim_sys_phys(canon, phys, sizeof(phys), &set);
-	if (k <= CPS_VK_NONE)
-		return -2;
-	if (k == CPS_VK_ABSENT) {
+	if (vp.kind == CPS_VK_ABSENT) {
 		errno = ENOENT;
 		return -1;
 	}
-	if (!shim_rooted(phys, rp, sizeof(rp)))
+	if (!shim_rooted(vp.phys, rp, sizeof(rp)))
 		return -2;
 	/* the kernel's answer into the caller's buffer first: its size (0 is
 	 * EINVAL) and the buffer (unwritable is EFAULT) are judged as libc's
@@ -639,7 +607,7 @@ __attribute__((noinline)) static ssize_t readlink_view(int dirfd, const char *pa
 	/* a target ending in cpuP: the virtual name (never longer) */
 	char *base = strrchr(target, '/'), out[NAME_MAX + 1];
 	base = base ? base + 1 : target;
-	if (cps_vsys_dirent(base, &set.in, out) > 0) {
+	if (cps_vsys_dirent(base, &vp.set.in, out) > 0) {
 		strcpy(base, out);
 		n = (ssize_t)strlen(target);
 	}

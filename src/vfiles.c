@@ -210,26 +210,32 @@ static bool tree_make(void)
 	return true;
 }
 
-static bool row_ok(int row, bool nodes)
+/* Row r ending here into best: best[0] the least row of all, best[1]
+ * the least that applies without nodes (so best[0] <= best[1]). */
+static void take(int r, int best[2])
 {
-	return row != T_NONE && (nodes || !(cps_vfiles[row].flags & CPS_VFILE_NODES));
+	if (r == T_NONE)
+		return;
+	if (r < best[0])
+		best[0] = r;
+	if (r < best[1] && !(cps_vfiles[r].flags & CPS_VFILE_NODES))
+		best[1] = r;
 }
 
-/* The least row below the children of node first that matches s (at a
- * '/' or the end), or best. */
-static int tree_find(int first, const char *s, bool nodes, int best)
+/* The least rows below the children of node first that match s (at a
+ * '/' or the end), with nodes and without, into best. */
+static void tree_find(int first, const char *s, int best[2])
 {
 	for (int c = first; c >= 0; c = tree[c].next) {
 		const struct tnode *t = &tree[c];
 
-		if (t->least >= best)
+		if (t->least >= best[1])
 			continue;
 		if (t->kind == T_REST) {
 			/* none or more components: ending here, or its children */
-			if (row_ok(t->row, nodes) && t->row < best)
-				best = t->row;
+			take(t->row, best);
 			for (const char *u = s; t->child >= 0; u = comp_end(u + 1)) {
-				best = tree_find(t->child, u, nodes, best);
+				tree_find(t->child, u, best);
 				if (!*u)
 					break;
 			}
@@ -242,76 +248,115 @@ static int tree_find(int first, const char *s, bool nodes, int best)
 		if (t->kind == T_LIT ? t->len != cn || memcmp(t->pat, cs, cn)
 				     : !comp(t->pat, t->len, cs, cn, NULL, cs))
 			continue;
-		if (!*ce && row_ok(t->row, nodes) && t->row < best)
-			best = t->row;
-		best = tree_find(t->child, ce, nodes, best);
+		if (!*ce)
+			take(t->row, best);
+		tree_find(t->child, ce, best);
 	}
-	return best;
+}
+
+/* Rows tried in turn (the tree not made yet): the same answer. */
+static void rows_find(const char *canon, int best[2])
+{
+	for (size_t i = 0; i < cps_nvfiles && best[1] == T_NONE; i++)
+		if (cps_vfiles[i].path[1] == canon[1] && (int)i < best[1] &&
+		    match(cps_vfiles[i].path, canon, NULL, canon))
+			take((int)i, best);
+}
+
+/* The rows of canon and where its numbers are in the first, uncached. */
+static void lookup(const char *canon, int best[2], struct cps_vmatch *m)
+{
+	int st = __atomic_load_n(&tree_state, __ATOMIC_ACQUIRE), z = 0;
+
+	if (st == 0 && __atomic_compare_exchange_n(&tree_state, &z, 1, false, __ATOMIC_ACQ_REL,
+						   __ATOMIC_ACQUIRE))
+		__atomic_store_n(&tree_state, st = tree_make() ? 2 : 3, __ATOMIC_RELEASE);
+	if (st == 2)
+		tree_find(tree[0].child, canon, best);
+	else
+		rows_find(canon, best);
+	m->ncap = 0;
+	if (best[0] != T_NONE)
+		cps_vfile_captures(&cps_vfiles[best[0]], canon, m);
+}
+
+/* The thread's last path looked up. busy: a signal handler that looks up
+ * meanwhile leaves it alone. */
+struct last_path {
+	bool busy;
+	char canon[160];
+	size_t len;
+	int best[2];
+	struct cps_vmatch m;
+};
+static __thread struct last_path last_path;
+
+const struct cps_vfile *cps_vfile_lookup(const char *canon, const struct cps_vfile **plain,
+					 struct cps_vmatch *m, size_t *len)
+{
+	int best[2] = { T_NONE, T_NONE };
+
+	*plain = NULL;
+	if (canon[0] != '/' || (canon[1] != 'p' && canon[1] != 's'))
+		return NULL;
+	/* a program opens one file again and again (a monitor's /proc/stat):
+	 * the same path again is one compare */
+	struct last_path *last = &last_path;
+	/* its address kept, not asked of the dynamic linker again */
+	__asm__("" : "+r"(last));
+	bool cache = !last->busy;
+	if (cache) {
+		last->busy = true;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+	if (cache && last->canon[0] && !strcmp(last->canon, canon)) {
+		best[0] = last->best[0];
+		best[1] = last->best[1];
+		*m = last->m;
+		*len = last->len;
+	} else {
+		lookup(canon, best, m);
+		size_t cl = *len = strlen(canon);
+		if (cache && cl < sizeof(last->canon)) {
+			last->len = cl;
+			last->best[0] = best[0];
+			last->best[1] = best[1];
+			last->m = *m;
+			memcpy(last->canon, canon, cl + 1);
+		}
+	}
+	if (cache) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		last->busy = false;
+	}
+	*plain = best[1] == T_NONE ? NULL : &cps_vfiles[best[1]];
+	return best[0] == T_NONE ? NULL : &cps_vfiles[best[0]];
+}
+
+void cps_vfile_captures(const struct cps_vfile *row, const char *canon, struct cps_vmatch *m)
+{
+	size_t i = (size_t)(row - cps_vfiles);
+
+	m->ncap = 0;
+	if (__atomic_load_n(&tree_state, __ATOMIC_ACQUIRE) == 2 ? numbered[i]
+								: strpbrk(row->path, "#$") != NULL)
+		match(row->path, canon, m, canon);
 }
 
 const struct cps_vfile *cps_vfile_find(const char *canon, bool nodes, struct cps_vmatch *m)
 {
-	int st = __atomic_load_n(&tree_state, __ATOMIC_ACQUIRE), z = 0;
+	struct cps_vmatch mm;
+	size_t len;
+	const struct cps_vfile *plain, *row = cps_vfile_lookup(canon, &plain, &mm, &len);
 
-	if (canon[0] != '/' || (canon[1] != 'p' && canon[1] != 's'))
-		return NULL;
-	if (st == 0 && __atomic_compare_exchange_n(&tree_state, &z, 1, false, __ATOMIC_ACQ_REL,
-						   __ATOMIC_ACQUIRE))
-		__atomic_store_n(&tree_state, st = tree_make() ? 2 : 3, __ATOMIC_RELEASE);
-	if (st == 2) {
-		/* the thread's last path, with nodes and without: an open asks
-		 * for it two or three times (its kind, its family, its
-		 * physical path). busy: a signal handler that looks up
-		 * meanwhile leaves it alone */
-		static __thread struct {
-			char canon[160];
-			int row;
-			struct cps_vmatch m;
-		} last[2];
-		static __thread bool busy;
-		size_t cl = strlen(canon);
-		bool cache = cl < sizeof(last[0].canon) && !busy;
-		struct cps_vmatch mm = { 0 };
-		int row;
-
-		if (cache) {
-			busy = true;
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			if (last[nodes].canon[0] && !memcmp(last[nodes].canon, canon, cl + 1)) {
-				row = last[nodes].row;
-				mm = last[nodes].m;
-				__atomic_signal_fence(__ATOMIC_SEQ_CST);
-				busy = false;
-				if (m)
-					*m = mm;
-				return row == T_NONE ? NULL : &cps_vfiles[row];
-			}
-		}
-		row = tree_find(tree[0].child, canon, nodes, T_NONE);
-		if (row != T_NONE && numbered[row])
-			match(cps_vfiles[row].path, canon, &mm, canon);
-		if (m)
-			*m = mm;
-		if (cache) {
-			last[nodes].row = row;
-			last[nodes].m = mm;
-			memcpy(last[nodes].canon, canon, cl + 1);
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			busy = false;
-		}
-		return row == T_NONE ? NULL : &cps_vfiles[row];
+	if (!nodes && plain != row) {
+		row = plain;
+		if (row)
+			cps_vfile_captures(row, canon, &mm);
 	}
-	for (size_t i = 0; i < cps_nvfiles; i++) {
-		const struct cps_vfile *r = &cps_vfiles[i];
-
-		if (r->path[1] != canon[1] || (!nodes && (r->flags & CPS_VFILE_NODES)))
-			continue;
-		if (m)
-			m->ncap = 0;
-		if (match(r->path, canon, m, canon))
-			return r;
-	}
-	return NULL;
+	if (m)
+		*m = mm;
+	return row;
 }
 
 /* ---- the rows' names by their first byte, made at the first look-up ----

@@ -168,6 +168,16 @@ struct cps_vmatch {
  * the set has memory nodes (rows CPS_VFILE_NODES apply). m (may be NULL)
  * gets where canon's numbers are. */
 const struct cps_vfile *cps_vfile_find(const char *canon, bool nodes, struct cps_vmatch *m);
+/* The same in one walk of the list for both answers: the row of canon
+ * when the set has nodes (returned, its numbers in *m) and when it has
+ * none (*plain); a caller that learns the set's nodes after the path's
+ * family picks one (cps_vfile_captures, for *plain's numbers if it is
+ * another row). *len: canon's length, when a row is returned. The
+ * thread's last path is kept: the same path again is one compare. */
+const struct cps_vfile *cps_vfile_lookup(const char *canon, const struct cps_vfile **plain,
+					 struct cps_vmatch *m, size_t *len);
+/* Where canon's numbers are, by its row. */
+void cps_vfile_captures(const struct cps_vfile *row, const char *canon, struct cps_vmatch *m);
 
 /* Whether name (len bytes, no '/') matches the name of a row that is not
  * its family's rest. */

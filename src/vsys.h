@@ -31,6 +31,12 @@
  * when the set has nodes, nodeV by node<p(V)>.
  * Returns the kind, or -ENAMETOOLONG when phys is too small. */
 int cps_vsys_resolve(const char *canon, const struct cps_view_input *s, char *phys, size_t len);
+struct cps_vfile;
+struct cps_vmatch;
+/* The same for canon's row already found (cps_vfile_lookup, the one for
+ * the set's nodes) and where its numbers are (m). */
+int cps_vsys_phys(const struct cps_vfile *row, const struct cps_vmatch *m, const char *canon,
+		  const struct cps_view_input *s, char *phys, size_t len);
 
 /* A directory entry of a CPS_VK_DIR directory: 0 keep name as it is,
  * 1 show it as out (a virtual "cpuV", never longer than name), -1 drop it

@@ -73,16 +73,23 @@ int cps_vsys_resolve(const char *canon, const struct cps_view_input *s, char *ph
 {
 	struct cps_vmatch m;
 	const struct cps_vfile *row = cps_vfile_find(canon, s->k > 0, &m);
+
+	return cps_vsys_phys(row, &m, canon, s, phys, len);
+}
+
+int cps_vsys_phys(const struct cps_vfile *row, const struct cps_vmatch *m, const char *canon,
+		  const struct cps_view_input *s, char *phys, size_t len)
+{
 	size_t from = 0, o = 0, rest;
 
 	if (!row || (row->family != CPS_VF_CPUDIR && row->family != CPS_VF_NODE))
 		return CPS_VK_NONE;
 	/* canon with its virtual numbers made physical */
-	for (unsigned i = 0; i < m.ncap; i++) {
+	for (unsigned i = 0; i < m->ncap; i++) {
 		char num[CPS_DEC_MAX];
 		uint64_t p;
-		size_t at = m.cap[i].at, nl;
-		int r = phys_number(canon, m.cap[i].what, at, m.cap[i].len, s, &p);
+		size_t at = m->cap[i].at, nl;
+		int r = phys_number(canon, m->cap[i].what, at, m->cap[i].len, s, &p);
 
 		if (r < 0)
 			return CPS_VK_ABSENT;
@@ -95,7 +102,7 @@ int cps_vsys_resolve(const char *canon, const struct cps_view_input *s, char *ph
 		o += at - from;
 		memcpy(phys + o, num, nl);
 		o += nl;
-		from = at + m.cap[i].len;
+		from = at + m->cap[i].len;
 	}
 	rest = strlen(canon + from);
 	if (o + rest + 1 > len)
