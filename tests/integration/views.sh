@@ -115,6 +115,10 @@ each_set views
 # bound over this machine's.
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	printf 'machine\t: unknown\nsomething : 1\n\nmore\n' >"$T/odd-cpuinfo"
+	# a kept cpuinfo view made less than a second ago (the checks above)
+	# serves as it is (doc/shim.md): none, so the view is made from the
+	# file bound here
+	rm -f "/dev/shm/$CPUSETSHIM_TABLE.views.$(id -u)"/cpuinfo-*
 	for _env in "" CPUSETSHIM_KEEP_VIEWS=0; do
 		_got=$(unshare -m sh -c "mount --bind '$T/odd-cpuinfo' /proc/cpuinfo &&
 			exec env $(san_env) $_env timeout 120 '$CPUSET_RUN' --set '$S1' cat /proc/cpuinfo" 2>&1)
