@@ -93,6 +93,18 @@ static inline long cps_sys5(long nr, long a, long b, long c, long d, long e)
 	return cps_sys6(nr, a, b, c, d, e, 0);
 }
 
+/* mmap(2): the address or a negative errno. s390x's mmap takes its six
+ * arguments in memory (the kernel's old_mmap), as glibc passes them. */
+static inline long cps_sys_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+#if defined(__s390x__)
+	long args[6] = {(long)addr, (long)len, prot, flags, fd, (long)off};
+	return cps_sys4(SYS_mmap, (long)args, 0, 0, 0);
+#else
+	return cps_sys6(SYS_mmap, (long)addr, (long)len, prot, flags, fd, (long)off);
+#endif
+}
+
 /* open(path, flags), no O_CREAT: an fd or a negative errno. */
 static inline int cps_sys_open(const char *path, int flags)
 {

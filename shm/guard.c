@@ -45,8 +45,8 @@ static void guard_handler(int sig, siginfo_t *si, void *uc)
 			if (!b || a - b >= n)
 				continue;
 			/* the raw system call: async-signal-safe, and no interposer */
-			long p = cps_sys6(SYS_mmap, (long)b, (long)n, PROT_READ | PROT_WRITE,
-					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+			long p = cps_sys_mmap((void *)b, n, PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 			if (p == (long)b) {
 				__atomic_store_n(&guard_slot[i].lost, 1, __ATOMIC_RELEASE);
 				return;

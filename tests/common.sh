@@ -205,6 +205,14 @@ skip() {
 	echo "ok $cps_n - $(cps_desc "$1") # SKIP $(cps_desc "$2")"
 }
 
+# todo DESC REASON: one check known to fail here for a cause outside the
+# project, named in REASON (a TAP "not ok ... # TODO" line: an expected
+# failure, counted apart, never a pass; the test goes on)
+todo() {
+	cps_n=$((cps_n + 1))
+	echo "not ok $cps_n - $(cps_desc "$1") # TODO $(cps_desc "$2")"
+}
+
 # need CMD [PACKAGE]: CMD on PATH (or an executable path), else skip.
 # Installing is scripts/deps.sh's job, never a test's.
 need() {

@@ -95,6 +95,10 @@ build() {
 		"$("$4" -L "/usr/$tr" -E LD_LIBRARY_PATH="/usr/$tr/lib" "$bd/cpuset" --version 2>&1)" '^cpuset'
 	expect_match "$tr: the program says its architecture under $4" \
 		"$("$4" -L "/usr/$tr" -E LD_LIBRARY_PATH="/usr/$tr/lib" "$bd/arch" 2>&1)" "^$5( |$)"
+	check "$tr: tests/prog_rawsys.c builds" "$tr-gcc" -O2 -static -I"$T/src" \
+		"$T/src/tests/prog_rawsys.c" -o "$bd/rawsys" || return
+	expect_eq "$tr: base/rawsys.h's own system calls under $4 (mmap, open, read)" \
+		"$("$4" "$bd/rawsys" 2>&1)" "rawsys: ok"
 	entry "$tr" "$bd" "$4"
 }
 
@@ -116,8 +120,8 @@ entry() {
 	if ! "$_q" "$@" "$_bd/cpuset" init >"$T/entry-$_tr.init" 2>&1; then
 		case $(cat "$T/entry-$_tr.init") in
 		*"Operation not supported"*)
-			skip "$_tr: the shim's entry points under $_q" \
-				"its cpuset makes no table there ($(cat "$T/entry-$_tr.init"): QEMU gives no robust mutex)"
+			todo "$_tr: the shim's entry points under $_q" \
+				"its cpuset makes no table there ($(cat "$T/entry-$_tr.init"): QEMU's user mode has no set_robust_list, so its C library makes no robust mutex)"
 			return ;;
 		esac
 		fail "$_tr: cpuset init under $_q" "$(cat "$T/entry-$_tr.init")"
