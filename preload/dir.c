@@ -173,7 +173,7 @@ static bool cpudir_itself(const char *phys)
 
 EXPORT DIR *opendir(const char *name)
 {
-	char canon[PATH_MAX], rp[PATH_MAX];
+	char canon[PATH_MAX];
 	struct shim_vpath vp;
 
 	shim_resolve_all();
@@ -185,19 +185,15 @@ EXPORT DIR *opendir(const char *name)
 	if (!shim_sys_lookup(AT_FDCWD, name, O_DIRECTORY, canon, sizeof(canon), &vp))
 		return shim_real.opendir(name);
 	int k = shim_vpath_sys(&vp) ? vp.kind : CPS_VK_NONE;
-	const char *phys = vp.phys;
 	if (k == CPS_VK_ABSENT) {
 		errno = ENOENT;
 		return NULL;
 	}
-	const char *root = shim_test_root(), *at = phys;
 	if (k <= CPS_VK_NONE)
 		return shim_real.opendir(name);
-	if (root) {
-		if ((unsigned)snprintf(rp, sizeof(rp), "%s%s", root, phys) >= sizeof(rp))
-			return shim_real.opendir(name);
-		at = rp;
-	}
+	/* the physical path, below the test root if any (shim_vlookup) */
+	const char *phys = shim_vpath_unrooted(&vp), *at = vp.phys;
+	bool root = vp.rl != 0;
 	DIR *d;
 	if (!root && k == CPS_VK_DIR && shim_real.fdopendir && !cpudir_itself(phys)) {
 		/* opendir's own flags, below the kept descriptor (cpudir.c) */

@@ -159,9 +159,18 @@ struct shim_vpath {
 	/* what it is for this caller: the row's kind; CPS_VK_NONE, none (the
 	 * path as it is); CPS_VK_ABSENT, cpuN beyond the set (ENOENT) */
 	int kind;
-	char phys[PATH_MAX];         /* the /sys families': canon, its numbers physical */
+	/* the /sys families': canon, its numbers physical, below the test
+	 * root (rl bytes of it first; 0 without one): the one place where
+	 * the root is put before a canonical path turned physical */
+	char phys[PATH_MAX];
+	unsigned rl;
 	struct shim_sys_set set;     /* the set the view shows (for every kind but NONE) */
 };
+/* vp's physical path without the test root. */
+static inline const char *shim_vpath_unrooted(const struct shim_vpath *vp)
+{
+	return vp->phys + vp->rl;
+}
 /* Whether vp is of the /sys families (the CPU directory, the nodes). */
 static inline bool shim_vpath_sys(const struct shim_vpath *vp)
 {

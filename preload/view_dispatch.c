@@ -196,13 +196,20 @@ static void lookup_sys(const char *c, const struct cps_vfile *plain, struct cps_
 		return;
 	set->in = shim_view_input(&set->v);
 	shim_sys_nodes(&set->in, &set->m);
+	const char *root = shim_test_root();
+	size_t rl = root ? strlen(root) : 0;
+	if (rl >= sizeof(vp->phys))
+		return;
+	if (rl)
+		memcpy(vp->phys, root, rl);
+	vp->rl = (unsigned)rl;
 	if (!set->in.k && plain != vp->row) {
 		/* a row of the sets with nodes: the next that matches */
 		vp->row = plain;
 		if (plain)
 			cps_vfile_captures(plain, c, m);
 	}
-	int k = cps_vsys_phys(vp->row, m, c, &set->in, vp->phys, sizeof(vp->phys));
+	int k = cps_vsys_phys(vp->row, m, c, &set->in, vp->phys + rl, sizeof(vp->phys) - rl);
 	vp->kind = k > CPS_VK_NONE ? k : CPS_VK_NONE;
 }
 

@@ -222,7 +222,7 @@ static int deliver(struct shim_vpath *vp, int flags, bool ro)
 		bool own = k == CPS_VK_RANGE || k == CPS_VK_POSSIBLE || k == CPS_VK_ONLINE;
 		if (!reading || k < CPS_VK_MASK)
 			return shim_sys_physical(vp, flags, 0);
-		if (!own || shim_test_root())
+		if (!own || vp->rl)
 			return shim_sys_content(vp, flags, 0);
 	}
 	if (!ro || vp->len >= SHIM_VIEW_REAL_MAX)

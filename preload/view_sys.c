@@ -221,20 +221,19 @@ static uint64_t fnv(uint64_t h, const void *p, size_t len)
 	return h;
 }
 
-/* h with the test root's path and the identity of phys's real file
- * below it; 0 when it has none. */
-static __attribute__((noinline)) uint64_t root_id(uint64_t h, const char *root, const char *phys)
+/* h with the test root's path (the first rl bytes of rp) and the
+ * identity of the real file rp below it; 0 when it has none. */
+static __attribute__((noinline)) uint64_t root_id(uint64_t h, const char *rp, size_t rl)
 {
 	struct stat sb;
-	char rp[PATH_MAX];
 	SHIM_KEEP_ERRNO;
-	if (!shim_rooted(phys, rp, sizeof(rp)) || shim_real_fstatat(AT_FDCWD, rp, &sb, 0) < 0)
+	if (shim_real_fstatat(AT_FDCWD, rp, &sb, 0) < 0)
 		return 0;
 	uint64_t id[] = { (uint64_t)sb.st_dev,	       (uint64_t)sb.st_ino,
 			  (uint64_t)sb.st_size,	       (uint64_t)sb.st_mtim.tv_sec,
 			  (uint64_t)sb.st_mtim.tv_nsec, (uint64_t)sb.st_ctim.tv_sec,
 			  (uint64_t)sb.st_ctim.tv_nsec };
-	return fnv(fnv(h, root, strlen(root) + 1), id, sizeof(id)) | 1;
+	return fnv(fnv(fnv(h, rp, rl), "", 1), id, sizeof(id)) | 1;
 }
 
 /* The name a view of canon for the set in v is kept under: everything
@@ -242,15 +241,15 @@ static __attribute__((noinline)) uint64_t root_id(uint64_t h, const char *root, 
  * printed in; under the test root its path and the identity of the real
  * file of phys (another machine may be put at the same path, and a view
  * of a file the machine lacks is no kept view). */
-static bool kept_name(const char *canon, const char *phys, const struct shim_cpus *v,
+static bool kept_name(const char *canon, const struct shim_vpath *vp, const struct shim_cpus *v,
 		      const struct cps_view_input *in, char *out, size_t len)
 {
-	const char *dir = shim_kept_dirname(), *root = shim_test_root();
+	const char *dir = shim_kept_dirname();
 	uint64_t h = 1469598103934665603ull;
 
 	if (!dir)
 		return false;
-	if (CPS_UNLIKELY(root != NULL) && !(h = root_id(h, root, phys)))
+	if (CPS_UNLIKELY(vp->rl != 0) && !(h = root_id(h, vp->phys, vp->rl)))
 		return false;
 	for (const char *s = canon; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
@@ -370,24 +369,17 @@ out:
  * (the caller's own spelling names it: libc's open) or -2 (errno set). */
 int shim_sys_physical(const struct shim_vpath *vp, int flags, int mode)
 {
-	const char *canon = vp->canon, *phys = vp->phys;
+	const char *canon = vp->canon, *phys = shim_vpath_unrooted(vp);
 	int k = vp->kind;
-	char rp[PATH_MAX];
-	if (k != CPS_VK_DIR && !shim_test_root() && !strcmp(phys, canon))
+	if (k != CPS_VK_DIR && !vp->rl && !strcmp(phys, canon))
 		return -1;
-	const char *at = phys;
-	if (shim_test_root()) {
-		if (!shim_rooted(phys, rp, sizeof(rp)))
-			return -1;
-		at = rp;
-	}
-	int fd = at == phys ? shim_cpudir_open(phys, flags, mode)
-			    : shim_real.openat(AT_FDCWD, at, flags, mode);
+	int fd = !vp->rl ? shim_cpudir_open(phys, flags, mode)
+			 : shim_real.openat(AT_FDCWD, vp->phys, flags, mode);
 	if (fd < 0)
 		return -2;
 	if (k == CPS_VK_DIR)
 		shim_dir_remember(fd, NULL, &vp->set.v, &vp->set.in);
-	else if (k < CPS_VK_MASK)
+	else if (k < CPS_VK_MASK && !vp->rl)
 		shim_redirect_keep(canon, phys); /* the next open of it: redirect.c */
 	return fd;
 }
@@ -396,18 +388,18 @@ int shim_sys_physical(const struct shim_vpath *vp, int flags, int mode)
  * now from the real file; its descriptor, -1 (libc's open) or -2. */
 int shim_sys_content(const struct shim_vpath *vp, int flags, int mode)
 {
-	const char *canon = vp->canon, *phys = vp->phys;
+	const char *canon = vp->canon;
 	const struct shim_sys_set *set = &vp->set;
 	int k = vp->kind;
-	char rp[PATH_MAX], name[SHIM_KEPT_NAME_MAX + 40];
+	char name[SHIM_KEPT_NAME_MAX + 40];
 	int saved = errno, fd = -1;
-	bool have_name = kept_name(canon, phys, &set->v, &set->in, name, sizeof(name));
+	bool have_name = kept_name(canon, vp, &set->v, &set->in, name, sizeof(name));
 	if (have_name && (fd = shim_kept_open_recent(name, flags)) >= 0) {
 		errno = saved;
 		return fd;
 	}
 	struct cps_buf out = { 0 };
-	int r = shim_rooted(phys, rp, sizeof(rp)) ? build(k, rp, &set->in, &out) : -ENAMETOOLONG;
+	int r = build(k, vp->phys, &set->in, &out);
 	if (r == 0) {
 		if (have_name)
 			fd = shim_kept_store(CPS_VK_NONE, name, 0, out.p, out.len, flags);
@@ -425,8 +417,8 @@ int shim_sys_content(const struct shim_vpath *vp, int flags, int mode)
 	if (fd < 0)
 		shim_debug("view of %s failed; passing the real file through", canon);
 	/* under the test root the real file is the captured one */
-	if (fd < 0 && shim_test_root() && shim_rooted(phys, rp, sizeof(rp)))
-		return (fd = shim_real.openat(AT_FDCWD, rp, flags, mode)) >= 0 ? fd : -2;
+	if (fd < 0 && vp->rl)
+		return (fd = shim_real.openat(AT_FDCWD, vp->phys, flags, mode)) >= 0 ? fd : -2;
 	return fd >= 0 ? fd : -1;
 }
 
@@ -484,9 +476,10 @@ static int phys_of(const struct shim_vpath *vp, char *rp, size_t len)
 		errno = ENOENT;
 		return -1;
 	}
-	if (!shim_test_root() && !strcmp(vp->phys, vp->canon))
+	if ((!vp->rl && !strcmp(vp->phys, vp->canon)) || strlen(vp->phys) >= len)
 		return 0;
-	return shim_rooted(vp->phys, rp, len) ? 1 : 0;
+	strcpy(rp, vp->phys);
+	return 1;
 }
 
 int shim_view_stat_hook(const struct shim_vpath *vp, struct stat *st, int flags)
@@ -582,7 +575,7 @@ static ssize_t real_readlinkat(int dirfd, const char *path, char *buf, size_t le
 /* The answer for a link of ours, or -2: not one of ours. */
 __attribute__((noinline)) static ssize_t readlink_view(int dirfd, const char *path, char *buf, size_t len)
 {
-	char canon[PATH_MAX], rp[PATH_MAX], target[PATH_MAX];
+	char canon[PATH_MAX], target[PATH_MAX];
 	struct shim_vpath vp;
 
 	if (!shim_sys_lookup(dirfd, path, O_NOFOLLOW, canon, sizeof(canon), &vp) ||
@@ -592,8 +585,7 @@ __attribute__((noinline)) static ssize_t readlink_view(int dirfd, const char *pa
 		errno = ENOENT;
 		return -1;
 	}
-	if (!shim_rooted(vp.phys, rp, sizeof(rp)))
-		return -2;
+	const char *rp = vp.phys;
 	/* the kernel's answer into the caller's buffer first: its size (0 is
 	 * EINVAL) and the buffer (unwritable is EFAULT) are judged as libc's
 	 * readlink judges them, and the virtual target is never longer */
