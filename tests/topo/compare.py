@@ -517,47 +517,138 @@ def cmd_hwloc_nodes(root, cpus, nodes, got_path):
 
 # ---- lscpu -p / -e ----
 
-# the columns lscpu numbers per CPU type (its topology maps are the
-# type's: a machine of two kinds of core numbers each kind's from 0)
+# the columns lscpu numbers per CPU type, and the sysfs map each is an
+# index into: lscpu -p/-e print a CPU's CORE as the place of its
+# thread_siblings among the distinct thread_siblings of its type's CPUs,
+# in CPU order (util-linux sys-utils/lscpu-topology.c,
+# cputype_read_topology and add_cpuset_to_array; lscpu.c, __fill_id);
+# SOCKET and CLUSTER the same with core_siblings, BOOK and DRAWER with
+# book_siblings and drawer_siblings
 TYPE_COLUMNS = ("CORE", "SOCKET", "BOOK", "DRAWER", "CLUSTER")
-# the /proc/cpuinfo fields that tell lscpu one CPU type from another
-TYPE_FIELDS = ("vendor_id", "cpu family", "model", "model name", "stepping",
-               "CPU implementer", "CPU architecture", "CPU variant", "CPU part",
-               "CPU revision", "cpu", "revision")
+TYPE_MAPS = {"CORE": "thread_siblings", "SOCKET": "core_siblings",
+             "CLUSTER": "core_siblings", "BOOK": "book_siblings",
+             "DRAWER": "drawer_siblings"}
+# the /proc/cpuinfo fields that make lscpu start a new CPU type, and the
+# member of its type each sets (lscpu-cputype.c: type_patterns, and
+# is_different_cputype, which compares only the vendor, model, model
+# name and stepping)
+TYPE_FIELDS = {"CPU implementer": "vendor", "vendor": "vendor", "vendor_id": "vendor",
+               "CPU part": "model", "cpu model": "model", "model": "model",
+               "Model Name": "modelname", "cpu": "modelname", "model name": "modelname",
+               "CPU variant": "stepping", "stepping": "stepping"}
 
 
-def cpu_types(root, text=None):
-    """{CPU: its type} from root's /proc/cpuinfo (or TEXT), where each CPU
-    has a block of its own (x86, arm64, POWER); {} otherwise (s390's one
-    header: one type)."""
+def cpuinfo_blocks(text):
+    """(the lines before the first CPU's, {CPU: its block's lines}) of a
+    /proc/cpuinfo; a key "processor" or "cpu number", its trailing number
+    (s390's "processor 0") or value the CPU, starts a block"""
+    head, blocks, cur = [], {}, None
+    for line in text.splitlines():
+        key, colon, value = line.partition(":")
+        key = key.strip()
+        if colon and re.sub(r"\s*[0-9]+$", "", key) in ("processor", "cpu number"):
+            num = re.search(r"([0-9]+)$", key)
+            v = value.strip()
+            if num or v.isdigit():
+                cur = int(num.group(1) if num else v)
+                blocks.setdefault(cur, [])
+        (blocks[cur] if cur is not None else head).append(line)
+    return head, blocks
+
+
+def cpu_types(root, cpus=None, text=None):
+    """{CPU: its lscpu type} for a machine that is root's restricted to
+    CPUS (all of root's if None), read from root's /proc/cpuinfo (or
+    TEXT). lscpu makes a new type whenever a type field's value differs
+    from the current type's (lscpu-cputype.c, lscpu_read_cpuinfo): a type
+    is a run of consecutive blocks, not the set of CPUs alike, so a set
+    that leaves out the CPUs between two runs of one kind makes them one.
+    A CPU is given the type current when the next CPU's block starts (or
+    the file ends); a CPU without a block the first type (the default)."""
     if text is None:
         try:
             with open(os.path.join(root or "/", "proc/cpuinfo")) as f:
                 text = f.read()
         except OSError:
             return {}
-    types, cpu, fields = {}, None, {}
-    for line in text.splitlines() + [""]:
+    head, blocks = cpuinfo_blocks(text)
+    lines = list(head)
+    for c in sorted(blocks):
+        if cpus is None or c in cpus:
+            lines += blocks[c]
+    types, ntypes, members, cpu = {}, 0, None, None
+    for line in lines:
         key, colon, value = line.partition(":")
-        key = key.strip()
-        if not line.strip():
-            if cpu is not None:
-                types[cpu] = tuple(fields.get(k) for k in TYPE_FIELDS)
-            cpu, fields = None, {}
-        elif key == "processor" and value.strip().isdigit():
-            cpu = int(value)
-        elif colon:
-            fields[key] = value.strip()
+        key, value = re.sub(r"\s*[0-9]+$", "", key.strip()), value.strip()
+        if not colon or not value:
+            continue
+        if key in ("processor", "cpu number"):
+            if cpu is not None and members is not None:
+                types[cpu] = ntypes - 1
+            num = re.search(r"([0-9]+)$", line.partition(":")[0].strip())
+            cpu = int(num.group(1)) if num else (int(value) if value.isdigit() else None)
+            continue
+        m = TYPE_FIELDS.get(key)
+        if m is None:
+            continue
+        if members is not None and members.get(m) not in (None, value):
+            members = None
+        if members is None:
+            members, ntypes = {}, ntypes + 1
+        members[m] = value
+    if cpu is not None and members is not None and cpu not in types:
+        types[cpu] = ntypes - 1
     return types
 
 
-def renumber_rows(header, rows, cpus, keep=(), types=None):
+def type_map_keys(root, cpus):
+    """{CPU: {column: its map restricted to CPUS}} for TYPE_MAPS's
+    columns, None where the file is missing; {} for a CPU without
+    topology/thread_siblings (lscpu then leaves it out of every map)."""
+    out = {}
+    for c in cpus:
+        d = "sys/devices/system/cpu/cpu%d/topology/" % c
+        if read(root, d + "thread_siblings") is None:
+            out[c] = {}
+            continue
+        keys = {}
+        for col, f in TYPE_MAPS.items():
+            t = read(root, d + f)
+            keys[col] = None if t is None else frozenset(mask_cpus(t)) & frozenset(cpus)
+        out[c] = keys
+    return out
+
+
+def lscpu_type_ids(root, cpus):
+    """{CPU: {column: id}}: the ids lscpu prints for the type columns on
+    a machine that is root's restricted to CPUS: each CPU's map's place
+    among the distinct maps of its type's CPUs, in CPU order (TYPE_MAPS,
+    cpu_types). Missing from a CPU's dict: no id (lscpu prints none)."""
+    types = cpu_types(root, set(cpus))
+    first = min(types.values()) if types else None
+    keys = type_map_keys(root, cpus)
+    seen, out = {}, {}
+    for c in sorted(cpus):
+        kind = types.get(c, first)
+        out[c] = {}
+        for col, k in keys[c].items():
+            if k is None:
+                continue
+            lst = seen.setdefault((kind, col), [])
+            if k not in lst:
+                lst.append(k)
+            out[c][col] = str(lst.index(k))
+    return out
+
+
+def renumber_rows(header, rows, cpus, keep=(), ids=None):
     """rows: lists of column strings, the first the CPU. Keeps the set's
-    rows, CPU -> virtual, and each made-up id column renumbered in order
-    of first appearance (lscpu numbers its ids that way), the topology
-    columns among the CPUs of each type (types: {CPU: type}); NODE and
-    the ONLINE/MHz columns kept."""
-    types = types or {}
+    rows, CPU -> virtual; the type columns (TYPE_COLUMNS) as IDS says
+    ({CPU: {column: id}}, lscpu_type_ids: what lscpu prints on the
+    machine restricted to the set), or, without IDS, renumbered in order
+    of first appearance; the cache columns renumbered in order of first
+    appearance (lscpu numbers a cache without an id file that way); NODE
+    and the ONLINE/MHz columns kept."""
     rank = {p: v for v, p in enumerate(cpus)}
     kept = [r for r in rows if int(r[0]) in rank]
     if len(kept) != len(cpus):
@@ -565,25 +656,27 @@ def renumber_rows(header, rows, cpus, keep=(), types=None):
     # lscpu -p leaves off the empty cells at the end of a row (a CPU
     # without some cache level): pad to renumber, cut back after
     widths = [len(r) for r in kept]
+    phys = [int(r[0]) for r in kept]
     out = [[str(rank[int(r[0])])] + r[1:] + [""] * (len(header) - len(r)) for r in kept]
-    kinds = [types.get(int(r[0])) for r in kept]
     for col, name in enumerate(header):
         if col == 0 or name in keep or (name.upper() not in TYPE_COLUMNS + ("CACHE",)
                                         and not is_cache(name)):
             continue
-        per_type = name.upper() in TYPE_COLUMNS
+        if ids is not None and name.upper() in TYPE_COLUMNS:
+            for r, c in zip(out, phys):
+                r[col] = ids.get(c, {}).get(name.upper(), r[col])
+            continue
         seen = {}
-        for r, kind in zip(out, kinds):
+        for r in out:
             parts = r[col].split(":")
             new = []
             for i, p in enumerate(parts):
                 if p in ("", "-"):
                     new.append(p)
                     continue
-                scope = (i, kind if per_type else None)
-                key = (scope, p)
+                key = (i, p)
                 if key not in seen:
-                    seen[key] = str(len([k for k in seen if k[0] == scope]))
+                    seen[key] = str(len([k for k in seen if k[0] == i]))
                 new.append(seen[key])
             r[col] = ":".join(new)
     return [r[:w] for r, w in zip(out, widths)]
@@ -700,7 +793,7 @@ def cmd_lscpu(full_path, cpus, got_path, root=None, nodes=None):
         header = comments[-1][2:].split(",")
         rows = [l.split(",") for l in full if not l.startswith("#")]
         out = renumber_rows(header, rows, cpus, CACHE_NAMES if has_cache_ids(root) else (),
-                            cpu_types(root))
+                            lscpu_type_ids(root, cpus) if root else None)
         if nodes is not None:
             out = node_ranks(header, out, nodes)
         want = [l + "\n" for l in comments] + [",".join(r) + "\n" for r in out]
@@ -710,7 +803,7 @@ def cmd_lscpu(full_path, cpus, got_path, root=None, nodes=None):
         rows = [l.split() for l in full[1:]]
         names = ["CACHE" if i in cache_col else h for i, h in enumerate(header)]
         out = renumber_rows(names, rows, cpus, ("CACHE",) if has_cache_ids(root) else (),
-                            cpu_types(root))
+                            lscpu_type_ids(root, cpus) if root else None)
         if nodes is not None:
             out = node_ranks(names, out, nodes)
         # lscpu -e pads its columns; compare the cells, not the spacing
@@ -1259,7 +1352,7 @@ def cpuinfo_ids_bad(root, cpus, real, got):
 
 def cmd_cpuinfo(root, cpus, got_path):
     """/proc/cpuinfo read in the set (GOT): the blocks of the set's CPUs
-    (CPUINFO_OPEN), each of the type (TYPE_FIELDS) of its physical CPU,
+    (CPUINFO_OPEN), each its physical CPU's own block,
     numbered 0..n-1, its ids as the ids rule says (cpuinfo_ids_bad); the
     header's lines that name a CPU name 0..n-1, its counts n"""
     with open(got_path) as f:

@@ -979,10 +979,15 @@ def verify(m, root):
     for lid, (node, sock, core) in rows.items():
         if node != ("" if m["no_node_dir"] else str(by[lid].node)):
             bad.append("lscpu: CPU %d in node %s, drawn %d" % (lid, node, by[lid].node))
-    # lscpu numbers sockets and cores itself: same socket, same package
+    # lscpu numbers sockets itself, among the CPUs of one of its types (a
+    # run of alike cpuinfo blocks, compare.cpu_types): in a type, same
+    # socket, same package; two types each number theirs from 0
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from compare import cpu_types
+    kind = cpu_types(root)
     for a in by:
         for b in by:
-            if a < b:
+            if a < b and kind.get(a) == kind.get(b):
                 sp = by[a].pkg_idx == by[b].pkg_idx
                 if (rows[a][1] == rows[b][1]) != sp:
                     bad.append("lscpu: CPUs %d and %d socket %s/%s" % (
