@@ -300,8 +300,11 @@ replay() {
 # of efficient cores sharing an L2, blocks by type); 20261231 an x86 of
 # dies whose lists end in "\n\0"; 20261410 a POWER with SMT and
 # memory-only nodes among its sparse ones; 20261241 a SPARC (sun4v,
-# header-only cpuinfo, no node directory)
-LEARNT_SEEDS="20261210 20261214 20261205 20261223 20261232 20261231 20261410 20261241"
+# header-only cpuinfo, no node directory); 20261289 an arm64 of two
+# packages numbered in turn and clusters of several core types, so that
+# lscpu's types (runs of alike cpuinfo blocks) are many, and a set that
+# leaves CPUs out joins runs (compare.py cpu_types)
+LEARNT_SEEDS="20261210 20261214 20261205 20261223 20261232 20261231 20261410 20261241 20261289"
 nlearnt=0
 if [ -n "${RANDMACH_SEEDS:-}" ]; then
 	seeds=$RANDMACH_SEEDS
