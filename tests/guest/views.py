@@ -395,7 +395,8 @@ def got_lscpu(text, full):
         return lines
     if lines and lines[0].split()[:1] == ["CPU"]:
         return [" ".join(l.split()) for l in lines]
-    return [" ".join(l.split()) for l in lines if l.strip().startswith("NUMA node")]
+    return compare.numa_lines_norm([" ".join(l.split()) for l in lines
+                                    if l.strip().startswith("NUMA node")])
 
 
 def judge(d, root, cpus, mems):

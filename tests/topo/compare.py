@@ -1018,6 +1018,14 @@ def cmd_cpu_node(root, cpus):
         print("%d,%d" % (v, node_of.get(p, -1)))
 
 
+def numa_lines_norm(lines):
+    """lscpu's summary lines with each CPU list as fmt_list writes it:
+    lscpu (util-linux's cpulist_create) prints two CPUs in a row as
+    "0,1" and three or more as a range, fmt_list every run as a range."""
+    return [l.rsplit(": ", 1)[0] + ": " + fmt_list(cpulist(l.rsplit(": ", 1)[1]))
+            if "CPU(s): " in l and l.rsplit(": ", 1)[1] else l for l in lines]
+
+
 def cmd_lscpu_numa(root, cpus, nodes, got_path):
     """lscpu's summary in the set with the memory nodes nodes: NUMA
     node(s) the number of them, and each virtual node's virtual CPUs
@@ -1034,11 +1042,7 @@ def cmd_lscpu_numa(root, cpus, nodes, got_path):
         want.append("NUMA node%d CPU(s): %s" % (v, fmt_list(vs)))
     with open(got_path) as f:
         got = [" ".join(l.split()) for l in f.read().splitlines() if l.lstrip().startswith("NUMA")]
-    # lscpu prints two CPUs as "0,1", more as a range: the lists as sets
-    def norm(lines):
-        return [l.rsplit(": ", 1)[0] + ": " + fmt_list(cpulist(l.rsplit(": ", 1)[1]))
-                if "CPU(s): " in l and l.rsplit(": ", 1)[1] else l for l in lines]
-    got = norm(got)
+    got = numa_lines_norm(got)
     if got != want:
         fail("lscpu's NUMA lines in %s, nodes %s" % (",".join(map(str, cpus)),
                                                     ",".join(map(str, nodes))),
