@@ -356,7 +356,7 @@ def want_lscpu(full, cpus, mems):
         header = comments[-1][2:].split(",")
         rows = [l.split(",") for l in lines if not l.startswith("#")]
         out = compare.renumber_rows(header, rows, cpus, compare.CACHE_NAMES if ids else (),
-                                    compare.cpu_types("/"))
+                                    compare.lscpu_type_ids("/", cpus))
         col = header.index("Node")
         for r in out:
             r[col] = str(nrank[int(r[col])]) if r[col] and int(r[col]) in nrank else ""
@@ -366,10 +366,11 @@ def want_lscpu(full, cpus, mems):
         cache_col = [i for i, h in enumerate(header) if ":" in h]
         names = ["CACHE" if i in cache_col else h for i, h in enumerate(header)]
         out = compare.renumber_rows(names, [l.split() for l in lines[1:]], cpus,
-                                    ("CACHE",) if ids else (), compare.cpu_types("/"))
-        col = header.index("NODE")
-        for r in out:
-            r[col] = str(nrank[int(r[col])]) if r[col] != "-" and int(r[col]) in nrank else "-"
+                                    ("CACHE",) if ids else (), compare.lscpu_type_ids("/", cpus))
+        # (lscpu -e has no NODE column on a machine without nodes)
+        for col in [i for i, h in enumerate(header) if h == "NODE"]:
+            for r in out:
+                r[col] = str(nrank[int(r[col])]) if r[col] != "-" and int(r[col]) in nrank else "-"
         return [" ".join(header)] + [" ".join(r) for r in out]
     # the summary: its NUMA lines (the rest is the CPUs' and compared by -p)
     node = {}

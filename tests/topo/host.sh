@@ -33,6 +33,18 @@ SYS=/sys/devices/system/cpu
 for S in $sets; do
 	run() { with_san "$CPUSET_RUN" --cpus "$S" -- "$@"; }
 	topo_checks "" "$S" "{$S}"
+	# the guest test's judge (tests/guest/views.py) on this machine: its
+	# expectation of lscpu -p and -e (the whole machine's, restricted)
+	# against the set's, so that a change of tests/topo/compare.py that
+	# breaks the judge fails here in seconds, not only in the guest
+	mems=$(cat /sys/devices/system/node/has_memory 2>/dev/null) || mems=0
+	for o in -p -e; do
+		lscpu $o >"$T/full$o" 2>&1
+		run lscpu $o >"$T/got$o" 2>&1
+		expect_eq "{$S} lscpu $o as the guest test's judge expects" \
+			"$($PY "$SRC/tests/guest/views.py" lscpu-got "$T/got$o" "$T/full$o" 2>&1)" \
+			"$($PY "$SRC/tests/guest/views.py" lscpu "$T/full$o" "$S" "$mems" 2>&1)"
+	done
 	# what only this machine's own processes show: the process's set
 	set -- $($CMP counts / "$S")
 	cores=$2
