@@ -421,6 +421,39 @@ static void glob_closedir(void *d)
 	closedir(d);
 }
 
+/* The functions glob is handed: they call the shim's by name. Handing
+ * the exports' own addresses would cost a symbol look-up by the loader at
+ * every program's start, glob called or not; a call is looked up at its
+ * first call. */
+static void *glob_opendir(const char *name)
+{
+	return opendir(name);
+}
+static void *glob_readdir(void *d)
+{
+	return readdir(d);
+}
+static void *glob_readdir64(void *d)
+{
+	return readdir64(d);
+}
+static int glob_stat(const char *path, void *st)
+{
+	return stat(path, st);
+}
+static int glob_lstat(const char *path, void *st)
+{
+	return lstat(path, st);
+}
+static int glob_stat64(const char *path, void *st)
+{
+	return stat64(path, st);
+}
+static int glob_lstat64(const char *path, void *st)
+{
+	return lstat64(path, st);
+}
+
 #define GLOB(NAME, GLOB_T, READ, STAT)                                                   \
 	EXPORT int NAME(const char *pattern, int flags, int (*errfunc)(const char *, int), \
 			GLOB_T *pglob)                                                   \
@@ -431,10 +464,10 @@ static void glob_closedir(void *d)
 		    !shim_ready())                                                       \
 			return shim_real.NAME(pattern, flags, errfunc, pglob);              \
 		pglob->gl_closedir = glob_closedir;                                      \
-		pglob->gl_readdir = (void *)READ;                                        \
-		pglob->gl_opendir = (void *(*)(const char *))opendir;                    \
-		pglob->gl_lstat = (void *)l##STAT;                                       \
-		pglob->gl_stat = (void *)STAT;                                           \
+		pglob->gl_readdir = (void *)glob_##READ;                                 \
+		pglob->gl_opendir = glob_opendir;                                        \
+		pglob->gl_lstat = (void *)glob_l##STAT;                                  \
+		pglob->gl_stat = (void *)glob_##STAT;                                    \
 		return shim_real.NAME(pattern, flags | GLOB_ALTDIRFUNC, errfunc, pglob);    \
 	}
 GLOB(glob, glob_t, readdir, stat)

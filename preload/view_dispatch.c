@@ -90,11 +90,14 @@ static int slurp(const char *path, char **out, size_t *len);
  * file of the cgroup the process was moved out of still reads as its
  * own (translated) until a file outside it is read (doc/limits.md). */
 struct cgdirs {
-	int found; /* bit 0: v1, bit 1: v2; -1: not looked for yet */
-	pid_t pid; /* of the process that looked (a child looks again) */
+	int found; /* bit 0: v1, bit 1: v2 */
+	pid_t pid; /* of the process that looked (a child looks again); 0: none did */
 	char v1[PATH_MAX], v2[PATH_MAX];
 };
-static struct cgdirs cg = { .found = -1 };
+/* All zero (not looked for: no pid is 0), so in .bss: 8 KB of initialised
+ * data would push the start of .bss, which the constructor writes, a page
+ * past the relocated .got.plt (one more page fault at every start) */
+static struct cgdirs cg;
 static pthread_mutex_t cg_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void cg_look(struct cgdirs *d)
@@ -142,7 +145,7 @@ static bool classify_cgroup(const char *c)
 		return mine;
 	}
 	bool looked = false;
-	if (cg.found < 0 || cg.pid != own_pid()) {
+	if (cg.pid != own_pid()) {
 		cg_look(&cg);
 		looked = true;
 	}

@@ -83,6 +83,11 @@ static struct {
 	struct slot s[POOL_SLOTS];
 } pool;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Whether any process of this image made a pool: all the destructor reads
+ * at an exit that has none. In .data, not in .bss beside pool: the start
+ * writes the page of .data (relocations) and a read of pool would fault in
+ * a page of .bss at every exit. */
+static bool pool_made __attribute__((section(".data")));
 
 /* <pool dir>/<i> (i < 10), without stdio: this is on every open */
 static int slot_path(unsigned i, char *buf, size_t len)
@@ -199,6 +204,7 @@ static bool pool_ready(void)
 			if (own_dir(pool.dir, 0700)) {
 				long pg = getpagesize();
 				pool.page = pg > 0 ? (size_t)pg : 4096;
+				pool_made = true;
 				__atomic_store_n(&pool.state, 1, __ATOMIC_RELEASE);
 			}
 		}
@@ -371,7 +377,7 @@ int shim_pool_rewound(const struct stat *sb)
  * say, keep working: their files are only unlinked). */
 __attribute__((destructor)) static void pool_remove(void)
 {
-	if (pool.state > 0 && pool.pid == getpid()) {
+	if (pool_made && pool.state > 0 && pool.pid == getpid()) {
 		unsigned made = 0;
 		for (unsigned i = 0; i < POOL_SLOTS; i++)
 			if (pool.s[i].map)
