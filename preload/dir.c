@@ -144,8 +144,10 @@ static bool walk_may_be_ours(const char *p)
 {
 	if (!may_be_ours(p))
 		return false;
+	/* below the test root: any (shim_unrooted names it the same path
+	 * below /, where the test below would take too few) */
 	return p[0] != '/' || !strncmp(p, "/sys", 4) || p[1] == '/' || p[1] == '.' ||
-	       shim_test_root();
+	       shim_unrooted(p) != p;
 }
 
 /* The remembered listing d is, or NULL. */
@@ -217,25 +219,35 @@ EXPORT DIR *opendir(const char *name)
 
 /* The devices of the listings of ours: the CPU directory's and the node
  * directory's (sysfs's both, unless one is mounted over: a copy of the
- * CPU directory with caches added, tests/topo/with_caches.sh), learnt
- * once per process with two stats; whether dev is one of them. */
+ * CPU directory with caches added, tests/topo/with_caches.sh), and below
+ * the test root theirs too (the captured machine's file system), learnt
+ * once per process with two stats (four under a test root); whether dev
+ * is one of them. */
 static bool listing_dev(dev_t dev)
 {
-	static dev_t devs[2];
+	static dev_t devs[4];
 	static int known; /* 0 not yet, 1 devs */
 	if (CPS_UNLIKELY(!__atomic_load_n(&known, __ATOMIC_ACQUIRE))) {
 		static const char *const dirs[2] = { "/sys/devices/system/cpu",
 						     "/sys/devices/system/node" };
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < 4; i++) {
 			struct stat sb;
-			dev_t dv = shim_real_fstatat(AT_FDCWD, dirs[i], &sb, 0) == 0 ? sb.st_dev : 0;
+			char rp[PATH_MAX];
+			const char *p = dirs[i % 2];
+			if (i >= 2)
+				p = shim_rooted(p, rp, sizeof(rp)) && strcmp(rp, p) ? rp : NULL;
+			dev_t dv = p && shim_real_fstatat(AT_FDCWD, p, &sb, 0) == 0 ? sb.st_dev : 0;
 			/* racing first callers find the same devices */
 			__atomic_store_n(&devs[i], dv, __ATOMIC_RELAXED);
 		}
-		__atomic_store_n(&known, 1, __ATOMIC_RELEASE);
+		/* (before libc is up the test root is not known yet) */
+		if (shim_libc_up())
+			__atomic_store_n(&known, 1, __ATOMIC_RELEASE);
 	}
-	return dev != 0 && (dev == __atomic_load_n(&devs[0], __ATOMIC_RELAXED) ||
-			    dev == __atomic_load_n(&devs[1], __ATOMIC_RELAXED));
+	for (int i = 0; i < 4; i++)
+		if (dev != 0 && dev == __atomic_load_n(&devs[i], __ATOMIC_RELAXED))
+			return true;
+	return false;
 }
 
 /* A directory descriptor the shim did not see opened as a listing of
@@ -243,7 +255,8 @@ static bool listing_dev(dev_t dev)
  * one passed over a socket or inherited through exec, one opened by a
  * system call of the program's own. It is one of ours if it points at
  * one of our directories: the set is the caller's now. One fstat for a
- * directory outside sysfs (no test root), a readlink more for one in it. */
+ * directory outside sysfs (and the test root's file system), a readlink
+ * more for one in it. */
 static __attribute__((noinline)) void adopt(int fd, DIR *d)
 {
 	char canon[PATH_MAX];
@@ -251,7 +264,7 @@ static __attribute__((noinline)) void adopt(int fd, DIR *d)
 	struct stat sb;
 	SHIM_KEEP_ERRNO;
 
-	if (!shim_test_root() && (fstat(fd, &sb) < 0 || !listing_dev(sb.st_dev)))
+	if (fstat(fd, &sb) < 0 || !listing_dev(sb.st_dev))
 		return;
 	if (shim_resolving || !shim_dirfd_canon(fd, canon, sizeof(canon)))
 		return;

@@ -18,8 +18,12 @@
  *     (cps_path_rel_may_view) before anything asks where the fd points.
  * Every interposer that takes a path (the open family, stdio, access,
  * readlink, the listings, chdir) goes through here: one place. Under the
- * test root (CPUSETSHIM_TEST_ROOT=R, preload/view_sys.c) a path or base
- * below R is taken as the same path below / first.
+ * test root (CPUSETSHIM_TEST_ROOT=R, preload/troot.c) every path may be a
+ * view (one test, may_view: the cheap tests are off), and a path below R
+ * is taken as the same path below / (shim_unrooted, troot.c) where it
+ * comes in: the caller's absolute path, and the directories the kernel
+ * names (kernel_dir_virtual); from there on every path is virtual, and
+ * the root is put back only where one turns physical (shim_rooted).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -71,19 +75,20 @@ static int far_or_near(const char *p)
 }
 
 /* A directory the kernel names (the working directory, a directory fd's
- * link) is physical; canonical names are virtual. Below
+ * link) is physical; canonical names are virtual. Below the test root it
+ * is taken as the same path below / first. Below
  * /sys/devices/system/cpu, physical cpuP of the set is virtual cpu<rank>
  * (chdir("cpu0") in a set {1} went to cpu1: relative paths from there are
  * cpu0's); a cpuP outside the set has no virtual name: false, and the
  * path is taken for no view. Below /sys/devices/system/node the same for
  * nodeP, when the set has nodes of its own (a copy of a descriptor of
- * node0 in a set of node 1 points at node1: it is node0's). Under the
- * test root, p is below it. */
+ * node0 in a set of node 1 points at node1: it is node0's). */
 static bool kernel_dir_virtual(char *buf, size_t len)
 {
-	const char *root = shim_test_root();
-	size_t rl = root && cps_vpath_below(buf, root) ? strlen(root) : 0;
-	char *p = buf + rl;
+	const char *u = shim_unrooted(buf);
+	if (u != buf)
+		memmove(buf, u, strlen(u) + 1);
+	char *p = buf;
 	static const char cpudir[] = "/sys/devices/system/cpu/cpu";
 	static const char nodedir[] = "/sys/devices/system/node/node";
 	bool cpu = strncmp(p, cpudir, sizeof(cpudir) - 1) == 0;
@@ -150,9 +155,9 @@ static bool cwd_get(char *buf, size_t len)
 	if (pthread_mutex_trylock(&cwd_lock) == 0) {
 		if (__atomic_load_n(&cwd.gen, __ATOMIC_SEQ_CST) == g && strlen(buf) < sizeof(cwd.path)) {
 			strcpy(cwd.path, buf);
-			/* under the test root nothing is far: its views are below it */
-			__atomic_store_n(&shim_cwd_state, shim_test_root() ? CWD_NEAR : far_or_near(buf),
-					 __ATOMIC_SEQ_CST);
+			/* (under the test root it is read by nothing: may_view
+			 * takes every path, the stubs have no copies) */
+			__atomic_store_n(&shim_cwd_state, far_or_near(buf), __ATOMIC_SEQ_CST);
 		}
 		pthread_mutex_unlock(&cwd_lock);
 	}
@@ -170,16 +175,6 @@ static __attribute__((noinline, cold)) int cwd_learn(void)
 	if (!cwd_get(buf, sizeof(buf)))
 		return CWD_UNKNOWN;
 	return __atomic_load_n(&shim_cwd_state, __ATOMIC_ACQUIRE);
-}
-
-/* p below the test root, as the same path below / (p itself without one). */
-static const char *unrooted(const char *p)
-{
-	const char *root = shim_test_root(), *b;
-
-	if (CPS_LIKELY(!root) || !(b = cps_vpath_below(p, root)))
-		return p;
-	return b;
 }
 
 /* Our pid without a system call once set-up has it (kept by fork). */
@@ -209,11 +204,10 @@ bool shim_dirfd_canon(int fd, char *buf, size_t len)
 
 	if (!dirfd_get(fd, k, sizeof(k)))
 		return false;
-	const char *u = unrooted(k);
-	size_t ul = strlen(u);
-	if (ul >= len)
+	size_t kl = strlen(k);
+	if (kl >= len)
 		return false;
-	memcpy(buf, u, ul + 1);
+	memcpy(buf, k, kl + 1);
 	return true;
 }
 
@@ -222,33 +216,33 @@ bool shim_dirfd_canon(int fd, char *buf, size_t len)
 static bool kernel_resolve(int dirfd, const char *base, const char *path, size_t plen, char *out,
 			   size_t outlen)
 {
-	char pre[PATH_MAX];
+	char v[PATH_MAX], pre[PATH_MAX];
 	struct stat sb;
 	int n, fd;
 	bool ok;
-	/* under the test root an absolute base or path is below it */
-	const char *root = shim_test_root();
-	const char *r = root && (base ? base[0] == '/' : path[0] == '/') ? root : "";
 
 	if (base)
-		n = snprintf(pre, sizeof(pre), "%s%s/%.*s", r, base, (int)plen, path);
+		n = snprintf(v, sizeof(v), "%s/%.*s", base, (int)plen, path);
 	else
-		n = snprintf(pre, sizeof(pre), "%s%.*s", r, (int)plen, path);
-	if (n < 0 || (size_t)n >= sizeof(pre))
+		n = snprintf(v, sizeof(v), "%.*s", (int)plen, path);
+	if (n < 0 || (size_t)n >= sizeof(v))
 		return false;
-	/* its names below /sys/devices/system are virtual: the kernel is
-	 * given the physical ones (cpu0/cpufreq/.. in a set {1} is physical
-	 * cpu1's) */
+	/* an absolute one (base is) is virtual: the kernel is given its
+	 * physical path, below the test root, and its names below
+	 * /sys/devices/system physical (cpu0/cpufreq/.. in a set {1} is
+	 * physical cpu1's) */
 	if (base || path[0] == '/') {
-		const char *v = pre + strlen(r);
 		char canon[PATH_MAX];
 		size_t used;
 		enum cps_canon c = cps_path_canon(canon, sizeof(canon), NULL, v, own_pid(),
 						  shim_gettid(), 0, &used);
-		if ((c == CPS_CANON_OK || c == CPS_CANON_DIR) &&
-		    !strncmp(canon, "/sys/devices/system/", 20) && shim_ready() &&
-		    !shim_view_physical(canon, pre, sizeof(pre)))
-			return false; /* cpuN beyond the set */
+		bool sys = (c == CPS_CANON_OK || c == CPS_CANON_DIR) &&
+			   !strncmp(canon, "/sys/devices/system/", 20) && shim_ready();
+		if (sys ? !shim_view_physical(canon, pre, sizeof(pre))
+			: !shim_rooted(v, pre, sizeof(pre)))
+			return false; /* cpuN beyond the set, or too long */
+	} else {
+		memcpy(pre, v, (size_t)n + 1);
 	}
 	fd = shim_real.openat ? shim_real.openat(base ? AT_FDCWD : dirfd, pre,
 						 O_PATH | O_CLOEXEC | O_DIRECTORY)
@@ -296,12 +290,17 @@ static const char *rooted_plain(const char *base, const char *path, char *buf, s
 	return buf;
 }
 
-bool shim_path_may_view(int dirfd, const char *path)
+/* shim_path_may_view's answer: no, yes, or yes for any path (under the
+ * test root: its views and a captured machine's cgroup files are below
+ * it, where no byte tells them apart; the one place path.c asks). */
+enum { MAY_NOT = 0, MAY, MAY_ANYWHERE };
+
+static inline int may_view(int dirfd, const char *path)
 {
 	if (!path || !path[0])
-		return false;
+		return MAY_NOT;
 	if (CPS_UNLIKELY(shim_test_root() != NULL))
-		return true;
+		return MAY_ANYWHERE;
 	if (path[0] == '/')
 		return cps_vpath_root2(path[1]);
 	if (dirfd == AT_FDCWD) {
@@ -312,9 +311,14 @@ bool shim_path_may_view(int dirfd, const char *path)
 		if (st == CWD_FAR)
 			return cps_path_has_dotdot(path);
 		if (st == CWD_NEAR)
-			return true;
+			return MAY;
 	}
 	return cps_path_rel_may_view(path);
+}
+
+bool shim_path_may_view(int dirfd, const char *path)
+{
+	return may_view(dirfd, path) != MAY_NOT;
 }
 
 const char *shim_path_resolve(int dirfd, const char *path, int cflags, char *buf, size_t len,
@@ -324,25 +328,22 @@ const char *shim_path_resolve(int dirfd, const char *path, int cflags, char *buf
 	const char *b = NULL;
 	SHIM_KEEP_ERRNO;
 	const char *res = NULL;
+	int may = may_view(dirfd, path);
 
-	if (!path || !path[0])
+	if (may == MAY_NOT)
 		return NULL;
 	if (path[0] == '/') {
-		path = unrooted(path);
-		/* (under the test root a cgroup's files may be anywhere) */
-		if (!cps_vpath_root2(path[1]) && CPS_LIKELY(!shim_test_root()))
-			return NULL;
+		/* below the test root: as below / */
+		if (CPS_UNLIKELY(may == MAY_ANYWHERE))
+			path = shim_unrooted(path);
 	} else if (dirfd == AT_FDCWD) {
-		if (!shim_path_may_view(dirfd, path))
-			return NULL;
 		if (!cwd_get(base, sizeof(base)))
 			goto out;
-		b = unrooted(base);
+		b = base;
 	} else {
-		if ((!cps_path_rel_may_view(path) && !shim_test_root()) ||
-		    !dirfd_get(dirfd, base, sizeof(base)))
+		if (!dirfd_get(dirfd, base, sizeof(base)))
 			goto out;
-		b = unrooted(base);
+		b = base;
 	}
 
 	/* /proc/self and /proc/thread-self are expanded with our ids: asked
@@ -361,12 +362,12 @@ const char *shim_path_resolve(int dirfd, const char *path, int cflags, char *buf
 		if (r != CPS_CANON_KERNEL || consumed == 0 ||
 		    !kernel_resolve(dirfd, b, path, consumed, kbase, sizeof(kbase)))
 			break;
-		const char *kb = unrooted(kbase);
-		memmove(base, kb, strlen(kb) + 1);
+		memcpy(base, kbase, strlen(kbase) + 1);
 		b = base;
 		path += consumed;
 	}
-	if (!res && CPS_UNLIKELY(shim_test_root() != NULL))
+	/* (under the test root a cgroup's files may be anywhere) */
+	if (!res && CPS_UNLIKELY(may == MAY_ANYWHERE))
 		res = rooted_plain(b, path, buf, len);
 out:
 	return res;

@@ -253,15 +253,20 @@ extern __thread bool shim_view_no_pool;
 /* Whether the test root (CPUSETSHIM_TEST_ROOT, preload/troot.c) is
  * set: 0 not read yet, 1 set, -1 not set. */
 extern int shim_troot_state;
+/* The one cheap test of a path's bytes, for the interposers that take
+ * one (open's slow path, stat, access): true for an absolute path whose
+ * second byte cannot begin a view's (cps_vpath_root2, src/vfiles.h; the
+ * open stubs test the same), unless the test root may be set (its views
+ * lie below it: the cheap tests are off). */
+static inline bool shim_path_no_view(const char *p)
+{
+	return CPS_LIKELY(p && p[0] == '/' && !cps_vpath_root2(p[1])) &&
+	       __atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) < 0;
+}
 /* Cheap first test on the slow path of every open: may path be a view? */
 static inline bool shim_view_path_candidate(const char *p)
 {
-	/* false for an absolute path whose second byte cannot begin a
-	 * view's (cps_vpath_root2, src/vfiles.h; the open stubs test the
-	 * same), unless the test root may be set (its views lie below it) */
-	return p && p[0] &&
-	       (p[0] != '/' || cps_vpath_root2(p[1]) ||
-		CPS_UNLIKELY(__atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) >= 0));
+	return p && p[0] && !shim_path_no_view(p);
 }
 
 /* ---- preload/path.c: any spelling of a path, made canonical ---- */

@@ -21,11 +21,7 @@
 #include "src/vfiles.h"
 #include "src/vpath.h"
 
-static inline bool no_view(const char *p)
-{
-	return CPS_LIKELY(p && p[0] == '/' && !cps_vpath_root2(p[1])) && !shim_test_root();
-}
-#define NO_VIEW(path) no_view(path)
+#define NO_VIEW(path) shim_path_no_view(path)
 
 
 /* libc's fstatat, also for preload/view_sys.c */

@@ -49,25 +49,6 @@ static int args_of(long nr)
 	}
 }
 
-/* Under a test root, what the captured machine's kernel answers
- * (preload/view_sys.c): its mask size, whole longs of its CPU ids, when
- * more than this kernel's r, and EINVAL for a len in bits below its count
- * of CPU ids, as the kernel checks its own. The bytes past r are zero. */
-static long troot_getaffinity_size(long r, size_t len, void *mask)
-{
-	unsigned ids = shim_troot_nr_cpu_ids();
-	size_t want = ((size_t)ids + 63) / 64 * 8;
-	if (want <= (size_t)r)
-		return r;
-	if (len < ((size_t)ids + 7) / 8) { /* len * 8 < ids, without the wrap */
-		errno = EINVAL;
-		return -1;
-	}
-	want = want < len ? want : len;
-	memset((char *)mask + r, 0, want - (size_t)r);
-	return (long)want;
-}
-
 /* io_uring_setup(entries, params) with a polling thread on a CPU
  * (IORING_SETUP_SQPOLL with IORING_SETUP_SQ_AFF): the CPU is virtual. The
  * call is made with a copy of params naming the physical CPU, and what
@@ -111,8 +92,7 @@ static long getaffinity_call(long nr, const long *a, bool ok)
 	struct shim_cpus v;
 	long r = shim_real.syscall(nr, a[0], a[1], a[2]);
 	/* r is the kernel's mask size in bytes; keep it */
-	if (CPS_UNLIKELY(r > 0 && __atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) > 0))
-		r = troot_getaffinity_size(r, (size_t)a[1], (void *)a[2]);
+	r = shim_troot_affinity(r, (size_t)a[1], (void *)a[2]);
 	if (r > 0 && ok) {
 		SHIM_KEEP_ERRNO;
 		pid_t pid = (pid_t)a[0];

@@ -10,13 +10,27 @@
  * process's own, and CPUSETSHIM_TEST_MEMS (a node list of it) as its
  * nodes, for these views and for the memory-policy calls
  * (preload/mempolicy.c). It changes nothing but what this process reads
- * of these files, all of them files the user can read anyway. */
+ * of these files, all of them files the user can read anyway.
+ *
+ * Everything of it is here: the root put before a canonical path where
+ * it turns physical (shim_rooted, and shim_rooted_prefix once per
+ * look-up: struct shim_vpath's rl bytes), taken off a path the kernel or
+ * the caller gives (shim_unrooted, the reverse), the captured machine's
+ * cpuinfo and cgroup files, and its kernel's affinity mask size. Outside
+ * this file the shim asks about it in a handful of places (the cheap
+ * tests turned off, preload/path.c and preload/shim.h; the stubs' copies,
+ * preload/real.c; the online count, preload/counts.c; the deliveries
+ * below, preload/view_open.c; the mask size, preload/syscall.c);
+ * tests/troot_sites.sh holds them to that. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
@@ -25,6 +39,10 @@
 #include "src/cpulist.h"
 #include "src/mask.h"
 #include "src/rawsys.h"
+#include "src/vcgroup.h"
+#include "src/vfiles.h"
+#include "src/vmake.h"
+#include "src/vpath.h"
 
 /* 0 not read yet, 1 set, -1 not set (preload/shim.h) */
 int shim_troot_state;
@@ -67,6 +85,9 @@ const char *shim_test_root_read(void)
 			troot.mems.nw = CPS_MAX_WORDS;
 			troot.has_mems = true;
 		}
+		/* a working directory learnt before (before libc was up) was
+		 * kept as the kernel names it: learnt again, without the root */
+		shim_cwd_forget();
 	}
 	__atomic_store_n(&shim_troot_state, st, __ATOMIC_RELEASE);
 	return st > 0 ? troot.root : NULL;
@@ -76,7 +97,9 @@ const char *shim_test_root_read(void)
  * else the count + 1 (1: none, the file unreadable). */
 static unsigned troot_nr_cpu_ids;
 
-unsigned shim_troot_nr_cpu_ids(void)
+/* The captured machine's kernel's count of CPU ids (its highest possible
+ * CPU + 1), or 0 with no test root or none read. */
+static unsigned nr_cpu_ids(void)
 {
 	const char *r = shim_test_root();
 	if (CPS_LIKELY(!r))
@@ -98,6 +121,21 @@ unsigned shim_troot_nr_cpu_ids(void)
 	}
 	__atomic_store_n(&troot_nr_cpu_ids, n + 1, __ATOMIC_RELAXED);
 	return n;
+}
+
+long shim_troot_mask_size(long r, size_t len, void *mask)
+{
+	unsigned ids = nr_cpu_ids();
+	size_t want = ((size_t)ids + 63) / 64 * 8;
+	if (want <= (size_t)r)
+		return r;
+	if (len < ((size_t)ids + 7) / 8) { /* len * 8 < ids, without the wrap */
+		errno = EINVAL;
+		return -1;
+	}
+	want = want < len ? want : len;
+	memset((char *)mask + r, 0, want - (size_t)r);
+	return (long)want;
 }
 
 /* The set these views show: the test's, else the process's. */
@@ -151,4 +189,147 @@ bool shim_rooted(const char *phys, char *out, size_t len)
 		memcpy(out, root, rl);
 	memcpy(out + rl, phys, pl + 1);
 	return true;
+}
+
+unsigned shim_root_put(char *out, size_t len)
+{
+	const char *root = shim_test_root();
+	size_t rl = root ? strlen(root) : 0;
+
+	if (!rl || rl >= len)
+		return 0;
+	memcpy(out, root, rl + 1);
+	return (unsigned)rl;
+}
+
+const char *shim_unrooted(const char *p)
+{
+	const char *root = shim_test_root(), *b;
+
+	if (CPS_LIKELY(!root) || !(b = cps_vpath_below(p, root)))
+		return p;
+	return b;
+}
+
+/* ---- the captured machine's cpuinfo and cgroup files ---- */
+
+static int slurp(const char *path, char *buf, size_t cap, size_t *len)
+{
+	long n = cps_sys_read_file(path, buf, cap);
+	if (n < 0)
+		return (int)n;
+	*len = (size_t)n;
+	return 0;
+}
+
+static int test_cpuinfo(int flags)
+{
+	char rp[PATH_MAX];
+	struct shim_cpus v;
+	struct cps_buf out = { 0 };
+	char *buf = malloc(1 << 20);
+	size_t len = 0;
+	int fd = -2;
+
+	if (!buf || !shim_rooted("/proc/cpuinfo", rp, sizeof(rp)) || !shim_sys_cpus(&v)) {
+		free(buf);
+		return -1;
+	}
+	struct cps_view_input in = shim_view_input(&v);
+	int r = slurp(rp, buf, 1 << 20, &len);
+	struct cps_vmake_in mi = { .real = buf, .len = len, .s = &in };
+	if (!r)
+		r = cps_vmake(CPS_VK_CPUINFO, &mi, &out);
+	if (!r)
+		fd = shim_view_fd(out.p, out.len, flags);
+	cps_buf_free(&out);
+	free(buf);
+	/* a cpuinfo whose format the view cannot read: the captured file as
+	 * it is, as the shim passes /proc/cpuinfo through (view_open.c) */
+	if (r)
+		fd = shim_real.open(rp, flags);
+	return fd >= 0 ? fd : -2;
+}
+
+/* Whether the directory of canon (its first dl bytes) is the captured
+ * process's cpuset cgroup of hierarchy v1 (f1) or v2 (f2), by the
+ * captured /proc/self/cgroup and mountinfo or, where the capture has
+ * none, /proc/self/cpuset and /proc/mounts. a and b: scratch of cap
+ * bytes; v1 and v2: of PATH_MAX. */
+static bool captured_cpuset_dir(const char *canon, size_t dl, bool f1, bool f2, char *a, char *b,
+				size_t cap, char *v1, char *v2)
+{
+	char rp[PATH_MAX];
+	size_t al = 0, bl = 0;
+	int found = 0;
+
+	if (shim_rooted("/proc/self/cgroup", rp, sizeof(rp)) && !slurp(rp, a, cap, &al) &&
+	    shim_rooted("/proc/self/mountinfo", rp, sizeof(rp)) && !slurp(rp, b, cap, &bl))
+		found = cps_cgroup_cpuset_dirs(a, al, b, bl, v1, PATH_MAX, v2, PATH_MAX);
+	else if (shim_rooted("/proc/self/cpuset", rp, sizeof(rp)) && !slurp(rp, a, cap, &al) &&
+		 shim_rooted("/proc/mounts", rp, sizeof(rp)) && !slurp(rp, b, cap, &bl))
+		found = cps_cgroup_cpuset_dirs_mounts(a, al, b, bl, v1, PATH_MAX, v2, PATH_MAX);
+	return ((found & 1) && f1 && strlen(v1) == dl && !memcmp(v1, canon, dl)) ||
+	       ((found & 2) && f2 && strlen(v2) == dl && !memcmp(v2, canon, dl));
+}
+
+/* Under the test root, a CPU file of the captured process's cpuset
+ * cgroup (wherever its hierarchy is mounted): the captured
+ * /proc/self/cgroup and mountinfo say which, or, where the capture has
+ * none, /proc/self/cpuset and /proc/mounts. -1: not one. */
+static int test_cgroup(const char *canon, int flags)
+{
+	const char *leaf = strrchr(canon, '/');
+	bool f1, f2;
+
+	if (!leaf || (flags & O_ACCMODE) != O_RDONLY || (flags & (O_DIRECTORY | O_PATH)))
+		return -1;
+	bool mems = cps_cgroup_mems_file(leaf + 1, false) || cps_cgroup_mems_file(leaf + 1, true);
+	f1 = cps_cgroup_cpu_file(leaf + 1, false) || cps_cgroup_mems_file(leaf + 1, false);
+	f2 = cps_cgroup_cpu_file(leaf + 1, true) || cps_cgroup_mems_file(leaf + 1, true);
+	if (!f1 && !f2)
+		return -1;
+	enum { CAP = 1 << 16 };
+	char *a = malloc(CAP), *b = malloc(CAP), *v1 = malloc(PATH_MAX), *v2 = malloc(PATH_MAX);
+	char rp[PATH_MAX];
+	size_t al = 0, dl = (size_t)(leaf - canon);
+	int fd = -1;
+	struct shim_cpus v;
+
+	if (!a || !b || !v1 || !v2 || !shim_sys_cpus(&v))
+		goto out;
+	if (!captured_cpuset_dir(canon, dl, f1, f2, a, b, CAP, v1, v2))
+		goto out;
+	fd = -2;
+	if (!shim_rooted(canon, rp, sizeof(rp)) || slurp(rp, a, CAP, &al)) {
+		fd = -1; /* the real file's own failure: it, as it is */
+		goto out;
+	}
+	struct cps_view_input in = shim_view_input(&v);
+	struct cps_buf out = { 0 };
+	struct shim_cpus m;
+	if (mems)
+		shim_sys_nodes(&in, &m);
+	struct cps_vmake_in mi = { .real = a, .len = al, .s = &in };
+	if (cps_vmake(mems ? CPS_VK_CGROUP_MEMS : CPS_VK_CGROUP_CPUS, &mi, &out) == 0)
+		fd = shim_view_fd(out.p, out.len, flags);
+	else
+		fd = -1;
+	cps_buf_free(&out);
+out:
+	free(a);
+	free(b);
+	free(v1);
+	free(v2);
+	return fd >= 0 ? fd : -1;
+}
+
+int shim_troot_open(const struct shim_vpath *vp, int flags)
+{
+	if (vp->row && vp->row->family == CPS_VF_CPUINFO && (flags & O_ACCMODE) == O_RDONLY) {
+		int fd = test_cpuinfo(flags);
+		if (fd != -1)
+			return fd;
+	}
+	return test_cgroup(vp->canon, flags);
 }

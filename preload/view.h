@@ -87,14 +87,43 @@ static inline const char *shim_test_root(void)
 		return NULL;
 	return shim_test_root_read();
 }
-/* Where the real file of canonical path phys is: below the test root
- * (phys itself without one); false when out (len bytes) is too small. */
+/* The prefix: where the real file of canonical path phys is, below the
+ * test root (phys itself without one); false when out (len bytes) is too
+ * small. */
 bool shim_rooted(const char *phys, char *out, size_t len);
-/* The captured machine's kernel's count of CPU ids (its highest
- * possible CPU + 1), or 0 with no test root or none read: the masks of
- * its sched_getaffinity (preload/syscall.c), so that a machine of more
- * CPUs than this kernel's masks hold reads as on its own kernel. */
-unsigned shim_troot_nr_cpu_ids(void);
+/* The prefix alone, put once per look-up (shim_vlookup: struct
+ * shim_vpath's rl): the test root into out, its length; 0 without one
+ * (out untouched). */
+unsigned shim_root_put(char *out, size_t len);
+static inline unsigned shim_rooted_prefix(char *out, size_t len)
+{
+	if (CPS_LIKELY(__atomic_load_n(&shim_troot_state, __ATOMIC_ACQUIRE) < 0))
+		return 0;
+	return shim_root_put(out, len);
+}
+/* The removal, the reverse of the prefix: p below the test root as the
+ * same path below / (p itself without one, or not below it). For the
+ * paths the kernel names (the working directory, a directory fd's link)
+ * and the caller's. */
+const char *shim_unrooted(const char *p);
+/* Under a test root, what the captured machine's kernel answers to
+ * sched_getaffinity (r the bytes this kernel's mask has, len and mask
+ * the caller's): its mask size, whole longs of its CPU ids (its highest
+ * possible CPU + 1), when more than r, the bytes past r zero; EINVAL for
+ * a len in bits below its count of CPU ids, as the kernel checks its own.
+ * So a machine of more CPUs than this kernel's masks hold reads as on
+ * its own kernel. */
+long shim_troot_mask_size(long r, size_t len, void *mask);
+static inline long shim_troot_affinity(long r, size_t len, void *mask)
+{
+	if (CPS_UNLIKELY(r > 0 && __atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) > 0))
+		return shim_troot_mask_size(r, len, mask);
+	return r;
+}
+/* The captured machine's cpuinfo and cgroup files (vp looked up below
+ * the test root, vp->rl, and not of the /sys families): an fd, -2, or -1
+ * not one of them. */
+int shim_troot_open(const struct shim_vpath *vp, int flags);
 /* The set the /sys views show (the test's CPUSETSHIM_TEST_CPUS under a
  * test root, else the caller's). */
 bool shim_sys_cpus(struct shim_cpus *v);
@@ -114,9 +143,6 @@ bool shim_sys_lookup(int dirfd, const char *path, int oflags, char *canon, size_
  * now. An fd, -2 with errno, or -1: libc's open of the caller's path. */
 int shim_sys_physical(const struct shim_vpath *vp, int flags, int mode);
 int shim_sys_content(const struct shim_vpath *vp, int flags, int mode);
-/* Under the test root, the captured machine's cpuinfo and cgroup files
- * (vp not of the /sys families): an fd, -2, or -1 not one of them. */
-int shim_troot_open(const struct shim_vpath *vp, int flags);
 /* The real path the kernel must be given for vp (the physical
  * cpu<p(V)> for a virtual cpuV, below the test root if any); false with
  * errno ENOENT for cpuN beyond the set. shim_view_physical looks canon
@@ -160,8 +186,11 @@ struct shim_vpath {
 	 * path as it is); CPS_VK_ABSENT, cpuN beyond the set (ENOENT) */
 	int kind;
 	/* the /sys families': canon, its numbers physical, below the test
-	 * root (rl bytes of it first; 0 without one): the one place where
-	 * the root is put before a canonical path turned physical */
+	 * root (rl bytes of it first; 0 without one). rl is set for every
+	 * path looked up, of a row or none: the test root is put there once
+	 * (shim_vlookup), and what is below it (the captured machine's
+	 * cpuinfo and cgroup files, the /sys families' physical files) is
+	 * told by rl, not asked of the test root again */
 	char phys[PATH_MAX];
 	unsigned rl;
 	struct shim_sys_set set;     /* the set the view shows (for every kind but NONE) */

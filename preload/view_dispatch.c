@@ -122,14 +122,15 @@ static bool cg_match(const struct cgdirs *d, const char *c, size_t dl, bool f1, 
 
 /* c: a canonical path below /sys. Whether it is a CPU file of the
  * caller's own cpuset cgroup. */
-static bool classify_cgroup(const char *c)
+static bool classify_cgroup(const char *c, bool rooted)
 {
 	const char *leaf = strrchr(c, '/');
 	bool f1 = cps_cgroup_cpu_file(leaf + 1, false) || cps_cgroup_mems_file(leaf + 1, false);
 	bool f2 = cps_cgroup_cpu_file(leaf + 1, true) || cps_cgroup_mems_file(leaf + 1, true);
-	/* under a test root its cgroup files are test_cgroup's (view_sys.c):
-	 * the rest is the captured file, never this machine's cgroup */
-	if ((!f1 && !f2) || view_off(OFF_CGROUP) || shim_test_root())
+	/* below a test root (rooted) its cgroup files are the captured
+	 * machine's (troot.c): the rest is the captured file, never this
+	 * machine's cgroup */
+	if ((!f1 && !f2) || view_off(OFF_CGROUP) || rooted)
 		return false;
 	size_t dl = (size_t)(leaf - c);
 	bool mine;
@@ -159,10 +160,10 @@ static bool classify_cgroup(const char *c)
 }
 
 /* The kind of the /proc or cgroup view a canonical path of row is for
- * this caller (its pid, its cgroup, the views switched off), or
- * CPS_VK_NONE. */
+ * this caller (its pid, its cgroup, the views switched off; rooted: below
+ * the test root), or CPS_VK_NONE. */
 static enum cps_vkind classify(const char *c, const struct cps_vfile *row,
-			       const struct cps_vmatch *m)
+			       const struct cps_vmatch *m, bool rooted)
 {
 	enum cps_vkind k = row->kind;
 	bool ok;
@@ -179,7 +180,7 @@ static enum cps_vkind classify(const char *c, const struct cps_vfile *row,
 		ok = cap_is(c, m, 'p', own_pid()) && cap_is(c, m, 't', shim_gettid());
 		break;
 	case CPS_VK_CGROUP_CPUS:
-	case CPS_VK_CGROUP_MEMS: ok = classify_cgroup(c); break;
+	case CPS_VK_CGROUP_MEMS: ok = classify_cgroup(c, rooted); break;
 	case CPS_VK_NUMA_MAPS:
 		/* any process's, by the caller's nodes, as its stat by its CPUs */
 		ok = !view_off(OFF_NUMA_MAPS) && cap_digits(c, m, 'p');
@@ -190,7 +191,8 @@ static enum cps_vkind classify(const char *c, const struct cps_vfile *row,
 }
 
 /* A /sys family's path: the set the views show (the test's under the
- * test root), its nodes, the row for them and the physical path. */
+ * test root), its nodes, the row for them and the physical path (after
+ * the test root's vp->rl bytes). */
 static void lookup_sys(const char *c, const struct cps_vfile *plain, struct cps_vmatch *m,
 		       struct shim_vpath *vp)
 {
@@ -199,13 +201,7 @@ static void lookup_sys(const char *c, const struct cps_vfile *plain, struct cps_
 		return;
 	set->in = shim_view_input(&set->v);
 	shim_sys_nodes(&set->in, &set->m);
-	const char *root = shim_test_root();
-	size_t rl = root ? strlen(root) : 0;
-	if (rl >= sizeof(vp->phys))
-		return;
-	if (rl)
-		memcpy(vp->phys, root, rl);
-	vp->rl = (unsigned)rl;
+	unsigned rl = vp->rl;
 	if (!set->in.k && plain != vp->row) {
 		/* a row of the sets with nodes: the next that matches */
 		vp->row = plain;
@@ -223,6 +219,8 @@ void shim_vlookup(const char *c, bool ro, struct shim_vpath *vp)
 
 	vp->canon = c;
 	vp->kind = CPS_VK_NONE;
+	/* the test root put before the physical path: here, once */
+	vp->rl = shim_rooted_prefix(vp->phys, sizeof(vp->phys));
 	vp->row = cps_vfile_lookup(c, &plain, &m, &vp->len);
 	if (!vp->row)
 		return;
@@ -231,7 +229,7 @@ void shim_vlookup(const char *c, bool ro, struct shim_vpath *vp)
 		return;
 	}
 	/* the /proc views and the cgroup's files: read-only, the caller's set */
-	if (ro && (vp->kind = classify(c, vp->row, &m)) != CPS_VK_NONE &&
+	if (ro && (vp->kind = classify(c, vp->row, &m, vp->rl != 0)) != CPS_VK_NONE &&
 	    !shim_cpus_now(&vp->set.v))
 		vp->kind = CPS_VK_NONE;
 }

@@ -203,7 +203,7 @@ static int deliver(struct shim_vpath *vp, int flags, bool ro)
 	int k = vp->kind;
 	bool sys = shim_vpath_sys(vp);
 
-	if (CPS_UNLIKELY(shim_test_root() != NULL) && !sys) {
+	if (CPS_UNLIKELY(vp->rl != 0) && !sys) {
 		int tfd = shim_troot_open(vp, flags);
 		if (tfd != -1)
 			return tfd;

@@ -39,15 +39,9 @@
 #include "src/vpath.h"
 #include "src/vsys.h"
 
-/* An absolute path whose second byte cannot begin a view's
- * (cps_vpath_root2) is no view (with no test root, preload/path.c): the
+/* A path that can be no view (shim_path_no_view, preload/shim.h): the
  * interposers below hand it to libc's function at once. */
-static inline bool no_view(const char *p)
-{
-	return CPS_LIKELY(p && p[0] == '/' && !cps_vpath_root2(p[1])) &&
-	       __atomic_load_n(&shim_troot_state, __ATOMIC_RELAXED) < 0;
-}
-#define NO_VIEW(path) no_view(path)
+#define NO_VIEW(path) shim_path_no_view(path)
 
 
 /* ---- canonical paths ---- */
@@ -60,10 +54,11 @@ bool shim_sys_canon(int dirfd, const char *path, int flags, char *out, size_t le
 				 &dironly) != NULL;
 }
 
-/* The test root's cpuinfo: stat'ed and opened below it. */
+/* The test root's cpuinfo (vp looked up below it): stat'ed and opened
+ * below it. */
 static bool troot_cpuinfo(const struct shim_vpath *vp)
 {
-	return vp->row && vp->row->family == CPS_VF_CPUINFO && shim_test_root();
+	return vp->rl && vp->row && vp->row->family == CPS_VF_CPUINFO;
 }
 
 bool shim_sys_lookup(int dirfd, const char *path, int oflags, char *canon, size_t len,
@@ -263,108 +258,6 @@ static bool kept_name(const char *canon, const struct shim_vpath *vp, const stru
 	return n > 0 && (size_t)n < len;
 }
 
-static int test_cpuinfo(int flags)
-{
-	char rp[PATH_MAX];
-	struct shim_cpus v;
-	struct cps_buf out = { 0 };
-	char *buf = malloc(1 << 20);
-	size_t len = 0;
-	int fd = -2;
-
-	if (!buf || !shim_rooted("/proc/cpuinfo", rp, sizeof(rp)) || !shim_sys_cpus(&v)) {
-		free(buf);
-		return -1;
-	}
-	struct cps_view_input in = shim_view_input(&v);
-	int r = slurp(rp, buf, 1 << 20, &len);
-	struct cps_vmake_in mi = { .real = buf, .len = len, .s = &in };
-	if (!r)
-		r = cps_vmake(CPS_VK_CPUINFO, &mi, &out);
-	if (!r)
-		fd = shim_view_fd(out.p, out.len, flags);
-	cps_buf_free(&out);
-	free(buf);
-	/* a cpuinfo whose format the view cannot read: the captured file as
-	 * it is, as the shim passes /proc/cpuinfo through (view_open.c) */
-	if (r)
-		fd = shim_real.open(rp, flags);
-	return fd >= 0 ? fd : -2;
-}
-
-/* Whether the directory of canon (its first dl bytes) is the captured
- * process's cpuset cgroup of hierarchy v1 (f1) or v2 (f2), by the
- * captured /proc/self/cgroup and mountinfo or, where the capture has
- * none, /proc/self/cpuset and /proc/mounts. a and b: scratch of cap
- * bytes; v1 and v2: of PATH_MAX. */
-static bool captured_cpuset_dir(const char *canon, size_t dl, bool f1, bool f2, char *a, char *b,
-				size_t cap, char *v1, char *v2)
-{
-	char rp[PATH_MAX];
-	size_t al = 0, bl = 0;
-	int found = 0;
-
-	if (shim_rooted("/proc/self/cgroup", rp, sizeof(rp)) && !slurp(rp, a, cap, &al) &&
-	    shim_rooted("/proc/self/mountinfo", rp, sizeof(rp)) && !slurp(rp, b, cap, &bl))
-		found = cps_cgroup_cpuset_dirs(a, al, b, bl, v1, PATH_MAX, v2, PATH_MAX);
-	else if (shim_rooted("/proc/self/cpuset", rp, sizeof(rp)) && !slurp(rp, a, cap, &al) &&
-		 shim_rooted("/proc/mounts", rp, sizeof(rp)) && !slurp(rp, b, cap, &bl))
-		found = cps_cgroup_cpuset_dirs_mounts(a, al, b, bl, v1, PATH_MAX, v2, PATH_MAX);
-	return ((found & 1) && f1 && strlen(v1) == dl && !memcmp(v1, canon, dl)) ||
-	       ((found & 2) && f2 && strlen(v2) == dl && !memcmp(v2, canon, dl));
-}
-
-/* Under the test root, a CPU file of the captured process's cpuset
- * cgroup (wherever its hierarchy is mounted): the captured
- * /proc/self/cgroup and mountinfo say which, or, where the capture has
- * none, /proc/self/cpuset and /proc/mounts. -1: not one. */
-static int test_cgroup(const char *canon, int flags)
-{
-	const char *leaf = strrchr(canon, '/');
-	bool f1, f2;
-
-	if (!leaf || (flags & O_ACCMODE) != O_RDONLY || (flags & (O_DIRECTORY | O_PATH)))
-		return -1;
-	bool mems = cps_cgroup_mems_file(leaf + 1, false) || cps_cgroup_mems_file(leaf + 1, true);
-	f1 = cps_cgroup_cpu_file(leaf + 1, false) || cps_cgroup_mems_file(leaf + 1, false);
-	f2 = cps_cgroup_cpu_file(leaf + 1, true) || cps_cgroup_mems_file(leaf + 1, true);
-	if (!f1 && !f2)
-		return -1;
-	enum { CAP = 1 << 16 };
-	char *a = malloc(CAP), *b = malloc(CAP), *v1 = malloc(PATH_MAX), *v2 = malloc(PATH_MAX);
-	char rp[PATH_MAX];
-	size_t al = 0, dl = (size_t)(leaf - canon);
-	int fd = -1;
-	struct shim_cpus v;
-
-	if (!a || !b || !v1 || !v2 || !shim_sys_cpus(&v))
-		goto out;
-	if (!captured_cpuset_dir(canon, dl, f1, f2, a, b, CAP, v1, v2))
-		goto out;
-	fd = -2;
-	if (!shim_rooted(canon, rp, sizeof(rp)) || slurp(rp, a, CAP, &al)) {
-		fd = -1; /* the real file's own failure: it, as it is */
-		goto out;
-	}
-	struct cps_view_input in = shim_view_input(&v);
-	struct cps_buf out = { 0 };
-	struct shim_cpus m;
-	if (mems)
-		shim_sys_nodes(&in, &m);
-	struct cps_vmake_in mi = { .real = a, .len = al, .s = &in };
-	if (cps_vmake(mems ? CPS_VK_CGROUP_MEMS : CPS_VK_CGROUP_CPUS, &mi, &out) == 0)
-		fd = shim_view_fd(out.p, out.len, flags);
-	else
-		fd = -1;
-	cps_buf_free(&out);
-out:
-	free(a);
-	free(b);
-	free(v1);
-	free(v2);
-	return fd >= 0 ? fd : -1;
-}
-
 /* The physical file itself, by the caller's flags: its descriptor, -1
  * (the caller's own spelling names it: libc's open) or -2 (errno set). */
 int shim_sys_physical(const struct shim_vpath *vp, int flags, int mode)
@@ -420,16 +313,6 @@ int shim_sys_content(const struct shim_vpath *vp, int flags, int mode)
 	if (fd < 0 && vp->rl)
 		return (fd = shim_real.openat(AT_FDCWD, vp->phys, flags, mode)) >= 0 ? fd : -2;
 	return fd >= 0 ? fd : -1;
-}
-
-int shim_troot_open(const struct shim_vpath *vp, int flags)
-{
-	if (troot_cpuinfo(vp) && (flags & O_ACCMODE) == O_RDONLY) {
-		int fd = test_cpuinfo(flags);
-		if (fd != -1)
-			return fd;
-	}
-	return test_cgroup(vp->canon, flags);
 }
 
 static int real_faccessat(int dirfd, const char *path, int mode, int flags);
