@@ -173,14 +173,24 @@ static int read_state(struct oh_container *c)
 	return OH_OK;
 }
 
+/* An optional string of config.json read (r, from oj_string): "" when
+ * absent. */
+static int optional(int r, char *s)
+{
+	if (r == -ENOENT)
+		s[0] = 0;
+	return r == -ENOENT ? 0 : r;
+}
+
 /* The bundle's config.json: the root's path (relative to the bundle
  * unless absolute), the process's uid and the container's own cpuset
- * (linux.resources.cpu.cpus). Read once. */
+ * (linux.resources.cpu.cpus and .mems). Read once. */
 static int read_config(struct oh_container *c)
 {
 	static const char *const root_key[] = { "root", "path", NULL },
 			  *const uid_key[] = { "process", "user", "uid", NULL },
-			  *const cpus_key[] = { "linux", "resources", "cpu", "cpus", NULL };
+			  *const cpus_key[] = { "linux", "resources", "cpu", "cpus", NULL },
+			  *const mems_key[] = { "linux", "resources", "cpu", "mems", NULL };
 	char rel[PATH_MAX];
 	size_t len;
 	if (c->config_read)
@@ -204,15 +214,14 @@ static int read_config(struct oh_container *c)
 	}
 	int r = oj_string(js, len, root_key, rel, sizeof(rel));
 	int u = oj_uint(js, len, uid_key, 0xfffffffeul, &c->uid);
-	int k = oj_string(js, len, cpus_key, c->cpuset, sizeof(c->cpuset));
+	int k = optional(oj_string(js, len, cpus_key, c->cpuset, sizeof(c->cpuset)), c->cpuset);
+	int m = optional(oj_string(js, len, mems_key, c->memlist, sizeof(c->memlist)), c->memlist);
 	free(js);
 	if (u == -ENOENT)
 		c->uid = 0;
-	if (k == -ENOENT)
-		c->cpuset[0] = 0;
-	if (r < 0 || !rel[0] || (u < 0 && u != -ENOENT) || (k < 0 && k != -ENOENT)) {
-		cli_err("container %d: its config.json has no valid root.path, process.user.uid or "
-			"linux.resources.cpu.cpus",
+	if (r < 0 || !rel[0] || (u < 0 && u != -ENOENT) || k < 0 || m < 0) {
+		cli_err("container %d: its config.json has no valid root.path, process.user.uid, "
+			"linux.resources.cpu.cpus or linux.resources.cpu.mems",
 			(int)c->pid);
 		return OH_USAGE;
 	}
@@ -256,16 +265,19 @@ static bool mask_empty(const uint64_t *a, size_t nw)
 	return true;
 }
 
-/* Its set's CPUs, or the CPUs its own cpuset names through them (the
- * runtime wrote that list as physical: oh_cpuset makes it the set's). */
-static int set_cpus(struct oh_container *c, const uint64_t *frame, enum oh_cpuset_mode mode)
+/* Its set's CPUs and nodes, or those its own cpuset names through them
+ * (the runtime wrote those lists as physical: oh_cpuset makes them the
+ * set's). */
+static int set_cpus(struct oh_container *c, const struct cps_placement *pl,
+		    enum oh_cpuset_mode mode)
 {
 	int r = mode == OH_CPUSET_DRY ? OH_OK : read_config(c); /* a dry run reads no bundle */
 	if (r != OH_OK)
 		return -r;
-	r = oh_cpuset(c, frame, mode);
-	if (r == 0)
-		memcpy(c->cpus, frame, c->nw * 8);
+	memcpy(c->cpus, pl->cpus, c->nw * 8);
+	memcpy(c->mems, pl->mems, c->nw * 8);
+	c->mems_given = true;
+	r = oh_cpuset(c, pl->cpus, pl->mems, mode);
 	return r < 0 ? r : 0;
 }
 
@@ -289,10 +301,8 @@ static int from_table(struct cps_ctx *t, struct oh_container *c, enum oh_cpuset_
 			t->why ? t->why : strerror(-r));
 		return -OH_TABLE;
 	}
-	if ((r = set_cpus(c, pl.cpus, mode)) < 0)
+	if ((r = set_cpus(c, &pl, mode)) < 0)
 		return r;
-	memcpy(c->mems, pl.mems, c->nw * 8);
-	c->mems_given = true;
 	if (mode != OH_CPUSET_APPLY)
 		return 1; /* the supervisor answers the affinity calls; a dry run
 			   * has not moved it */
@@ -349,7 +359,7 @@ static int from_cgroup(struct cps_ctx *t, struct oh_container *c, enum oh_cpuset
 	    memcmp(rt, root.cpus, c->nw * 8)) {
 		if (mode != OH_CPUSET_DRY && (r = read_config(c)) != OH_OK)
 			return -r;
-		if ((r = oh_cpuset(c, rt, mode)) != 0) {
+		if ((r = oh_cpuset(c, rt, NULL, mode)) != 0) {
 			c->set = 0;
 			return r < 0 ? r : 1;
 		}

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tools/ — cpuset-oci-hook: the container's own cpuset (its config.json's
- * linux.resources.cpu.cpus, podman's --cpuset-cpus) named in virtual
- * CPUs of the set it is launched in. The runtime wrote that list into
- * the container's cpuset cgroup as physical CPUs before the hook runs;
- * the hook translates it through the set, refuses CPUs the set does not
- * have, and writes the physical list into the same cgroup and every
- * thread's affinity, so that the kernel confines the container where
- * the set's numbers say. doc/containers.md, "The container's own
+ * linux.resources.cpu.cpus and .mems, podman's --cpuset-cpus and
+ * --cpuset-mems) named in virtual CPUs and memory nodes of the set it is
+ * launched in. The runtime wrote those lists into the container's cpuset
+ * cgroup as physical before the hook runs; the hook translates them
+ * through the set (tools/oci_translate.c), refuses CPUs or nodes the set
+ * does not have, and writes the physical lists into the same cgroup
+ * (the CPUs into every thread's affinity too), so that the kernel
+ * confines the container where the set's numbers say. doc/containers.md, "The container's own
  * cpuset", gives the reasons. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -71,11 +72,23 @@ static int cpuset_dir(const char *cgpath, char *dir, size_t len)
 	return 0;
 }
 
-/* The physical list into the container's cpuset cgroup, which must be
- * its own (not its runtime's: that one holds the runtime, and the hook). */
-static int write_cgroup(const struct oh_container *c, const uint64_t *phys)
+/* What the container's own cpuset names: its CPUs or its memory nodes. */
+struct kind {
+	const char *key;  /* of linux.resources.cpu */
+	const char *file; /* of its cpuset cgroup */
+	const char *one;  /* a member */
+	const char *all;  /* the members */
+};
+static const struct kind cpu_kind = { "cpus", "cpuset.cpus", "CPU", "CPUs" },
+			 node_kind = { "mems", "cpuset.mems", "node", "memory nodes" };
+
+/* The path of file k->file of the container's cpuset cgroup, which must
+ * be its own (not its runtime's: that one holds the runtime, and the
+ * hook). */
+static int cgroup_file(const struct oh_container *c, const struct kind *k, char *path,
+		       size_t len)
 {
-	char mine[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 32], cg[64], list[CPS_MAX_CPUS * 4];
+	char mine[PATH_MAX], dir[PATH_MAX], cg[64];
 	snprintf(cg, sizeof(cg), "/proc/%d/cgroup", (int)c->pid);
 	if (cpuset_dir(cg, dir, sizeof(dir)) < 0) {
 		cli_err("container %d: its cpuset cgroup cannot be found: its cpuset is not "
@@ -89,7 +102,34 @@ static int write_cgroup(const struct oh_container *c, const uint64_t *phys)
 			(int)c->pid, dir);
 		return OH_REFUSED;
 	}
-	snprintf(path, sizeof(path), "%s/cpuset.cpus", dir);
+	if (snprintf(path, len, "%s/%s", dir, k->file) >= (int)len)
+		return OH_REFUSED;
+	return OH_OK;
+}
+
+/* The list in file path: 0, or -errno. */
+static int read_list(const char *path, char *text, size_t len, uint64_t *m, size_t nw)
+{
+	struct cps_parse_error pe;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, text, len - 1);
+	int err = errno;
+	if (fd >= 0)
+		close(fd);
+	text[n > 0 ? n : 0] = 0;
+	text[strcspn(text, "\n")] = 0;
+	if (n < 0)
+		return -err;
+	return cps_cpulist_parse(text, m, nw, &pe) < 0 ? -EINVAL : 0;
+}
+
+/* The physical list into the container's cpuset cgroup, read back. */
+static int write_cgroup(const struct oh_container *c, const struct kind *k, const uint64_t *phys)
+{
+	char path[PATH_MAX + 32], list[CPS_MAX_CPUS * 4], back[CPS_MAX_CPUS * 4];
+	uint64_t got[CPS_MAX_WORDS] = { 0 };
+	if (cgroup_file(c, k, path, sizeof(path)) != OH_OK)
+		return OH_REFUSED;
 	size_t n = cps_cpulist_format(list, sizeof(list) - 1, phys, c->nw);
 	list[n] = '\n';
 	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -97,10 +137,16 @@ static int write_cgroup(const struct oh_container *c, const uint64_t *phys)
 	int err = errno;
 	if (fd >= 0)
 		close(fd);
+	list[n] = 0;
 	if (w != (ssize_t)(n + 1)) {
-		list[n] = 0;
-		cli_err("container %d: CPUs %s cannot be written to %s: %s; not started", (int)c->pid,
-			list, path, strerror(err));
+		cli_err("container %d: %s %s cannot be written to %s: %s; not started", (int)c->pid,
+			k->all, list, path, strerror(err));
+		return OH_REFUSED;
+	}
+	int r = read_list(path, back, sizeof(back), got, c->nw);
+	if (r < 0 || !cps_mask_equal(got, phys, c->nw)) {
+		cli_err("container %d: %s reads \"%s\" (%s), not the %s %s written: not started",
+			(int)c->pid, path, back, r < 0 ? strerror(-r) : "other", k->all, list);
 		return OH_REFUSED;
 	}
 	return OH_OK;
@@ -131,48 +177,90 @@ static int set_threads(const struct oh_container *c, const uint64_t *phys)
 	return bad;
 }
 
-int oh_cpuset(struct oh_container *c, const uint64_t *frame, enum oh_cpuset_mode mode)
+/* The container's list of kind k (a list of virtual members of frame)
+ * made physical in phys: 0, or an OH_ exit code as a negative number,
+ * said. */
+static int translate(const struct oh_container *c, const struct kind *k, const char *list,
+		     const uint64_t *frame, uint64_t *phys)
 {
-	uint64_t virt[CPS_MAX_WORDS] = { 0 }, phys[CPS_MAX_WORDS] = { 0 }, k[CPS_MAX_WORDS] = { 0 };
-	struct cps_parse_error pe;
-	char fl[CPS_MAX_CPUS * 4];
-	if (!c->cpuset[0])
-		return 0;
-	if (cps_cpulist_parse(c->cpuset, virt, c->nw, &pe) < 0) {
-		cli_err("container %d: its config.json's linux.resources.cpu.cpus \"%s\" is no CPU "
+	struct cps_parse_error pe = { 0, "" };
+	char fl[CPS_MAX_CPUS * 4], vr[32];
+	int r = oh_translate(list, frame, c->nw, phys, &pe);
+	if (r == -EINVAL) {
+		cli_err("container %d: its config.json's linux.resources.cpu.%s \"%s\" is no %s "
 			"list (%s)",
-			(int)c->pid, c->cpuset, pe.msg);
+			(int)c->pid, k->key, list, k->one, pe.msg);
 		return -OH_USAGE;
 	}
-	unsigned n = cps_mask_count(frame, c->nw);
-	snprintf(fl, sizeof(fl), "%s", cli_cpulist(frame, c->nw));
-	if (cps_mask_last(virt, c->nw) >= (int)n) {
-		char vr[32];
-		snprintf(vr, sizeof(vr), n > 1 ? "0-%u" : "0", n - 1);
-		cli_err("container %d: its cpuset names CPUs %s of its set, whose CPUs are %s "
+	if (r < 0) {
+		unsigned n = cps_mask_count(frame, c->nw);
+		snprintf(fl, sizeof(fl), "%s", n ? cli_cpulist(frame, c->nw) : "none");
+		snprintf(vr, sizeof(vr), n > 1 ? "0-%u" : n ? "0" : "none", n - 1);
+		cli_err("container %d: its cpuset names %s %s of its set, whose %s are %s "
 			"(virtual %s): not started",
-			(int)c->pid, c->cpuset, fl, vr);
+			(int)c->pid, k->all, list, k->all, fl, vr);
 		return -OH_REFUSED;
 	}
-	cps_virt_to_phys(phys, frame, c->nw, virt, c->nw, false);
-	int r = mode == OH_CPUSET_DRY ? OH_OK : write_cgroup(c, phys);
+	return 0;
+}
+
+/* The kernel runs every thread of the container's first process on phys:
+ * 0, or an OH_ exit code as a negative number, said. */
+static int apply_threads(const struct oh_container *c, const uint64_t *phys)
+{
+	uint64_t k[CPS_MAX_WORDS] = { 0 };
+	char fl[CPS_MAX_CPUS * 4];
+	int t = set_threads(c, phys);
+	int a = t < 0 ? t : cps_kernel_affinity(c->pid, k, c->nw);
+	if (a < 0 || !cps_mask_equal(k, phys, c->nw)) {
+		snprintf(fl, sizeof(fl), "%s", cli_cpulist(phys, c->nw));
+		cli_err("container %d: the kernel does not run it on CPUs %s (%s%s): not started",
+			(int)c->pid, fl, a < 0 ? "" : "but on ",
+			a < 0 ? strerror(-a) : cli_cpulist(k, c->nw));
+		return -OH_REFUSED;
+	}
+	return 0;
+}
+
+/* The physical CPUs (unless NULL) and nodes (unless NULL) into the
+ * container's cpuset cgroup, the CPUs into its threads' affinity unless
+ * supervised: 0, or an OH_ exit code as a negative number, said. */
+static int write_all(const struct oh_container *c, const uint64_t *cpus, const uint64_t *mems,
+		     enum oh_cpuset_mode mode)
+{
+	int r = OH_OK;
+	if (cpus)
+		r = write_cgroup(c, &cpu_kind, cpus);
+	if (r == OH_OK && mems)
+		r = write_cgroup(c, &node_kind, mems);
 	if (r != OH_OK)
 		return -r;
 	/* under cpuset-run's supervisor the hook's own affinity calls are
 	 * answered in the set's numbers: the cgroup's write, which the
 	 * kernel applies to every thread in it, is enough there */
-	if (mode == OH_CPUSET_APPLY) {
-		int t = set_threads(c, phys);
-		int a = t < 0 ? t : cps_kernel_affinity(c->pid, k, c->nw);
-		if (a < 0 || !cps_mask_equal(k, phys, c->nw)) {
-			snprintf(fl, sizeof(fl), "%s", cli_cpulist(phys, c->nw));
-			cli_err("container %d: the kernel does not run it on CPUs %s (%s%s): not "
-				"started",
-				(int)c->pid, fl, a < 0 ? "" : "but on ",
-				a < 0 ? strerror(-a) : cli_cpulist(k, c->nw));
-			return -OH_REFUSED;
-		}
-	}
-	memcpy(c->cpus, phys, c->nw * 8);
+	return cpus && mode == OH_CPUSET_APPLY ? apply_threads(c, cpus) : 0;
+}
+
+int oh_cpuset(struct oh_container *c, const uint64_t *frame, const uint64_t *nodes,
+	      enum oh_cpuset_mode mode)
+{
+	uint64_t cpus[CPS_MAX_WORDS] = { 0 }, mems[CPS_MAX_WORDS] = { 0 };
+	bool want_cpus = c->cpuset[0], want_mems = nodes && c->memlist[0];
+	int r = 0;
+	if (!want_cpus && !want_mems)
+		return 0;
+	/* both refused before anything is written */
+	if (want_cpus)
+		r = translate(c, &cpu_kind, c->cpuset, frame, cpus);
+	if (r == 0 && want_mems)
+		r = translate(c, &node_kind, c->memlist, nodes, mems);
+	if (r == 0 && mode != OH_CPUSET_DRY)
+		r = write_all(c, want_cpus ? cpus : NULL, want_mems ? mems : NULL, mode);
+	if (r < 0)
+		return r;
+	if (want_cpus)
+		memcpy(c->cpus, cpus, c->nw * 8);
+	if (want_mems)
+		memcpy(c->mems, mems, c->nw * 8);
 	return 1;
 }

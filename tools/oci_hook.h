@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What cpuset-oci-hook's two files share: the container, the CPUs it is
+/* What cpuset-oci-hook's files share: the container, the CPUs it is
  * given, and the mounts that give them to it (tools/oci_mount.c). */
 #ifndef CPS_TOOLS_OCI_HOOK_H
 #define CPS_TOOLS_OCI_HOOK_H
@@ -36,9 +36,12 @@ struct oh_container {
 	uint64_t mems[CPS_MAX_WORDS];
 	bool mems_given;          /* mems from its set; else the machine's */
 	unsigned mask_bits;
-	bool config_read;         /* root, uid and cpuset below read */
+	bool config_read;         /* root, uid, cpuset and memlist below read */
 	char cpuset[4096];        /* linux.resources.cpu.cpus, "" if none */
+	char memlist[4096];       /* linux.resources.cpu.mems, "" if none */
 };
+
+struct cps_parse_error;
 
 /* Make the container a set: a private table of its CPUs, the shim and
  * the preload list, bind-mounted read-only at the fixed paths (an
@@ -50,10 +53,20 @@ int oh_mount(const struct oh_container *c, const char *shim);
 enum oh_cpuset_mode { OH_CPUSET_DRY, OH_CPUSET_APPLY, OH_CPUSET_SUPERVISED };
 
 /* The container's own cpuset (c->cpuset, virtual CPUs of frame, the CPUs
- * of the set it is launched in) made physical in its cpuset cgroup and
- * its threads' affinity (tools/oci_cpuset.c): 1 done, c->cpus the
- * physical CPUs; 0 it asks for none; an OH_ exit code as a negative
- * number, said (CPUs the set does not have: OH_REFUSED). */
-int oh_cpuset(struct oh_container *c, const uint64_t *frame, enum oh_cpuset_mode mode);
+ * of the set it is launched in; c->memlist, virtual nodes of nodes, the
+ * set's memory nodes, unless nodes is NULL) made physical in its cpuset
+ * cgroup and its threads' affinity (tools/oci_cpuset.c): 1 done, c->cpus
+ * and c->mems the physical CPUs and nodes it names; 0 it asks for none;
+ * an OH_ exit code as a negative number, said (CPUs or nodes the set
+ * does not have: OH_REFUSED, nothing written). */
+int oh_cpuset(struct oh_container *c, const uint64_t *frame, const uint64_t *nodes,
+	      enum oh_cpuset_mode mode);
+
+/* A list (linux.resources.cpu.cpus or .mems) of virtual members of frame
+ * (a set's CPUs or memory nodes, nw words: virtual v is its v-th, no
+ * wrap) made physical in phys (tools/oci_translate.c): 0; -EINVAL not a
+ * list (pe says why); -ERANGE it names a member frame does not have. */
+int oh_translate(const char *list, const uint64_t *frame, size_t nw, uint64_t *phys,
+		 struct cps_parse_error *pe);
 
 #endif

@@ -70,7 +70,7 @@ MOUNTS='grep -E " (/etc/ld\.so\.preload|/dev/cpusetshim/[^ ]*|/dev/shm/cpusetshi
 # (words): hook (the hook listed, at createRuntime; stage=S at S instead),
 # suid (set-user-id bits honoured: no no_new_privs),
 # hook-cg (with --cgroup-sets), cpus=L
-# (runc gives it a cpuset), uid=U, preload=P (LD_PRELOAD of the image,
+# (runc gives it a cpuset), mems=L (memory nodes), uid=U, preload=P (LD_PRELOAD of the image,
 # after the sanitizer runtimes)
 bundle() {
 	_d=$1 _r=$2 _o=$3
@@ -96,8 +96,9 @@ bundle() {
 		    p["noNewPrivileges"] = False
 		if "uid" in o:
 		    p["user"] = {"uid": int(o["uid"]), "gid": int(o["uid"])}
-		if "cpus" in o:
-		    c["linux"].setdefault("resources", {})["cpu"] = {"cpus": o["cpus"]}
+		for k in ("cpus", "mems"):
+		    if k in o:
+		        c["linux"].setdefault("resources", {}).setdefault("cpu", {})[k] = o[k]
 		args = [hook, "--table", table, "--shim", shim]
 		if "hook-cg" in o:
 		    args.append("--cgroup-sets")
@@ -288,6 +289,75 @@ expect_eq "set {1}, cpuset 1, supervised: never ran" "$held_k" none
 bundle "$T/b2" "$IMG" "hook cpus=0" -- sh -c 'grep Cpus_allowed_list /proc/self/status'
 run "$T/b2"
 expect_eq "in no set, cpuset 0: runc's CPU 0, as it was" "$(cat "$T/out")" "Cpus_allowed_list:	0"
+progress
+
+# ---- the container's own memory nodes, named in the set's virtual nodes ----
+# the sets' nodes: the machine's with memory (has_memory, else online,
+# else node 0 alone: the table's rule), as cpuset show says; virtual 0
+# is the first, and the set has no virtual node K (its count)
+nodes=$(cat /sys/devices/system/node/has_memory 2>/dev/null)
+[ -n "$nodes" ] || nodes=$(cat /sys/devices/system/node/online 2>/dev/null)
+[ -n "$nodes" ] || nodes=0
+expect_eq "set {1}: the machine's memory nodes" \
+	"$("$CPUSET" show "$S1" | sed -n 's/^mems: *\([^ ]*\).*/\1/p')" "$nodes"
+node0=$("$PYTHON3" -c 'import sys
+n = [int(x) for r in sys.argv[1].split(",") for x in (lambda a: range(int(a[0]), int(a[-1]) + 1))(r.split("-"))]
+print(n[0], len(n))' "$nodes")
+nk=${node0#* } node0=${node0% *}
+vnodes=0
+[ "$nk" -gt 1 ] && vnodes="0-$((nk - 1))"
+# the container's cpuset.mems, read outside (v1's cpuset hierarchy, else
+# v2's)
+cg_mems() {
+	_cg=$(awk -F: '$2 ~ /(^|,)cpuset(,|$)/ { print $3 }' "/proc/$1/cgroup")
+	if [ -n "$_cg" ]; then
+		_mnt=$(awk '$(NF-2) == "cgroup" && $NF ~ /(^|,)cpuset(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+	else
+		_cg=$(awk -F: '$1 == 0 { print $3 }' "/proc/$1/cgroup")
+		_mnt=$(awk '$(NF-2) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	fi
+	cat "$_mnt$_cg/cpuset.mems" 2>/dev/null || echo "no cpuset.mems at $_mnt$_cg"
+}
+# set {1}, nodes 0: the cgroup has the set's first node, the container a
+# set of it, numbered from 0 (the shim's Mems_allowed_list inside)
+rm -f "$IMG/tmp/go_on" "$T/held"
+bundle "$T/bh" "$IMG" "hook mems=0" -- /bin/dyn held /tmp/go_on
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/bh" "cps-hook-$$-m0" \
+	>"$T/held" 2>&1 </dev/null &
+bg=$!
+wait_until sh -c "grep -q '^pid' '$T/held' || ! kill -0 $bg 2>/dev/null"
+pid=$(pgrep -f "^/bin/dyn held /tmp/go_on")
+mems_k=none
+[ -n "$pid" ] && mems_k=$(cg_mems "$pid")
+touch "$IMG/tmp/go_on"
+wait $bg
+expect_eq "set {1}, mems 0: the container ran" "$?" 0
+rm -f "$IMG/tmp/go_on"
+expect_eq "set {1}, mems 0: its cgroup's cpuset.mems is the set's node $node0" "$mems_k" "$node0"
+bundle "$T/b1" "$IMG" "hook mems=0" -- /bin/dyn mems
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-m0s" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_eq "set {1}, mems 0: its set's nodes, numbered from 0" "$?:$(cat "$T/out")" "0:0"
+# no virtual node K: refused by the hook, said, never run (the hook
+# alone: a runtime may refuse a node the machine lacks before it; with
+# runc, not started either way)
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise sh -c 'echo $$; exec sleep 60' >"$T/pid" &
+bg=$!
+wait_until test -s "$T/pid"
+bundle "$T/b3" "$IMG" "hook mems=$nk" -- sh -c 'echo ran'
+printf '{"pid": %s, "bundle": "%s"}' "$(cat "$T/pid")" "$T/b3" |
+	with_san "$HOOK" --table "$CPUSETSHIM_TABLE" --shim "$SHIM" >"$T/out" 2>"$T/err"
+expect_eq "set {1}, mems $nk: the hook refuses (exit 1)" "$?" 1
+expect_match "set {1}, mems $nk: said" "$(cat "$T/err")" \
+	"its cpuset names memory nodes $nk of its set, whose memory nodes are $nodes \\(virtual $vnodes\\): not started"
+kill "$(cat "$T/pid")" "$bg" 2>/dev/null
+wait "$bg" 2>/dev/null
+bundle "$T/b1" "$IMG" "hook mems=$nk" -- sh -c 'echo ran'
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise runc run --bundle "$T/b1" "cps-hook-$$-m1" \
+	>"$T/out" 2>"$T/err" </dev/null
+expect_ne "set {1}, mems $nk: the container is not started" "$?" 0
+expect_eq "set {1}, mems $nk: its program never ran" "$(cat "$T/out")" ""
+note "set {1}, mems $nk through runc: $(tail -n 2 "$T/err" | tr '\n' ' ')"
 progress
 
 # ---- hostile images ----

@@ -6,6 +6,7 @@
  *   prog_supervised counts       ONLN CONF nprocs affinity-list
  *   prog_supervised files        cpuinfo's processors, /proc/stat's cpuN
  *                                lines, status's Cpus_allowed_list, online
+ *   prog_supervised mems         status's Mems_allowed_list
  *   prog_supervised bind V       sched_setaffinity(0, {V}) (raw), then
  *                                prints the affinity list and waits for
  *                                a line on stdin
@@ -244,6 +245,10 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		print_field("/proc/self/status", "Cpus_allowed_list:");
 		print_field("/sys/devices/system/cpu/online", "");
+		return 0;
+	}
+	if (!strcmp(argv[1], "mems")) {
+		print_field("/proc/self/status", "Mems_allowed_list:");
 		return 0;
 	}
 	if ((!strcmp(argv[1], "bind") || !strcmp(argv[1], "bindraw")) && argc > 2) {
