@@ -456,25 +456,42 @@ int cli_mems_own(const char *s, struct cps_mems *how, size_t nw)
 			(uint64_t *)how->nodes, nw);
 }
 
+/* m (physical) in the caller's numbers of of (its set's CPUs or nodes),
+ * those outside them added as "+machine:LIST", into buf. */
+static char *own_format(char *buf, size_t len, const uint64_t *m, size_t nw, const uint64_t *of)
+{
+	uint64_t v[CPS_MAX_WORDS], out[CPS_MAX_WORDS];
+	size_t w = nw < own.nw ? nw : own.nw;
+	cps_mask_zero(v, CPS_MAX_WORDS);
+	cps_phys_to_virt(v, w, of, own.nw, m);
+	cps_mask_andnot(out, m, of, w);
+	size_t n = cps_cpulist_format(buf, len / 2, v, w);
+	if (!n)
+		n = (size_t)snprintf(buf, len, "-");
+	if (!cps_mask_empty(out, w)) {
+		/* those outside the caller's set have no number of its own */
+		n += (size_t)snprintf(buf + n, len - n, "+machine:");
+		cps_cpulist_format(buf + n, len - n, out, w);
+	}
+	return buf;
+}
+
 char *cli_cpulist_own(const uint64_t *m, size_t nw)
 {
 	static char buf[CPS_MAX_CPUS * 12];
 	if (!own.inside)
 		return cli_cpulist(m, nw);
-	uint64_t v[CPS_MAX_WORDS], out[CPS_MAX_WORDS];
-	size_t w = nw < own.nw ? nw : own.nw;
-	cps_mask_zero(v, CPS_MAX_WORDS);
-	cps_phys_to_virt(v, w, own.cpus, own.nw, m);
-	cps_mask_andnot(out, m, own.cpus, w);
-	size_t n = cps_cpulist_format(buf, sizeof(buf) / 2, v, w);
-	if (!n)
-		n = (size_t)snprintf(buf, sizeof(buf), "-");
-	if (!cps_mask_empty(out, w)) {
-		/* CPUs outside the caller's set have no number of its own */
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "+machine:");
-		cps_cpulist_format(buf + n, sizeof(buf) - n, out, w);
-	}
-	return buf;
+	return own_format(buf, sizeof(buf), m, nw, own.cpus);
+}
+
+char *cli_nodelist_own(const uint64_t *m, size_t nw)
+{
+	static char buf[CPS_MAX_CPUS * 12];
+	/* a set without nodes of its own (a table of an older layout) is
+	 * numbered as the machine, as cli_mems_own takes them */
+	if (!own.inside || !own.nmems)
+		return cli_cpulist(m, nw);
+	return own_format(buf, sizeof(buf), m, nw, own.mems);
 }
 
 bool cli_own_inside(void)

@@ -87,10 +87,14 @@ extern bool cli_physical;
 int cli_own_set(struct cps_ctx *c);
 int cli_cpus_own(const char *s, uint64_t *m, size_t nw);
 /* A --mems argument in the caller's numbers: "auto", or a node list
- * where, inside a set, node k is the k-th node of its set (CLI_USAGE,
- * said, for a node beyond them), into physical nodes in how->nodes. */
+ * where, inside a set, node k is the k-th node of its set (CLI_REFUSED,
+ * said, for a node beyond them, as cli_cpus_own for a CPU), into physical
+ * nodes in how->nodes; outside any set or with --physical the machine's. */
 int cli_mems_own(const char *s, struct cps_mems *how, size_t nw);
 char *cli_cpulist_own(const uint64_t *m, size_t nw);
+/* Physical nodes in the caller's numbers, as cli_cpulist_own for CPUs
+ * (its own static buffer). */
+char *cli_nodelist_own(const uint64_t *m, size_t nw);
 bool cli_own_inside(void);
 uint32_t cli_own_set_id(void); /* the caller's set when inside one, else 0 */
 /* Its set's CPUs and nodes (the machine's numbers) when inside one. */

@@ -84,11 +84,15 @@ static void print_set_json(struct cps_ctx *c, const struct cps_setinfo *s,
 	unsigned dead, live = live_members(mn, s->id, &dead);
 	printf(",\"members\":%u,\"dead_members\":%u,\"children\":%u,\"mems\":", live, dead,
 	       s->nchildren);
-	cli_json_str(stdout, cli_cpulist(s->mems, mw));
+	cli_json_str(stdout, cli_nodelist_own(s->mems, mw));
+	if (cli_own_inside()) {
+		printf(",\"physical_mems\":");
+		cli_json_str(stdout, cli_cpulist(s->mems, mw));
+	}
 	printf(",\"mems_from\":\"%s\",\"mems_reserved\":", cli_mems_from(s->mems_own));
-	cli_json_str(stdout, cli_cpulist(s->mreserved, mw));
+	cli_json_str(stdout, cli_nodelist_own(s->mreserved, mw));
 	printf(",\"mems_owned\":");
-	cli_json_str(stdout, cli_cpulist(s->msreserved, mw));
+	cli_json_str(stdout, cli_nodelist_own(s->msreserved, mw));
 	printf("}");
 }
 

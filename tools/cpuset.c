@@ -82,8 +82,10 @@ static void usage(FILE *f)
 "package:0.core:1, 'core:0-3 ~core:1'), in the caller's own numbers and\n"
 "topology: inside a set, its set's CPUs\n"
 "are 0..n-1 (CPUs outside it are shown as +machine:LIST); outside any set\n"
-"they are the machine's. init --cpus takes the machine's numbers. NODES is\n"
-"a list of NUMA node numbers (the machine's) in the same form; auto: the\n"
+"they are the machine's. init --cpus and --mems take the machine's\n"
+"numbers. NODES is a list of NUMA node numbers in the same form and the\n"
+"same numbers: inside a set its set's nodes are 0..k-1 (as its programs\n"
+"see them), outside any set the machine's; auto: the\n"
 "nodes holding the set's CPUs, again whenever they change. A set's nodes\n"
 "are by default its parent's that no strict sibling owns; a strict set\n"
 "owns the nodes it is given.\n"
@@ -95,7 +97,7 @@ static void usage(FILE *f)
 "                 root only uses a table of another user when it is named\n"
 "                 and this names its owner\n"
 "  --json         machine-readable output for list, show and which\n"
-"  --physical     the machine's CPU numbers, also inside a set\n"
+"  --physical     the machine's CPU and node numbers, also inside a set\n"
 "  --override     root only: create, alloc and attach may use CPUs outside\n"
 "                 the caller's cgroup and affinity (refused otherwise, EACCES)\n"
 "  -h, --help     this text\n"
@@ -185,7 +187,7 @@ static int cmd_create(struct cps_ctx *c, int argc, char **argv)
 	size_t mw = c->t.mask_words;
 	uint64_t m[CPS_MAX_WORDS], nm[CPS_MAX_WORDS];
 	struct cps_mems how = { CPS_MEMS_AUTO, nm };
-	if (mems && (r = cli_mems(mems, &how, mw)))
+	if (mems && (r = cli_mems_own(mems, &how, mw)))
 		return r;
 	uint32_t pid = 0, id;
 	if (parent && (r = cli_set(c, parent, &pid)))
@@ -324,7 +326,7 @@ static int cmd_alloc(struct cps_ctx *c, int argc, char **argv)
 				      : "alloc wants SET and a CPU LIST%s", "");
 	if ((r = cli_set(c, argv[1], &id)) || (argc == 3 && (r = cli_cpus_own(argv[2], m, c->t.mask_words))))
 		return r;
-	if (mems && (r = cli_mems(mems, &how, c->t.mask_words)))
+	if (mems && (r = cli_mems_own(mems, &how, c->t.mask_words)))
 		return r;
 	migrate_urgently();
 	if ((r = cps_alloc_mems(c, id, argc == 3 ? m : NULL, mems ? &how : NULL)) < 0)
