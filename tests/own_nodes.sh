@@ -60,6 +60,11 @@ expect_eq "inside: --physical --mems 2 is the machine's node 2" \
 expect_status "inside: --physical create --mems 3 is refused by the rules (not the parent's)" 1 \
 	in_set nodes-par "$CPUSET" $O --physical create --cpus 0 --mems 3
 expect_nomatch "(by the set rules, not as the caller's numbers)" "$(cat "$T/err")" "not one of this process's"
+expect_status "inside: cpuset-run --mems 2 is refused (1, as a CPU beyond the set)" 1 \
+	in_set nodes-par "$CPUSET_RUN" --cpus 0 --mems 2 -- true
+expect_stderr "naming the caller's nodes" "node 2 is not one of this process's nodes (0-1, those of its set $PAR"
+expect_status "inside: cpuset-run --mems of a malformed list is bad usage (125)" 125 \
+	in_set nodes-par "$CPUSET_RUN" --cpus 0 --mems 0-x -- true
 
 note "---- shown from inside: the set's numbers, +machine: for the others ----"
 expect_eq "inside: show --json nodes-b has mems 1 and physical_mems 2" \
