@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the tests that boot the x86-64 guest (tests/guest/boot.sh),
-# after tests/common.sh:
+# after tests/common.sh (and, for guest_relay, by tests/guest/foreign.sh,
+# for the guests of other architectures):
 #
 #   guest_need      exit 77 naming what the guest needs and is missing
 #                   (QEMU, cpio, a static busybox, a kernel with its
