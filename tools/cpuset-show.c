@@ -80,7 +80,7 @@ static void print_set_json(struct cps_ctx *c, const struct cps_setinfo *s,
 	printf(",\"ncpus\":%u,\"reserved\":", cps_mask_count(s->cpus, mw));
 	cli_json_str(stdout, cli_cpulist_own(s->reserved, mw));
 	printf(",\"strictly_reserved\":");
-	cli_json_str(stdout, cli_cpulist(s->sreserved, mw));
+	cli_json_str(stdout, cli_cpulist_own(s->sreserved, mw));
 	unsigned dead, live = live_members(mn, s->id, &dead);
 	printf(",\"members\":%u,\"dead_members\":%u,\"children\":%u,\"mems\":", live, dead,
 	       s->nchildren);
