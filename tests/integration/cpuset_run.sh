@@ -114,10 +114,11 @@ for k in 0 1 2 3; do
 done
 NODES
 # $T/show: what a program of a set made by cpuset-run shows: its set's
-# nodes in the table (physical), its node list and node 0's first line
+# nodes in the table (physical: --physical, as its own numbers are the
+# set's 0..k-1), its node list and node 0's first line
 cat >"$T/show" <<'SHOW'
 #!/bin/sh
-"$CPUSET" --json show "$CPUSETSHIM_RUN_SET" | "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)["set"]["mems"])'
+"$CPUSET" --physical --json show "$CPUSETSHIM_RUN_SET" | "$PYTHON3" -c 'import json,sys; print(json.load(sys.stdin)["set"]["mems"])'
 cat /sys/devices/system/node/online /sys/devices/system/node/node0/meminfo
 SHOW
 # $T/try: one cpuset-run, as a line "ARGS -> OUTPUT rc=STATUS" of
