@@ -79,13 +79,16 @@ expect_status "cpuset-inspect --check after everything" 0 "$CPUSET_INSPECT" --ch
 
 note "---- a strict set {$Z} of its own table: its strict child's CPU is its 0 ----"
 ST=$CPUSETSHIM_TABLE.strict
-sj() { CPUSETSHIM_TABLE=$ST "$@" | jf set.strictly_reserved; }
-expect_status "cpuset init (another table)" 0 env CPUSETSHIM_TABLE=$ST "$CPUSET" init
-expect_status "create --strict --cpus $Z" 0 env CPUSETSHIM_TABLE=$ST "$CPUSET" create --strict --cpus "$Z" --name own-st
+MAINT=$CPUSETSHIM_TABLE
+CPUSETSHIM_TABLE=$ST
+sj() { "$@" | jf set.strictly_reserved; }
+expect_status "cpuset init (another table)" 0 "$CPUSET" init
+expect_status "create --strict --cpus $Z" 0 "$CPUSET" create --strict --cpus "$Z" --name own-st
 expect_status "inside: create --strict --cpus 0" 0 \
-	env CPUSETSHIM_TABLE=$ST "$CPUSET_RUN" --set own-st "$CPUSET" create --strict --cpus 0 --name own-st-c
+	in_set own-st "$CPUSET" create --strict --cpus 0 --name own-st-c
 expect_eq "strictly_reserved inside is the set's 0, outside the machine's $Z" \
-	"$(sj "$CPUSET_RUN" --set own-st "$CPUSET" --json show own-st) $(sj "$CPUSET" --json show own-st)" "0 $Z"
+	"$(sj in_set own-st "$CPUSET" --json show own-st) $(sj "$CPUSET" --json show own-st)" "0 $Z"
 rm -f "/dev/shm/$ST"
 rm -rf "/dev/shm/$ST.views."*
+CPUSETSHIM_TABLE=$MAINT
 finish
