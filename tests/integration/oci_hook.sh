@@ -341,7 +341,7 @@ expect_eq "set {1}, mems 0: its set's nodes, numbered from 0" "$?:$(cat "$T/out"
 # no virtual node K: refused by the hook, said, never run (the hook
 # alone: a runtime may refuse a node the machine lacks before it; with
 # runc, not started either way)
-with_san "$CPUSET_RUN" --set "$S1" --no-supervise sh -c 'echo $$; exec sleep 60' >"$T/pid" &
+with_san "$CPUSET_RUN" --set "$S1" --no-supervise sh -c 'echo $$; exec sleep 600' >"$T/pid" &
 bg=$!
 wait_until test -s "$T/pid"
 bundle "$T/b3" "$IMG" "hook mems=$nk" -- sh -c 'echo ran'
