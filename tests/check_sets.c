@@ -339,7 +339,23 @@ START_TEST(attach_other_uid_process)
 		for (;;)
 			pause();
 	}
-	usleep(100000);
+	/* until the child is nobody: no fixed time (under QEMU's user mode,
+	 * on a loaded machine, a fork's first steps take seconds); the
+	 * tcase's timeout bounds it */
+	for (;;) {
+		char path[64], line[256];
+		unsigned ruid = 0;
+		snprintf(path, sizeof path, "/proc/%d/status", (int)p);
+		FILE *f = fopen(path, "r");
+		ck_assert_ptr_nonnull(f);
+		while (fgets(line, sizeof line, f))
+			if (sscanf(line, "Uid: %u", &ruid) == 1)
+				break;
+		fclose(f);
+		if (ruid == 65534)
+			break;
+		usleep(10000);
+	}
 	ctx.uid = 4321; /* owns nothing, is not nobody */
 	uint32_t mine;
 	ck_assert_int_eq(cps_create(&ctx, ctx.t.root_id, 0, NULL, mask("0"), &mine), 0);
@@ -834,11 +850,15 @@ START_TEST(zombie_is_dead)
 	ck_assert_int_eq(cps_proc_info(p, &pi), 0);
 	ck_assert(cps_proc_alive(p, pi.start));
 	close(fds[1]); /* it exits; not reaped: a zombie */
-	/* until it is one: 50 s at most (an exit under QEMU's user mode, on
-	 * a loaded machine, took more than the 2 s this waited once) */
-	for (int i = 0; i < 5000; i++) {
+	/* until it is one whose every thread has gone: no fixed time (an
+	 * exit under QEMU's user mode, on a loaded machine, took more than
+	 * the 2 s this waited once; the tcase's timeout bounds it). Its first
+	 * thread is a zombie before its others have ended (QEMU's user mode
+	 * runs a thread of its own in every process): while they end, the
+	 * process is still alive, as a first thread that ended alone is */
+	for (;;) {
 		struct cps_procinfo z;
-		if (cps_proc_info(p, &z) == 0 && z.state == 'Z')
+		if (cps_proc_info(p, &z) == 0 && z.state == 'Z' && z.nthreads <= 1)
 			break;
 		usleep(10000);
 	}
@@ -869,12 +889,12 @@ START_TEST(ended_leader_is_alive)
 		pthread_create(&th, NULL, lingering, NULL);
 		pthread_exit(NULL);
 	}
+	/* until its leader has ended: no fixed time (2 s was once too few
+	 * under QEMU's user mode on a loaded machine); the tcase's timeout
+	 * bounds it */
 	struct cps_procinfo pi;
-	for (int i = 0; i < 200; i++) {
-		if (cps_proc_info(p, &pi) == 0 && pi.state == 'Z')
-			break;
+	while (cps_proc_info(p, &pi) != 0 || pi.state != 'Z')
 		usleep(10000);
-	}
 	ck_assert_int_eq(pi.state, 'Z');
 	ck_assert(cps_proc_alive(p, pi.start));
 	kill(p, SIGKILL);
