@@ -1509,6 +1509,10 @@ def cmd_entries(root, cpus, dirs):
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "ranges":
+        # hwloc-calc's comma list of PUs on stdin, as a range list
+        t = sys.stdin.read().strip()
+        return print(fmt_list(int(x) for x in t.split(",")) if t else "")
     if len(sys.argv) == 3 and sys.argv[1] == "read-top":
         return cmd_read_top(sys.argv[2])
     if len(sys.argv) == 4 and sys.argv[1] == "top-files":

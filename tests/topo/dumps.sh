@@ -6,19 +6,9 @@
 # tests/topo/machines.sh checks hwloc's captures (tests/topo/machine_checks.sh):
 # a second oracle, written by other people for another tool.
 . "$(dirname "$0")/../common.sh"
-PY=$PYTHON3
-CMP="$PY $SRC/tests/topo/compare.py"
-need lstopo-no-graphics hwloc
-need hwloc-calc hwloc
-need lscpu util-linux
-need numactl numactl
-need "$PY" python3
-# unpacked by make check (make tests/fixtures/dumps.stamp)
-[ -d "${CPS_DUMPS:-}" ] || die "no unpacked dumps in CPS_DUMPS='${CPS_DUMPS:-}'"
-"$CPUSET" init >/dev/null || die "cpuset init"
-# the dumped machine's CPU model, not this one's from CPUID
-export HWLOC_COMPONENTS=-x86
 . "$SRC/tests/topo/machine_checks.sh"
+# (unpacked by make check: make tests/fixtures/dumps.stamp)
+machine_prelude CPS_DUMPS "${CPS_DUMPS:-}" dumps
 for F in "$CPS_DUMPS"/*/; do
 	machine_checks "$F"
 done

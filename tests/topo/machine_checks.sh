@@ -7,10 +7,27 @@
 # machine to those CPUs reports, but for the CPUs renumbered 0..n-1
 # (tests/topo/compare.py says how each is compared).
 #
+#     machine_prelude VAR DIR WHAT
 #     machine_checks DIR
 #
-# Needs common.sh, PY and CMP, and HWLOC_COMPONENTS=-x86 exported.
-# tests/topo/random.sh takes in_machine from here too.
+# Needs common.sh; machine_prelude sets PY and CMP, needs the tools,
+# checks that DIR (the value of VAR) holds the unpacked machines (WHAT),
+# makes the table and exports HWLOC_COMPONENTS=-x86 (the machine's CPU
+# model, not this one's from CPUID). tests/topo/random.sh takes
+# in_machine from here too.
+
+machine_prelude() {
+	PY=$PYTHON3
+	CMP="$PY $SRC/tests/topo/compare.py"
+	need lstopo-no-graphics hwloc
+	need hwloc-calc hwloc
+	need lscpu util-linux
+	need numactl numactl
+	need "$PY" python3
+	[ -d "$2" ] || die "no unpacked $3 in $1='$2'"
+	"$CPUSET" init >/dev/null || die "cpuset init"
+	export HWLOC_COMPONENTS=-x86
+}
 
 # A program under the shim that reads machine $1 in the set $2.
 in_machine() {

@@ -8,19 +8,9 @@
 # (tests/topo/machine_checks.sh, machine_checks; tests/topo/compare.py says how
 # each is compared).
 . "$(dirname "$0")/../common.sh"
-PY=$PYTHON3
-CMP="$PY $SRC/tests/topo/compare.py"
-need lstopo-no-graphics hwloc
-need hwloc-calc hwloc
-need lscpu util-linux
-need numactl numactl
-need "$PY" python3
-# the fixtures are unpacked by make check (make tests/fixtures/unpacked.stamp)
-[ -d "${CPS_FIXTURES:-}" ] || die "no unpacked fixtures in CPS_FIXTURES='${CPS_FIXTURES:-}'"
-"$CPUSET" init >/dev/null || die "cpuset init"
-# the captured machine's CPU model, not this one's from CPUID
-export HWLOC_COMPONENTS=-x86
 . "$SRC/tests/topo/machine_checks.sh"
+# (unpacked by make check: make tests/fixtures/unpacked.stamp)
+machine_prelude CPS_FIXTURES "${CPS_FIXTURES:-}" fixtures
 for F in "$CPS_FIXTURES"/*/; do
 	machine_checks "$F"
 done

@@ -8,6 +8,7 @@
 # lstopo shows inside the set.
 . "$(dirname "$0")/../common.sh"
 PY=$PYTHON3
+CMP="$PY $SRC/tests/topo/compare.py"
 need hwloc-calc hwloc
 need lstopo-no-graphics hwloc
 need taskset util-linux
@@ -15,20 +16,7 @@ need "$PY" python3
 "$CPUSET" init >/dev/null || die "cpuset init"
 
 # hwloc-calc's comma list of PUs as a range list ("0-3,8")
-ranges() {
-	$PY -c '
-import sys
-t = sys.stdin.read().strip()
-xs = sorted(int(x) for x in t.split(",")) if t else []
-out, i = [], 0
-while i < len(xs):
-    j = i
-    while j + 1 < len(xs) and xs[j + 1] == xs[j] + 1:
-        j += 1
-    out.append(str(xs[i]) if i == j else "%d-%d" % (xs[i], xs[j]))
-    i = j + 1
-print(",".join(out))'
-}
+ranges() { $CMP ranges; }
 
 # the kernel's cores, in order: each online CPU's thread siblings, once;
 # and those with a CPU in LIST (whole: all of them), counted

@@ -19,20 +19,7 @@ export HWLOC_COMPONENTS=-x86
 CPS_MAX_NODES=8192
 
 # hwloc-calc's comma list of PUs as a range list ("0-3,8")
-ranges() {
-	$PY -c '
-import sys
-t = sys.stdin.read().strip()
-xs = sorted(int(x) for x in t.split(",")) if t else []
-out, i = [], 0
-while i < len(xs):
-    j = i
-    while j + 1 < len(xs) and xs[j + 1] == xs[j] + 1:
-        j += 1
-    out.append(str(xs[i]) if i == j else "%d-%d" % (xs[i], xs[j]))
-    i = j + 1
-print(",".join(out))'
-}
+ranges() { $CMP ranges; }
 
 # The tools in machine $F, set $S (the test root), and hwloc-calc there.
 mine() {
