@@ -339,12 +339,14 @@ START_TEST(attach_other_uid_process)
 		for (;;)
 			pause();
 	}
-	/* until the child is nobody: no fixed time (under QEMU's user mode,
-	 * on a loaded machine, a fork's first steps take seconds); the
-	 * tcase's timeout bounds it */
+	/* until the child is nobody, or has ended (not root: setuid fails
+	 * and it exits): no fixed time (under QEMU's user mode, on a loaded
+	 * machine, a fork's first steps take seconds); the tcase's timeout
+	 * bounds it */
 	for (;;) {
 		char path[64], line[256];
 		unsigned ruid = 0;
+		struct cps_procinfo pi;
 		snprintf(path, sizeof path, "/proc/%d/status", (int)p);
 		FILE *f = fopen(path, "r");
 		ck_assert_ptr_nonnull(f);
@@ -352,7 +354,7 @@ START_TEST(attach_other_uid_process)
 			if (sscanf(line, "Uid: %u", &ruid) == 1)
 				break;
 		fclose(f);
-		if (ruid == 65534)
+		if (ruid == 65534 || (cps_proc_info(p, &pi) == 0 && pi.state == 'Z'))
 			break;
 		usleep(10000);
 	}
